@@ -1,0 +1,78 @@
+"""The one interface behind which the reasoning backends (LLM and offline) sit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from research.schemas import (
+    AnalystVerdict,
+    ResearcherAllocation,
+    ResearcherKind,
+    ResearcherReport,
+    ResearcherTask,
+    Source,
+    Usage,
+)
+
+TextLookup = Callable[[str], str]
+"""Returns the full text of a source by id ("" when unknown): the source store's `get`."""
+
+
+@dataclass
+class Plan:
+    """The supervisor's plan: questions, and the brain's own allocation suggestion."""
+
+    research_questions: list[str]
+    reasoning: str
+    allocation: ResearcherAllocation | None = None
+    allocation_reasoning: str = ""
+
+
+@dataclass
+class NumberedSource:
+    """A source as the writer cites it: [n]."""
+
+    n: int
+    source: Source
+
+
+@dataclass
+class BrainResult:
+    """Usage recorded by a brain call, so the graph can meter model cost."""
+
+    usage: Usage = field(default_factory=Usage)
+
+
+class Brain(Protocol):
+    name: str  # "offline" or the model name
+    kind: str  # "offline" | "openai"
+
+    def plan(self, topic: str, *, max_researchers: int, wants_allocation: bool) -> Plan: ...
+
+    def queries(self, task: ResearcherTask, kind: ResearcherKind) -> list[str]: ...
+
+    def notes(self, task: ResearcherTask, sources: list[Source], text_of: TextLookup) -> str: ...
+
+    def judge(
+        self,
+        topic: str,
+        questions: list[str],
+        sources: list[Source],
+        reports: list[ResearcherReport],
+        iteration: int,
+        text_of: TextLookup,
+    ) -> AnalystVerdict: ...
+
+    def write(
+        self,
+        topic: str,
+        questions: list[str],
+        sources: list[NumberedSource],
+        text_of: TextLookup,
+        known_gaps: list[str],
+    ) -> str: ...
+
+    def take_usage(self) -> Usage:
+        """Usage since the last call (zero for the offline brain)."""
+        ...

@@ -1,0 +1,293 @@
+"""Every data shape the engine passes around: allocation, decisions, sources, verdicts, reports.
+
+Nodes, brains and providers import from here; nothing here imports them back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ResearcherKind = Literal["web", "academic", "book"]
+RESEARCHER_KINDS: tuple[ResearcherKind, ...] = ("web", "academic", "book")
+AllocationOrigin = Literal["user", "llm", "default"]
+VerdictStatus = Literal["APPROVED", "NEEDS_IMPROVEMENT"]
+SupervisorAction = Literal["conduct_research", "refine_draft", "research_complete"]
+
+MAX_PER_KIND = 3
+MAX_TOPIC_CHARS = 2000
+SNIPPET_CHARS = 600
+
+
+class ResearcherAllocation(BaseModel):
+    """How many researchers of each kind a run sends ("210" = 2 web, 1 academic, 0 book)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    web: int = Field(0, ge=0, le=MAX_PER_KIND)
+    academic: int = Field(0, ge=0, le=MAX_PER_KIND)
+    book: int = Field(0, ge=0, le=MAX_PER_KIND)
+
+    @property
+    def total(self) -> int:
+        return self.web + self.academic + self.book
+
+    @property
+    def notation(self) -> str:
+        return f"{self.web}{self.academic}{self.book}"
+
+    def count(self, kind: ResearcherKind) -> int:
+        return getattr(self, kind)
+
+    def __str__(self) -> str:
+        return self.notation
+
+
+class ResolvedAllocation(BaseModel):
+    """The allocation a run uses, where it came from and why."""
+
+    allocation: ResearcherAllocation
+    origin: AllocationOrigin
+    reasoning: str = ""
+
+
+class SupervisorDecision(BaseModel):
+    """The supervisor's structured decision (the model's output schema, validated strictly)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: SupervisorAction
+    reasoning: str
+    research_questions: list[str] = Field(default_factory=list)
+    web_researchers: int = Field(0, ge=0, le=MAX_PER_KIND)
+    academic_researchers: int = Field(0, ge=0, le=MAX_PER_KIND)
+    book_researchers: int = Field(0, ge=0, le=MAX_PER_KIND)
+    allocation_reasoning: str = ""
+    # Not part of the model's schema: the researcher cap in force, set by the caller.
+    max_researchers: int = Field(3, ge=1, le=9, exclude=True)
+
+    @property
+    def allocation(self) -> ResearcherAllocation:
+        return ResearcherAllocation(
+            web=self.web_researchers, academic=self.academic_researchers, book=self.book_researchers
+        )
+
+    @model_validator(mode="after")
+    def _research_needs_researchers(self) -> SupervisorDecision:
+        if self.action == "conduct_research":
+            total = self.allocation.total
+            if total < 1:
+                raise ValueError("conduct_research needs at least 1 researcher, got 0")
+            if total > self.max_researchers:
+                raise ValueError(
+                    f"conduct_research allows at most {self.max_researchers} researchers, got {total}"
+                )
+        return self
+
+
+class ResearchPlan(BaseModel):
+    """What the LLM supervisor returns: questions plus an optional allocation."""
+
+    reasoning: str = ""
+    research_questions: list[str] = Field(default_factory=list)
+    web_researchers: int = 1
+    academic_researchers: int = 1
+    book_researchers: int = 1
+    allocation_reasoning: str = ""
+
+
+class QueryPlan(BaseModel):
+    """Queries one researcher will run (2-3, type-specific)."""
+
+    queries: list[str] = Field(default_factory=list)
+
+
+class ResearcherTask(BaseModel):
+    """The typed payload of one Send() to a researcher."""
+
+    researcher_id: str
+    kind: ResearcherKind
+    question: str
+    angle: str = ""
+    iteration: int = 0
+    topic: str = ""
+    focus_queries: list[str] = Field(default_factory=list)
+
+
+class Source(BaseModel):
+    """One retrieved source, from any provider. Page text lives in the source store, not here."""
+
+    id: str = ""
+    title: str
+    url: str = ""
+    kind: ResearcherKind
+    provider: str
+    snippet: str = ""
+    authors: list[str] = Field(default_factory=list)
+    year: int | None = None
+    score: float = 0.0
+    researcher_id: str | None = None
+    query: str | None = None
+
+    @field_validator("snippet")
+    @classmethod
+    def _short_snippet(cls, value: str) -> str:
+        value = " ".join(value.split())
+        return value if len(value) <= SNIPPET_CHARS else value[: SNIPPET_CHARS - 1].rstrip() + "…"
+
+    @model_validator(mode="after")
+    def _stable_id(self) -> Source:
+        if not self.id:
+            self.id = source_id_for(self.url or f"{self.provider}:{self.title}")
+        return self
+
+    @property
+    def domain(self) -> str:
+        netloc = urlsplit(self.url).netloc.lower()
+        return netloc.removeprefix("www.") or self.provider
+
+    @property
+    def dedupe_key(self) -> str:
+        return normalise_url(self.url) if self.url else self.id
+
+
+_TRACKING_PARAMS = ("utm_", "fbclid", "gclid", "ref", "mc_")
+
+
+def normalise_url(url: str) -> str:
+    """Canonical form for dedupe: lower-case host, no www, fragment, tracking params or trailing /."""
+    parts = urlsplit(url.strip())
+    host = parts.netloc.lower().removeprefix("www.")
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query) if not k.lower().startswith(_TRACKING_PARAMS)]
+    )
+    path = parts.path.rstrip("/")
+    scheme = "https" if parts.scheme in ("http", "https") else parts.scheme
+    return urlunsplit((scheme, host, path, query, ""))
+
+
+def source_id_for(key: str) -> str:
+    return "s" + hashlib.sha1(normalise_url(key).encode()).hexdigest()[:10]
+
+
+def coerce_sources(raw: object, *, kind: ResearcherKind, provider: str) -> list[Source]:
+    """Accept flat lists of dicts, or grouped shapes ({"results": [...]}, {"web": [...]})."""
+    if raw is None:
+        return []
+    if isinstance(raw, Source):
+        return [raw]
+    if isinstance(raw, dict):
+        if "title" in raw:
+            raw = [raw]
+        else:
+            items: list = []
+            for value in raw.values():
+                if isinstance(value, list):
+                    items.extend(value)
+            raw = items
+    out: list[Source] = []
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, Source):
+            out.append(item)
+        elif isinstance(item, dict) and item.get("title"):
+            data = {"kind": kind, "provider": provider, **item}
+            data.setdefault("snippet", item.get("content") or item.get("summary") or "")
+            out.append(Source.model_validate({k: v for k, v in data.items() if k in Source.model_fields}))
+    return out
+
+
+class ResearcherReport(BaseModel):
+    """What one researcher hands back to the graph."""
+
+    researcher_id: str
+    kind: ResearcherKind
+    question: str
+    iteration: int = 0
+    queries: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+    notes: str = ""
+    seconds: float = 0.0
+    status: Literal["done", "failed"] = "done"
+    error: str | None = None
+
+
+class QuestionCoverage(BaseModel):
+    question: str
+    covered: bool
+    source_count: int = 0
+    note: str = ""
+
+
+class AnalystVerdict(BaseModel):
+    """The analyst's strict verdict on the gathered research."""
+
+    status: VerdictStatus
+    critique: list[str] = Field(default_factory=list)
+    missing_topics: list[str] = Field(default_factory=list)
+    recommended_queries: list[str] = Field(default_factory=list)
+    coverage: list[QuestionCoverage] = Field(default_factory=list)
+
+
+class Critique(AnalystVerdict):
+    """A verdict as recorded for one iteration."""
+
+    iteration: int
+
+
+class RunWarning(BaseModel):
+    source: str
+    message: str
+    researcher_id: str | None = None
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls + other.calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class Draft(BaseModel):
+    markdown: str
+    citations: dict[int, str] = Field(default_factory=dict)
+    known_gaps: list[str] = Field(default_factory=list)
+
+
+class ResearchRequest(BaseModel):
+    """What a caller asks for: a topic and, optionally, an allocation in "210" notation."""
+
+    topic: str
+    allocation: str | None = None
+    llm: Literal["auto", "offline", "openai"] | None = None
+    max_iterations: int | None = Field(None, ge=0, le=5)
+
+    @field_validator("topic")
+    @classmethod
+    def _valid_topic(cls, value: str) -> str:
+        return validate_topic(value)
+
+
+class TopicError(ValueError):
+    pass
+
+
+def validate_topic(topic: str) -> str:
+    stripped = (topic or "").strip()
+    if not stripped:
+        raise TopicError("Topic is empty: type a research question or subject (1-2,000 characters).")
+    if len(stripped) > MAX_TOPIC_CHARS:
+        raise TopicError(f"Topic is too long: {len(stripped):,} characters, at most 2,000 allowed.")
+    return stripped

@@ -1,0 +1,111 @@
+"""One settings object for the engine, read from the environment (prefix RESEARCH_) and `.env`.
+
+The dashboard maps Streamlit secrets onto the same environment names before it builds Settings,
+so every entry point sees one source of truth.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SourceMode = Literal["auto", "live", "library"]
+BrainChoice = Literal["auto", "offline", "openai"]
+
+MAX_RESEARCHER_CAP = 9
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="RESEARCH_", env_file=".env", extra="ignore", populate_by_name=True
+    )
+
+    # Where runs, checkpoints, the library and logs live.
+    data_dir: Path = Path("data")
+    log_dir: Path = Path("logs")
+
+    # Pipeline limits.
+    max_researchers: int = Field(3, ge=1, le=MAX_RESEARCHER_CAP)
+    max_iterations: int = Field(2, ge=0, le=5)
+    max_consecutive_same: int = Field(3, ge=2, le=10)
+    max_concurrency: int = Field(32, ge=1, le=128)
+
+    # Brains. The OpenAI names are the ones the OpenAI SDK itself reads.
+    llm: BrainChoice = "auto"
+    model: str = "gpt-4o-mini"
+    fast_model: str | None = None
+    openai_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("OPENAI_API_KEY", "RESEARCH_OPENAI_API_KEY")
+    )
+    openai_base_url: str | None = Field(
+        None, validation_alias=AliasChoices("OPENAI_BASE_URL", "RESEARCH_OPENAI_BASE_URL")
+    )
+    llm_timeout: float = Field(60.0, gt=0)
+    max_llm_calls: int = Field(60, ge=1)
+    max_tokens: int = Field(200_000, ge=1000)
+
+    # Sources.
+    sources: SourceMode = "auto"
+    http_timeout: float = Field(15.0, gt=0)
+    results_per_query: int = Field(5, ge=1, le=20)
+    allow_private_urls: bool = False
+    tavily_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("TAVILY_API_KEY", "RESEARCH_TAVILY_API_KEY")
+    )
+    github_token: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("GITHUB_TOKEN", "RESEARCH_GITHUB_TOKEN")
+    )
+    tavily_url: str = "https://api.tavily.com"
+    arxiv_url: str = "https://export.arxiv.org/api/query"
+    openalex_url: str = "https://api.openalex.org"
+    openlibrary_url: str = "https://openlibrary.org"
+    wikipedia_url: str = "https://en.wikipedia.org/w/api.php"
+    github_url: str = "https://api.github.com"
+    stackexchange_url: str = "https://api.stackexchange.com/2.3"
+    enable_github: bool = False
+    enable_stackexchange: bool = False
+
+    @field_validator("fast_model", "openai_base_url", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @property
+    def effective_fast_model(self) -> str:
+        return self.fast_model or self.model
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.openai_api_key or self.openai_base_url)
+
+    def brain_kind(self) -> Literal["offline", "openai"]:
+        """Default: the LLM brain when a key or base URL is set, otherwise offline."""
+        if self.llm == "auto":
+            return "openai" if self.llm_configured else "offline"
+        return self.llm
+
+    def secret_values(self) -> list[str]:
+        """Every configured secret, so logs and exports can be scrubbed of them."""
+        secrets = [self.openai_api_key, self.tavily_api_key, self.github_token]
+        return [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
+
+    @property
+    def runs_db(self) -> Path:
+        return self.data_dir / "runs.sqlite"
+
+    @property
+    def checkpoints_db(self) -> Path:
+        return self.data_dir / "checkpoints.sqlite"
+
+    @property
+    def library_db(self) -> Path:
+        return self.data_dir / "library.sqlite"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
