@@ -66,6 +66,8 @@ class Settings(BaseSettings):
     wikipedia_url: str = "https://en.wikipedia.org/w/api.php"
     github_url: str = "https://api.github.com"
     stackexchange_url: str = "https://api.stackexchange.com/2.3"
+    # DuckDuckGo HTML endpoint used by ddgs (None = the library's own, html.duckduckgo.com/html/).
+    ddgs_url: str | None = None
     enable_github: bool = False
     enable_stackexchange: bool = False
 

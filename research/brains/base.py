@@ -15,6 +15,19 @@ from research.schemas import (
     Usage,
 )
 
+
+class BudgetExceeded(RuntimeError):
+    """The run's model budget (RESEARCH_MAX_LLM_CALLS / RESEARCH_MAX_TOKENS) is spent.
+
+    Not a failure of the model: the graph stops researching and writes from what it gathered.
+    Fallback wrappers re-raise it rather than hiding it behind the offline brain.
+    """
+
+    def __init__(self, message: str, *, limit: str = "") -> None:
+        super().__init__(message)
+        self.limit = limit  # "max_llm_calls" or "max_tokens"
+
+
 TextLookup = Callable[[str], str]
 """Returns the full text of a source by id ("" when unknown): the source store's `get`."""
 
@@ -27,6 +40,9 @@ class Plan:
     reasoning: str
     allocation: ResearcherAllocation | None = None
     allocation_reasoning: str = ""
+    # Why the brain's own allocation was rejected ("" when valid or not asked), so the graph can
+    # fall back to the default allocation with a warning instead of crashing.
+    allocation_error: str = ""
 
 
 @dataclass

@@ -1,0 +1,19 @@
+"""Chooses the brain for a run: offline, or the LLM brain backed by the offline one."""
+
+from __future__ import annotations
+
+from research.brains.base import Brain
+from research.brains.offline import OfflineBrain
+from research.settings import Settings
+
+
+def make_brain(settings: Settings, choice: str | None = None) -> Brain:
+    """`choice` (offline|openai|auto|None) overrides the settings; auto = LLM when configured."""
+    kind = settings.brain_kind() if choice in (None, "auto") else choice
+    if kind == "offline":
+        return OfflineBrain()
+    from research.brains.fallback import FallbackBrain
+    from research.brains.llm import LLMBrain
+    from research.nodes.common import warn
+
+    return FallbackBrain(LLMBrain(settings), OfflineBrain(), on_warning=lambda source, message: warn(source, message))

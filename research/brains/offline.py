@@ -1,0 +1,257 @@
+"""The offline brain: deterministic planning, judging and extractive writing. No key, no network.
+
+It reads like a careful research assistant with no model: questions from the topic's class,
+type-specific query templates, a coverage check per question, and a digest built from the best
+sentences of the sources themselves, each one cited.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from research.brains.base import NumberedSource, Plan, TextLookup
+from research.brains.topics import (
+    ALLOCATION_GUIDANCE,
+    GUIDANCE_LABEL,
+    classify_topic,
+    research_questions,
+    subject_of,
+)
+from research.schemas import (
+    AnalystVerdict,
+    QuestionCoverage,
+    ResearcherKind,
+    ResearcherReport,
+    ResearcherTask,
+    Source,
+    Usage,
+)
+from research.text import BM25, split_sentences, tokenize
+
+# A source is relevant to a question when it contains this share of the question's terms.
+RELEVANCE_SHARE = 0.5
+MIN_SOURCES_PER_QUESTION = 2
+SENTENCES_PER_SECTION = 4
+SUMMARY_SENTENCES = 3
+
+_QUERY_TEMPLATES: dict[ResearcherKind, tuple[str, ...]] = {
+    "web": ("{s} {focus} official guide", "{s} {focus} news analysis", "{s} {focus} expert blog forum discussion"),
+    "academic": ("{s} {focus} systematic review", "{s} {focus} meta-analysis study methodology", "{s} {focus} empirical research"),
+    "book": ("introduction to {s} {focus}", "handbook of {s} {focus}", "companion to {s} history {focus}"),
+}
+_QUESTION_FILLER = set(
+    tokenize("what how why who when which does did is are the of and in on for its their was were "
+             "behind say about remain open main define defines address problems")
+)
+
+
+class OfflineBrain:
+    name = "offline"
+    kind = "offline"
+
+    def plan(self, topic: str, *, max_researchers: int, wants_allocation: bool) -> Plan:
+        topic_class, cues = classify_topic(topic)
+        cue_text = f" (cues: {', '.join(cues[:4])})" if cues else ""
+        return Plan(
+            research_questions=research_questions(topic, topic_class),
+            reasoning=f"Classified the topic as {topic_class}{cue_text}; one question per aspect a reader needs.",
+            allocation=ALLOCATION_GUIDANCE[topic_class] if wants_allocation else None,
+            allocation_reasoning=f"Guidance: {GUIDANCE_LABEL[topic_class]}.",
+        )
+
+    def queries(self, task: ResearcherTask, kind: ResearcherKind) -> list[str]:
+        if task.focus_queries:
+            return _unique(task.focus_queries)[:3]
+        subject = subject_of(task.topic or task.question)
+        focus = " ".join(_focus_terms(task.question, subject)[:3])
+        templates = _QUERY_TEMPLATES[kind]
+        # A second researcher of the same kind starts from a different template (its own angle).
+        offset = _angle_index(task.angle)
+        ordered = templates[offset % len(templates):] + templates[: offset % len(templates)]
+        return _unique(" ".join(t.format(s=subject, focus=focus).split()) for t in ordered[:2 if offset else 3])
+
+    def notes(self, task: ResearcherTask, sources: list[Source], text_of: TextLookup) -> str:
+        if not sources:
+            return f"No sources found for: {task.question}"
+        picked = _best_sentences(task.question, task.topic, sources, text_of, limit=3)
+        lines = [f"- {sentence} ({source.title})" for sentence, source in picked]
+        return f"{len(sources)} sources for \"{task.question}\".\n" + "\n".join(lines)
+
+    def judge(
+        self,
+        topic: str,
+        questions: list[str],
+        sources: list[Source],
+        reports: list[ResearcherReport],
+        iteration: int,
+        text_of: TextLookup,
+    ) -> AnalystVerdict:
+        coverage: list[QuestionCoverage] = []
+        critique: list[str] = []
+        missing: list[str] = []
+        queries: list[str] = []
+        subject = subject_of(topic)
+        for question in questions:
+            relevant = _relevant_sources(question, subject, sources, text_of)
+            origins = {_origin(s) for s in relevant}
+            covered = len(relevant) >= MIN_SOURCES_PER_QUESTION and len(origins) >= 2
+            note = f"{len(relevant)} relevant sources from {len(origins)} origins"
+            coverage.append(QuestionCoverage(question=question, covered=covered, source_count=len(relevant), note=note))
+            if covered:
+                critique.append(f"Covered: \"{question}\" ({note}).")
+            else:
+                critique.append(
+                    f"Thin: \"{question}\" has {note}; needs at least {MIN_SOURCES_PER_QUESTION} from 2 origins."
+                )
+                missing.append(question)
+                focus = " ".join(_focus_terms(question, subject)[:3])
+                queries.append(" ".join(f"{subject} {focus}".split()))
+        failed = [r.researcher_id for r in reports if r.status == "failed"]
+        if failed:
+            critique.append(f"Researchers that failed: {', '.join(failed)}.")
+        kinds = {s.kind for s in sources}
+        if sources and len(kinds) == 1:
+            critique.append(f"All sources are {next(iter(kinds))} sources; conclusions rest on one kind of evidence.")
+        if not sources:
+            critique.append("No sources were found at all.")
+        status = "NEEDS_IMPROVEMENT" if missing else "APPROVED"
+        return AnalystVerdict(
+            status=status, critique=critique, missing_topics=missing,
+            recommended_queries=_unique(queries), coverage=coverage,
+        )
+
+    def write(
+        self,
+        topic: str,
+        questions: list[str],
+        sources: list[NumberedSource],
+        text_of: TextLookup,
+        known_gaps: list[str],
+    ) -> str:
+        by_id = {ns.source.id: ns.n for ns in sources}
+        plain = [ns.source for ns in sources]
+        used: set[tuple[str, str]] = set()
+        lines = [f"# {_title(topic)}", ""]
+        summary = _best_sentences(topic, topic, plain, text_of, limit=SUMMARY_SENTENCES, per_source=1)
+        lines += ["## Summary", ""]
+        if summary:
+            lines.append(" ".join(_cite(s, by_id[src.id]) for s, src in summary))
+            used.update((s, src.id) for s, src in summary)
+        else:
+            lines.append("The sources gathered for this topic did not contain usable text.")
+        for question in questions:
+            lines += ["", f"## {question.rstrip('?')}", ""]
+            picked = [
+                (s, src) for s, src in _best_sentences(question, topic, plain, text_of, limit=SENTENCES_PER_SECTION + 2)
+                if (s, src.id) not in used
+            ][:SENTENCES_PER_SECTION]
+            if not picked:
+                lines.append("The gathered sources say little about this question.")
+                continue
+            used.update((s, src.id) for s, src in picked)
+            lines.append(" ".join(_cite(s, by_id[src.id]) for s, src in picked))
+        if known_gaps:
+            lines += ["", "## Known gaps", ""]
+            lines += [f"- {gap}" for gap in known_gaps]
+        return "\n".join(lines).strip() + "\n"
+
+    def take_usage(self) -> Usage:
+        return Usage()
+
+
+def _cite(sentence: str, n: int) -> str:
+    """Put the marker inside the sentence's closing punctuation: "... frozen [3]."."""
+    body = sentence.rstrip()
+    if body and body[-1] in ".!?":
+        return f"{body[:-1]} [{n}]{body[-1]}"
+    return f"{body} [{n}]"
+
+
+def _title(topic: str) -> str:
+    text = " ".join(topic.split())
+    return text[:1].upper() + text[1:]
+
+
+def _angle_index(angle: str) -> int:
+    match = re.search(r"(\d+)", angle or "")
+    return int(match.group(1)) - 1 if match else 0
+
+
+def _focus_terms(question: str, subject: str) -> list[str]:
+    subject_tokens = set(tokenize(subject))
+    words = re.findall(r"[A-Za-z][A-Za-z\-]+", question)
+    return _unique(
+        w.lower() for w in words
+        if (toks := tokenize(w)) and toks[0] not in _QUESTION_FILLER and toks[0] not in subject_tokens
+    )
+
+
+def _unique(items) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = item.strip().lower()
+        if key and key not in seen:
+            seen.add(key)
+            out.append(item.strip())
+    return out
+
+
+def _origin(source: Source) -> str:
+    """Where a source comes from: its domain on the web, the document itself in the library."""
+    return source.id if source.provider == "library" or not source.url.startswith("http") else source.domain
+
+
+def _source_text(source: Source, text_of: TextLookup) -> str:
+    return text_of(source.id) or source.snippet
+
+
+def _relevant_sources(question: str, subject: str, sources: list[Source], text_of: TextLookup) -> list[Source]:
+    q_terms = set(tokenize(question)) - _QUESTION_FILLER
+    subject_terms = set(tokenize(subject))
+    if not q_terms:
+        return list(sources)
+    relevant = []
+    for source in sources:
+        terms = set(tokenize(f"{source.title} {_source_text(source, text_of)}"))
+        on_subject = not subject_terms or len(subject_terms & terms) >= max(1, len(subject_terms) // 2)
+        if on_subject and len(q_terms & terms) / len(q_terms) >= RELEVANCE_SHARE:
+            relevant.append(source)
+    return relevant
+
+
+def _best_sentences(
+    query: str, topic: str, sources: list[Source], text_of: TextLookup, *, limit: int, per_source: int = 2
+) -> list[tuple[str, Source]]:
+    """The sentences most relevant to `query` (and on the topic's subject), at most `per_source` each."""
+    candidates: list[tuple[str, Source]] = []
+    for source in sources:
+        for sentence in split_sentences(_source_text(source, text_of)):
+            if 40 <= len(sentence) <= 400 and not sentence.startswith("#"):
+                candidates.append((sentence, source))
+    if not candidates:
+        return []
+    bm25 = BM25([tokenize(s) for s, _ in candidates])
+    subject_tokens = tokenize(subject_of(topic))
+    query_tokens = tokenize(query) + subject_tokens
+    scores = bm25.scores(query_tokens)
+    ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+    picked: list[tuple[str, Source]] = []
+    per: dict[str, int] = defaultdict(int)
+    seen_tokens: list[set[str]] = []
+    for i in ranked:
+        if scores[i] <= 0 or len(picked) >= limit:
+            break
+        sentence, source = candidates[i]
+        tokens = set(tokenize(sentence))
+        if per[source.id] >= per_source or any(_overlap(tokens, t) > 0.7 for t in seen_tokens):
+            continue
+        per[source.id] += 1
+        seen_tokens.append(tokens)
+        picked.append((sentence, source))
+    return picked
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / max(1, min(len(a), len(b)))

@@ -1,0 +1,191 @@
+"""Structured output that survives the servers people actually run.
+
+OpenAI honours `response_format` json_schema; many local OpenAI-compatible servers reject it
+(HTTP 400), some reject named tool choice too, and reasoning models wrap JSON in think blocks.
+`invoke_structured` tries, in order:
+
+1. json_schema   `with_structured_output(..., method="json_schema", include_raw=True)`
+2. function_calling  the same with a forced tool call
+3. json_prompt   a plain call asking for JSON, parsed leniently, with one repair turn that sends
+                 the validation error back
+
+and remembers, per base URL + model, the first method that worked, so later calls go straight
+to it. Transport faults (timeouts, 5xx, 429 after the client's retries, refused connections) are
+not format problems: they propagate unchanged for the caller's fallback to handle.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, Callable, Literal, TypeVar
+
+import openai
+from langchain_core.exceptions import ContextOverflowError
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, ValidationError
+
+from research.brains.model_output import extract_json_object, strict_json_schema
+from research.brains.usage_meter import usage_from_message
+from research.prompts import JSON_REPAIR_INSTRUCTION, JSON_REPLY_INSTRUCTION
+from research.schemas import Usage
+
+M = TypeVar("M", bound=BaseModel)
+Method = Literal["json_schema", "function_calling", "json_prompt"]
+METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_prompt")
+
+# HTTP statuses with which servers say "I don't support that request shape".
+_REJECTED = (openai.BadRequestError, openai.UnprocessableEntityError)
+_MAX_ERROR_CHARS = 200
+
+
+class StructuredOutputError(ValueError):
+    """No method produced output matching the schema (the reasons are in the message)."""
+
+
+class _InvalidOutput(ValueError):
+    """The server answered, but not with a valid instance of the schema."""
+
+
+_working_method: dict[tuple[str, str], Method] = {}
+_working_lock = threading.Lock()
+
+
+def server_key(llm: Any) -> tuple[str, str]:
+    """Which server + model a remembered method belongs to."""
+    base = str(getattr(llm, "openai_api_base", None) or "https://api.openai.com/v1").rstrip("/")
+    return base, str(getattr(llm, "model_name", "") or "")
+
+
+def remembered_method(llm: Any) -> Method | None:
+    with _working_lock:
+        return _working_method.get(server_key(llm))
+
+
+def forget_methods() -> None:
+    """Clear what was learned about servers (tests; or after the user changes server settings)."""
+    with _working_lock:
+        _working_method.clear()
+
+
+def invoke_structured(
+    llm: Any,
+    schema: type[M],
+    messages: list[BaseMessage],
+    *,
+    before_call: Callable[[], None] | None = None,
+    on_usage: Callable[[Usage], None] | None = None,
+) -> tuple[M, Usage]:
+    """Ask `llm` for an instance of `schema`; returns it with the usage of every call made.
+
+    `before_call` runs before each request (the budget check: it may raise BudgetExceeded);
+    `on_usage` receives each reply's usage as it arrives, so usage is metered even when a later
+    step fails.
+    """
+    key = server_key(llm)
+    with _working_lock:
+        start = _working_method.get(key, METHODS[0])
+    total = Usage()
+
+    def call(runnable: Runnable, prompt: list[BaseMessage]) -> AIMessage:
+        nonlocal total
+        if before_call is not None:
+            before_call()
+        out = runnable.invoke(prompt)
+        raw = out["raw"] if isinstance(out, dict) else out
+        usage = usage_from_message(raw)
+        total = total + usage
+        if on_usage is not None:
+            on_usage(usage)
+        return raw
+
+    reasons: list[str] = []
+    for method in METHODS[METHODS.index(start):]:
+        try:
+            parsed = _ATTEMPTS[method](llm, schema, messages, call)
+        except ContextOverflowError:
+            raise  # the prompt is too long for every method alike
+        except _REJECTED as exc:
+            if method == "json_prompt":
+                raise  # a plain request rejected: not a format problem, report it as it is
+            reasons.append(f"{method}: HTTP {exc.status_code} {_short(exc.message)}")
+            continue
+        except _InvalidOutput as exc:
+            reasons.append(f"{method}: {_short(str(exc))}")
+            continue
+        with _working_lock:
+            _working_method[key] = method
+        return parsed, total
+    raise StructuredOutputError(f"{schema.__name__}: no valid structured output ({'; '.join(reasons)})")
+
+
+Call = Callable[[Runnable, list[BaseMessage]], AIMessage]
+
+
+def _json_schema(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
+    # A dict schema (not the class) so the SDK does not parse the reply itself: its parser raises
+    # inside the request on a think block, losing the raw text we can still recover from.
+    response_format = {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": strict_json_schema(schema), "strict": True},
+    }
+    raw = call(llm.with_structured_output(response_format, method="json_schema", include_raw=True), messages)
+    return _validate_text(schema, _text(raw))
+
+
+def _function_calling(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
+    raw = call(llm.with_structured_output(schema, method="function_calling", include_raw=True), messages)
+    if raw.tool_calls:
+        return _validate_object(schema, raw.tool_calls[0]["args"])
+    if raw.invalid_tool_calls:
+        return _validate_text(schema, str(raw.invalid_tool_calls[0].get("args") or ""))
+    return _validate_text(schema, _text(raw))  # servers that ignore tool_choice answer in content
+
+
+def _json_prompt(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
+    instruction = JSON_REPLY_INSTRUCTION.format(
+        name=schema.__name__, schema=json.dumps(strict_json_schema(schema), separators=(",", ":"))
+    )
+    prompt = [*messages, HumanMessage(instruction)]
+    first = call(llm, prompt)
+    try:
+        return _validate_text(schema, _text(first))
+    except _InvalidOutput as exc:
+        repair = JSON_REPAIR_INSTRUCTION.format(error=_short(str(exc), 600), name=schema.__name__)
+        second = call(llm, [*prompt, AIMessage(_text(first)[:4000]), HumanMessage(repair)])
+        return _validate_text(schema, _text(second))
+
+
+_ATTEMPTS: dict[Method, Callable[[Any, type[BaseModel], list[BaseMessage], Call], BaseModel]] = {
+    "json_schema": _json_schema,
+    "function_calling": _function_calling,
+    "json_prompt": _json_prompt,
+}
+
+
+def _text(message: AIMessage) -> str:
+    return str(message.text)
+
+
+def _validate_text(schema: type[M], text: str) -> M:
+    try:
+        obj = extract_json_object(text)
+    except ValueError as exc:
+        raise _InvalidOutput(str(exc)) from None
+    return _validate_object(schema, obj)
+
+
+def _validate_object(schema: type[M], obj: Any) -> M:
+    try:
+        return schema.model_validate(obj)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:5]
+        )
+        raise _InvalidOutput(f"the JSON does not match {schema.__name__}: {problems}") from None
+
+
+def _short(text: str, limit: int = _MAX_ERROR_CHARS) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

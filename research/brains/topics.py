@@ -1,0 +1,147 @@
+"""Offline topic understanding: what kind of topic this is, its subject, and the questions to ask.
+
+The same allocation guidance the LLM supervisor gets in its prompt, applied with a keyword
+classifier so runs without a model still send the right researchers.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from research.schemas import ResearcherAllocation
+
+TopicClass = Literal["technology", "scientific", "humanities", "historical", "news", "unclear"]
+
+ALLOCATION_GUIDANCE: dict[TopicClass, ResearcherAllocation] = {
+    "technology": ResearcherAllocation(web=2, academic=1, book=0),
+    "scientific": ResearcherAllocation(web=1, academic=2, book=0),
+    "humanities": ResearcherAllocation(web=0, academic=2, book=1),
+    "historical": ResearcherAllocation(web=1, academic=1, book=1),
+    "news": ResearcherAllocation(web=3, academic=0, book=0),
+    "unclear": ResearcherAllocation(web=1, academic=1, book=1),
+}
+
+GUIDANCE_LABEL: dict[TopicClass, str] = {
+    "technology": "technology, tools and products lean on web sources (2,1,0)",
+    "scientific": "scientific and medical topics lean on academic sources (1,2,0)",
+    "humanities": "humanities and arts lean on scholarship and books (0,2,1)",
+    "historical": "historical and theoretical topics get a balanced team (1,1,1)",
+    "news": "breaking news is covered from the web (3,0,0)",
+    "unclear": "an unclear topic gets a balanced team (1,1,1)",
+}
+
+# Word stems per class; a topic scores one point per stem it contains (word-prefix match).
+_KEYWORDS: dict[TopicClass, tuple[str, ...]] = {
+    "news": (
+        "breaking", "latest", "today", "this week", "yesterday", "announced", "announcement",
+        "election result", "outage", "just released", "news", "current event", "ongoing",
+    ),
+    "technology": (
+        "software", "programming", "rust", "golang", " go ", "python", "javascript", "typescript",
+        "framework", "library", "database", "cloud", "kubernetes", "docker", "api", "app",
+        "startup", "product", "tool", "devops", "backend", "frontend", "compiler", "gpu", "chip",
+        "smartphone", "llm", "large language model", "machine learning", "ai ", "artificial intelligence",
+        "algorithm", "open source", "web", "browser", "server", "cyber", "crypto", "blockchain", "saas",
+        "vs ", "versus", "compare", "benchmark", "microservice", "react", "linux",
+    ),
+    "scientific": (
+        "vaccine", "mrna", "gene", "genetic", "crispr", "protein", "cell", "cancer", "disease",
+        "medical", "medicine", "clinical", "drug", "therapy", "immune", "virus", "bacteria",
+        "brain", "neuro", "climate", "physics", "quantum", "chemistry", "biology", "ecolog",
+        "health", "diet", "nutrition", "sleep", "trial", "evolution", "species", "molecul",
+        "astronom", "planet", "enzyme", "epidemi", "pandemic", "antibiot",
+    ),
+    "humanities": (
+        "art", "painting", "painter", "impressionis", "literature", "novel", "poetry", "poet",
+        "music", "philosoph", "religio", "theolog", "aesthetic", "film", "cinema", "theatre",
+        "theater", "sculpture", "architecture", "culture", "myth", "language", "linguistic",
+        "ethic", "renaissance art", "baroque", "modernism", "romanticism", "opera",
+    ),
+    "historical": (
+        "history", "historical", "century", "ancient", "medieval", "empire", "war", "revolution",
+        "dynasty", "colonial", "printing press", "gutenberg", "industrial revolution", "civilization",
+        "civilisation", "origins of", "rise and fall", "fall of", "impact of the", "reformation",
+        "cold war", "theory of", "theoretical", "treaty", "monarch", "roman", "ottoman",
+    ),
+}
+
+_LEADING = re.compile(
+    r"^(how|what|why|when|where|who|which|is|are|does|do|did|can|should|explain|describe|compare|"
+    r"tell me about|give me|write about|research)\b(\s+(is|are|was|were|do|does|did|the|a|an|has|have|"
+    r"can|should|might|would|about))*\s+",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(
+    r"\s+(work|works|working|function|change|changed|affect|affected|matter|compare|happen|happened)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def classify_topic(topic: str) -> tuple[TopicClass, list[str]]:
+    """The best-scoring class and the cue words that decided it ("unclear" when nothing matches)."""
+    text = f" {topic.lower()} "
+    best: TopicClass = "unclear"
+    best_cues: list[str] = []
+    for cls, stems in _KEYWORDS.items():
+        cues = [s.strip() for s in stems if _contains(text, s)]
+        # News cues win outright: recency matters more than the subject's field.
+        if cls == "news" and cues:
+            return "news", cues
+        if len(cues) > len(best_cues):
+            best, best_cues = cls, cues
+    return best, best_cues
+
+
+def _contains(text: str, stem: str) -> bool:
+    if stem.startswith(" ") or stem.endswith(" "):
+        return stem in text
+    return re.search(r"\b" + re.escape(stem), text) is not None
+
+
+def subject_of(topic: str) -> str:
+    """The topic's subject: "How do mRNA vaccines work?" -> "mRNA vaccines"."""
+    text = " ".join(topic.strip().split()).rstrip("?.! ")
+    text = _LEADING.sub("", text)
+    text = _TRAILING.sub("", text)
+    text = re.sub(r"^(the|a|an)\s+", "", text, flags=re.IGNORECASE)
+    return text.strip(" ,;:") or topic.strip()
+
+
+_QUESTIONS: dict[TopicClass, tuple[str, ...]] = {
+    "technology": (
+        "What is {s} and what problems does it address?",
+        "How do the options in {s} compare on performance, safety and productivity?",
+        "Who uses {s} in practice, and what trade-offs do teams report?",
+    ),
+    "scientific": (
+        "What is the mechanism behind {s}?",
+        "What does the evidence say about the effectiveness and safety of {s}?",
+        "How did {s} develop, and what are the future directions?",
+    ),
+    "humanities": (
+        "What are the origins of {s} and who were its key figures?",
+        "What techniques and ideas define {s}?",
+        "How was {s} received, and what is its legacy?",
+    ),
+    "historical": (
+        "What were the origins and context of {s}?",
+        "What were the immediate effects of {s}?",
+        "What is the long-term legacy of {s}, and how do historians debate it?",
+    ),
+    "news": (
+        "What happened with {s}, and when?",
+        "Who is affected by {s}, and how?",
+        "How have experts and officials responded to {s}?",
+    ),
+    "unclear": (
+        "What is {s}?",
+        "What are the main arguments and evidence about {s}?",
+        "What open questions remain about {s}?",
+    ),
+}
+
+
+def research_questions(topic: str, topic_class: TopicClass) -> list[str]:
+    subject = subject_of(topic)
+    return [q.format(s=subject) for q in _QUESTIONS[topic_class]]

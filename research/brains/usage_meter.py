@@ -1,0 +1,72 @@
+"""Counting model calls and tokens for one run, and enforcing its budget.
+
+Researchers call the model from parallel threads, so every update holds a lock. A call slot is
+reserved before the request goes out: N threads racing for the last slot cannot overshoot the
+call cap. Tokens are only known afterwards, so the token cap stops the *next* call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+
+from research.brains.base import BudgetExceeded
+from research.pricing import Price, estimate_cost, load_price_table
+from research.schemas import Usage
+
+
+def usage_from_message(message: object) -> Usage:
+    """One call's usage from a LangChain message's `usage_metadata` (zeros if the server sent none)."""
+    meta = getattr(message, "usage_metadata", None) or {}
+    return Usage(
+        calls=1,
+        prompt_tokens=int(meta.get("input_tokens") or 0),
+        completion_tokens=int(meta.get("output_tokens") or 0),
+    )
+
+
+class UsageMeter:
+    def __init__(self, *, max_calls: int, max_tokens: int, prices: dict[str, Price] | None = None) -> None:
+        self.max_calls = max_calls
+        self.max_tokens = max_tokens
+        self._prices = load_price_table() if prices is None else prices
+        self._lock = threading.Lock()
+        self._reserved = 0
+        self._total = Usage()
+        self._pending: dict[str, Usage] = defaultdict(Usage)
+
+    def reserve_call(self) -> None:
+        """Claim one call of the budget, or raise BudgetExceeded when the run has spent it."""
+        with self._lock:
+            if self._reserved >= self.max_calls:
+                raise BudgetExceeded(
+                    f"Model budget reached: {self._reserved} of {self.max_calls} calls used "
+                    "(RESEARCH_MAX_LLM_CALLS)",
+                    limit="max_llm_calls",
+                )
+            if self._total.total_tokens >= self.max_tokens:
+                raise BudgetExceeded(
+                    f"Model budget reached: {self._total.total_tokens:,} tokens used, cap "
+                    f"{self.max_tokens:,} (RESEARCH_MAX_TOKENS)",
+                    limit="max_tokens",
+                )
+            self._reserved += 1
+
+    def record(self, model: str, usage: Usage) -> None:
+        with self._lock:
+            self._total = self._total + usage
+            self._pending[model] = self._pending[model] + usage
+
+    def take(self) -> Usage:
+        """Usage recorded since the last take, with its estimated cost; resets the pending count."""
+        with self._lock:
+            pending, self._pending = self._pending, defaultdict(Usage)
+        total = Usage()
+        for model, usage in pending.items():
+            total = total + usage.model_copy(update={"cost_usd": estimate_cost(model, usage, self._prices)})
+        return total
+
+    @property
+    def total(self) -> Usage:
+        with self._lock:
+            return self._total.model_copy()

@@ -1,0 +1,45 @@
+"""The research graph: supervisor -> researchers (Send fan-out) -> analyst -> [follow-up] -> writer."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from langgraph.graph import END, START, StateGraph
+
+from research.context import RunContext
+from research.nodes import Node
+from research.nodes.analyst import analyst, dispatch_follow_up, follow_up
+from research.nodes.researcher import researcher
+from research.nodes.routing import route_after_analyst
+from research.nodes.supervisor import dispatch, supervisor
+from research.nodes.writer import writer
+from research.state import ResearchState
+
+
+def build_graph(*, max_consecutive_same: int = 3, checkpointer=None):
+    builder = StateGraph(ResearchState, context_schema=RunContext)
+    builder.add_node(Node.SUPERVISOR.value, supervisor)
+    builder.add_node(Node.RESEARCHER.value, researcher)
+    builder.add_node(Node.ANALYST.value, analyst)
+    builder.add_node(Node.FOLLOW_UP.value, follow_up)
+    builder.add_node(Node.WRITER.value, writer)
+
+    builder.add_edge(START, Node.SUPERVISOR.value)
+    builder.add_conditional_edges(Node.SUPERVISOR.value, dispatch, [Node.RESEARCHER.value])
+    builder.add_edge(Node.RESEARCHER.value, Node.ANALYST.value)
+    builder.add_conditional_edges(
+        Node.ANALYST.value,
+        partial(route_after_analyst, max_consecutive_same=max_consecutive_same),
+        {"follow_up": Node.FOLLOW_UP.value, "writer": Node.WRITER.value},
+    )
+    builder.add_conditional_edges(Node.FOLLOW_UP.value, dispatch_follow_up, [Node.RESEARCHER.value])
+    builder.add_edge(Node.WRITER.value, END)
+    return builder.compile(checkpointer=checkpointer)
+
+
+def make_graph():
+    """Entry point for LangGraph tooling (langgraph.json): the graph with default limits."""
+    from research.settings import get_settings
+
+    settings = get_settings()
+    return build_graph(max_consecutive_same=settings.max_consecutive_same)

@@ -1,0 +1,41 @@
+"""logs/multiagent.log: tool choices, arguments, result previews and routing, never a secret."""
+
+from __future__ import annotations
+
+import logging
+from logging.handlers import RotatingFileHandler
+
+from research.settings import Settings
+
+_configured: set[str] = set()
+
+
+class SecretFilter(logging.Filter):
+    """Replaces configured secret values in every record before it is written."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.secrets = [s for s in secrets if len(s) >= 4]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            message = record.getMessage()
+            for secret in self.secrets:
+                message = message.replace(secret, "***")
+            record.msg, record.args = message, ()
+        return True
+
+
+def configure_logging(settings: Settings) -> None:
+    path = (settings.log_dir / "multiagent.log").resolve()
+    if str(path) in _configured:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = RotatingFileHandler(path, maxBytes=5_000_000, backupCount=3, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(SecretFilter(settings.secret_values()))
+    logger = logging.getLogger("research")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    logger.propagate = False
+    _configured.add(str(path))

@@ -1,0 +1,169 @@
+"""Runs the graph for one request: checkpoints, event log, and the final result.
+
+The CLI calls `ResearchRunner.run`; the dashboard's run manager calls the same in a worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+import uuid
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from research.allocation import parse_allocation
+from research.brains.factory import make_brain
+from research.context import RunContext
+from research.events import Event, EventAdapter
+from research.graph import build_graph
+from research.logging_setup import configure_logging
+from research.runs import RunStore
+from research.schemas import ResearchRequest
+from research.settings import Settings
+from research.sources.library import Library, LibraryProvider
+from research.sources.router import SourceRouter
+
+log = logging.getLogger("research.runner")
+EventCallback = Callable[[Event], None]
+
+# Our own state types, allowed through the checkpoint serializer's msgpack gate.
+_STATE_TYPES = [
+    ("research.schemas", name)
+    for name in ("Source", "ResearcherTask", "ResearcherReport", "Critique", "QuestionCoverage",
+                 "ResolvedAllocation", "ResearcherAllocation", "RunWarning", "Draft", "AnalystVerdict")
+]
+
+
+class ResearchRunner:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: RunStore | None = None,
+        library: Library | None = None,
+        sources: SourceRouter | None = None,
+    ) -> None:
+        self.settings = settings
+        configure_logging(settings)
+        self.store = store or RunStore(settings.runs_db)
+        self.library = library or Library(settings.library_db)
+        self.library.ensure_sample()
+        self.sources = sources or SourceRouter(settings, lambda kind: LibraryProvider(self.library, kind))
+
+    # --- starting and resuming ----------------------------------------------------------------
+    def create(self, request: ResearchRequest) -> str:
+        """Validate and register a run; returns its id. Raises AllocationError on a bad allocation."""
+        if request.allocation:
+            parse_allocation(request.allocation, self.settings.max_researchers)
+        run_id = uuid.uuid4().hex[:12]
+        self.store.create_run(run_id, request.topic, request.allocation, self._brain_label(request))
+        return run_id
+
+    def run(self, request: ResearchRequest, on_event: EventCallback | None = None, run_id: str | None = None) -> str:
+        run_id = run_id or self.create(request)
+        max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
+        initial = {
+            "run_id": run_id, "topic": request.topic, "requested_allocation": request.allocation,
+            "max_iterations": max_iterations,
+        }
+        self._execute(run_id, request, initial, on_event, started=True)
+        return run_id
+
+    def resume(self, run_id: str, on_event: EventCallback | None = None, llm: str | None = None) -> str:
+        """Continue an interrupted run from its last checkpoint."""
+        record = self.store.get_run(run_id)
+        if record is None:
+            raise KeyError(f"No run with id {run_id!r}")
+        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
+        self.store.update_run(run_id, status="running", error=None)
+        self._execute(run_id, request, None, on_event, started=False)
+        return run_id
+
+    # --- the run itself ---------------------------------------------------------------------------
+    def _execute(self, run_id, request, initial, on_event, *, started: bool) -> None:
+        adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id))
+        t0 = time.time()
+
+        def publish(event: Event) -> None:
+            self.store.append_event(event)
+            self._on_event_side_effects(event)
+            if on_event:
+                on_event(event)
+
+        brain = make_brain(self.settings, request.llm)
+        if started:
+            publish(adapter.make(
+                "run_started", topic=request.topic, allocation_request=request.allocation,
+                brain=brain.kind, model=brain.name, source_mode=self.settings.sources,
+                max_iterations=initial["max_iterations"] if initial else self.settings.max_iterations,
+            ))
+        else:
+            publish(adapter.make("warning", source="runner", message="Resumed from the last checkpoint."))
+        ctx = RunContext(
+            run_id=run_id, settings=self.settings, brain=brain, sources=self.sources, store=self.store,
+        )
+        config = {
+            "configurable": {"thread_id": run_id},
+            "max_concurrency": self.settings.max_concurrency,
+            "recursion_limit": 100,
+        }
+        try:
+            with self.checkpointer() as saver:
+                graph = build_graph(max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver)
+                for part in graph.stream(
+                    initial, config, context=ctx, stream_mode=["custom", "updates"], subgraphs=True, version="v2"
+                ):
+                    for event in adapter.adapt(part):
+                        publish(event)
+                final = graph.get_state(config).values
+        except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
+            log.exception("Run %s failed", run_id)
+            message = _scrub(f"{type(exc).__name__}: {exc}", self.settings)
+            publish(adapter.make("run_failed", error=message))
+            self.store.update_run(run_id, status="failed", error=message, finished_at=time.time())
+            return
+        seconds = round(time.time() - t0, 3)
+        counts = {
+            "sources": len(final.get("sources", [])),
+            "researchers": len(final.get("reports", [])),
+            "iterations": final.get("research_iterations", 0),
+            "critiques": len(final.get("critiques", [])),
+        }
+        status = "finished" if final.get("draft") else "failed"
+        publish(adapter.make("run_finished", status=status, seconds=seconds, counts=counts))
+        self.store.update_run(run_id, status=status, finished_at=time.time(), source_count=counts["sources"], summary=counts)
+
+    def _on_event_side_effects(self, event: Event) -> None:
+        """Keep the run record and the first draft version in step with the event log."""
+        if event.type == "allocation_decided":
+            alloc = event.data["allocation"]
+            self.store.update_run(
+                event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
+                allocation_origin=event.data["origin"],
+            )
+        elif event.type == "draft_ready":
+            self.store.save_draft_version(event.run_id, event.data["markdown"], note="Writer's draft")
+
+    @contextmanager
+    def checkpointer(self) -> Iterator[SqliteSaver]:
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.settings.checkpoints_db, check_same_thread=False, timeout=30)
+        try:
+            saver = SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES))
+            yield saver
+        finally:
+            conn.close()
+
+    def _brain_label(self, request: ResearchRequest) -> str:
+        kind = request.llm if request.llm and request.llm != "auto" else self.settings.brain_kind()
+        return "offline" if kind == "offline" else self.settings.model
+
+
+def _scrub(text: str, settings: Settings) -> str:
+    for secret in settings.secret_values():
+        text = text.replace(secret, "***")
+    return text

@@ -1,0 +1,328 @@
+"""The one HTTP core every live provider goes through: timeouts, bounded retries, rate limits.
+
+Why one module: every external call must be bounded (a timeout, a total deadline, a size cap),
+retried only when retrying can help (429, 5xx, timeouts, dropped connections), and throttled per
+provider across every researcher in the process, so a wide fan-out cannot start a 429 storm.
+
+Error messages name the provider, the host and path, and what went wrong; never headers, query
+strings or bodies, which is where keys and tokens live.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, TypeVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from research.sources.base import ProviderError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Indirection so tests can record back-off delays without waiting (monkeypatch `http._sleep`).
+# The rate limiter deliberately uses time.sleep directly, so its spacing never shows up here.
+_sleep: Callable[[float], None] = time.sleep
+
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+USER_AGENT = "ResearchDesk/1.0 (+https://github.com/; research assistant)"
+
+
+@dataclass(frozen=True)
+class HttpPolicy:
+    """How patient to be with one provider call.
+
+    `retries` is the total number of attempts, the first included ("HTTP 503 after 3 attempts").
+    `timeout` bounds each network phase (connect, read, ...) and, as a deadline, a whole attempt.
+    """
+
+    timeout: float = 15.0
+    retries: int = 3
+    backoff_base: float = 0.5
+    backoff_cap: float = 8.0
+    retry_after_cap: float = 30.0
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> HttpPolicy:
+        return cls(timeout=float(settings.http_timeout))
+
+    def backoff(self, attempt: int) -> float:
+        """Exponential back-off with jitter before retry number `attempt` (1-based)."""
+        ceiling = min(self.backoff_cap, self.backoff_base * (2 ** (attempt - 1)))
+        return ceiling * random.uniform(0.5, 1.0)
+
+
+class HttpStatusError(ProviderError):
+    """A non-retryable HTTP status (4xx other than 429), or a retryable one that never cleared."""
+
+    def __init__(self, provider: str, message: str, status_code: int) -> None:
+        super().__init__(provider, message)
+        self.status_code = status_code
+
+
+# --- rate limiting -------------------------------------------------------------------------------
+
+
+class RateLimiter:
+    """At most `concurrency` requests in flight and at most `per_second` request starts per second.
+
+    Thread-safe; one instance per provider is shared by every researcher (see `limiter_for`).
+    Use as a context manager around one request attempt.
+    """
+
+    def __init__(self, concurrency: int = 4, per_second: float = 5.0) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.concurrency = concurrency
+        self.per_second = per_second
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self._lock = threading.Lock()
+        self._next_start = 0.0  # monotonic time before which no new request may start
+
+    @property
+    def min_interval(self) -> float:
+        return 1.0 / self.per_second if self.per_second > 0 else 0.0
+
+    def acquire(self) -> None:
+        self._slots.acquire()
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + self.min_interval
+        if start > now:
+            time.sleep(start - now)
+
+    def release(self) -> None:
+        self._slots.release()
+
+    def __enter__(self) -> RateLimiter:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+# Known services' published or polite limits; anything else gets limiter_for's arguments.
+PROVIDER_LIMITS: dict[str, tuple[int, float]] = {
+    "arxiv": (1, 1 / 3),  # arXiv API terms: one request every three seconds
+    "openalex": (4, 8.0),  # polite pool allows 10/s
+    "openlibrary": (2, 3.0),
+    "wikipedia": (4, 5.0),
+}
+_limiters: dict[str, RateLimiter] = {}
+_limiters_lock = threading.Lock()
+
+
+def limiter_for(provider: str, *, concurrency: int = 4, per_second: float = 5.0) -> RateLimiter:
+    """The process-wide limiter for `provider`, created on first use.
+
+    The arguments (or PROVIDER_LIMITS for known services) only apply when it is created; later
+    calls get the same instance whatever they pass.
+    """
+    with _limiters_lock:
+        limiter = _limiters.get(provider)
+        if limiter is None:
+            concurrency, per_second = PROVIDER_LIMITS.get(provider, (concurrency, per_second))
+            limiter = _limiters[provider] = RateLimiter(concurrency, per_second)
+        return limiter
+
+
+def set_limiter(provider: str, *, concurrency: int, per_second: float) -> RateLimiter:
+    """Replace a provider's limiter (tests use this to remove spacing; apps to tune a service)."""
+    with _limiters_lock:
+        limiter = _limiters[provider] = RateLimiter(concurrency, per_second)
+        return limiter
+
+
+def reset_limiters() -> None:
+    """Forget every limiter (tests)."""
+    with _limiters_lock:
+        _limiters.clear()
+
+
+# --- retries ---------------------------------------------------------------------------------------
+
+
+def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date. None if unusable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    now = now or datetime.now(timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+def safe_url(url: str | httpx.URL) -> str:
+    """Host and path only: query strings and userinfo may carry keys."""
+    parts = urlsplit(str(url))
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return f"{host}{parts.path}"
+
+
+def _read_bounded(response: httpx.Response, deadline: float, max_bytes: int, timeout: float) -> bytes:
+    """Read the raw body, giving up past the attempt's deadline or the size cap."""
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_raw():
+        size += len(chunk)
+        if size > max_bytes:
+            raise _BodyTooLarge(max_bytes)
+        if time.monotonic() > deadline:
+            raise httpx.ReadTimeout(f"body not received within {timeout:g}s")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class _BodyTooLarge(Exception):
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(f"reply larger than {max_bytes // 1024} KiB")
+
+
+def _attempt(
+    client: httpx.Client, method: str, url: str, policy: HttpPolicy, **kwargs: Any
+) -> httpx.Response:
+    deadline = time.monotonic() + policy.timeout
+    with client.stream(method, url, timeout=policy.timeout, **kwargs) as streamed:
+        try:
+            raw = _read_bounded(streamed, deadline, policy.max_bytes, policy.timeout)
+        except httpx.StreamConsumed:  # an in-memory transport already holds the decoded body
+            return streamed
+    # A fresh response from the raw bytes decodes Content-Encoding itself and is fully read.
+    return httpx.Response(
+        streamed.status_code, headers=streamed.headers, content=raw, request=streamed.request
+    )
+
+
+def request_with_retries(
+    method: str,
+    url: str,
+    *,
+    provider: str,
+    policy: HttpPolicy,
+    client: httpx.Client | None = None,
+    params: Any = None,
+    headers: dict[str, str] | None = None,
+    json: Any = None,
+    data: Any = None,
+) -> httpx.Response:
+    """One HTTP request, bounded and retried; a < 400 response, or ProviderError.
+
+    Retries (up to policy.retries attempts in all) on 429 and 5xx, honouring Retry-After up to
+    policy.retry_after_cap, and on timeouts and connection errors. Any other 4xx raises
+    HttpStatusError at once. Each attempt holds the provider's rate-limiter slot; back-off
+    sleeps do not. With a caller's client, its redirect policy is kept (3xx are returned).
+    """
+    where = safe_url(url)
+    own_client = client is None
+    if client is None:
+        client = httpx.Client(follow_redirects=True, headers={"User-Agent": USER_AGENT})
+    kwargs = {"params": params, "headers": headers, "json": json, "data": data}
+    limiter = limiter_for(provider)
+    attempts = max(1, policy.retries)
+    try:
+        for attempt in range(1, attempts + 1):
+            wait: float | None = None
+            try:
+                with limiter:
+                    response = _attempt(client, method, url, policy, **kwargs)
+            except httpx.TimeoutException:
+                failure = f"timed out after {policy.timeout:g}s ({attempt} attempt{'s' * (attempt > 1)}) at {where}"
+            except httpx.UnsupportedProtocol:
+                raise ProviderError(provider, f"unsupported URL scheme for {where}") from None
+            except httpx.TransportError as exc:
+                failure = f"connection failed ({type(exc).__name__}) after {attempt} attempt{'s' * (attempt > 1)} at {where}"
+            except _BodyTooLarge as exc:
+                raise ProviderError(provider, f"{exc} from {where}") from None
+            except httpx.InvalidURL:
+                raise ProviderError(provider, f"invalid URL {where}") from None
+            else:
+                status = response.status_code
+                if status < 400:
+                    return response
+                if status not in RETRYABLE_STATUS:
+                    raise HttpStatusError(provider, f"HTTP {status} from {where}", status)
+                failure = f"HTTP {status} after {attempt} attempt{'s' * (attempt > 1)} from {where}"
+                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                if retry_after is not None:
+                    wait = min(retry_after, policy.retry_after_cap)
+                if attempt == attempts:
+                    raise HttpStatusError(provider, failure, status)
+            if attempt == attempts:
+                raise ProviderError(provider, failure)
+            wait = policy.backoff(attempt) if wait is None else wait
+            log.info("%s: %s; retrying in %.2fs", provider, failure, wait)
+            _sleep(wait)
+        raise AssertionError("unreachable")  # the loop always returns or raises
+    finally:
+        if own_client:
+            client.close()
+
+
+def get_json(
+    url: str,
+    *,
+    provider: str,
+    policy: HttpPolicy,
+    params: Any = None,
+    headers: dict[str, str] | None = None,
+    client: httpx.Client | None = None,
+) -> Any:
+    """GET and decode JSON; ProviderError("malformed JSON ...") when the body is not JSON."""
+    response = request_with_retries(
+        "GET", url, provider=provider, policy=policy, client=client, params=params, headers=headers
+    )
+    try:
+        return response.json()
+    except ValueError:
+        raise ProviderError(provider, f"malformed JSON from {safe_url(url)}") from None
+
+
+# --- libraries without timeouts ------------------------------------------------------------------
+
+
+def call_with_timeout(fn: Callable[..., T], *args: Any, timeout: float, provider: str, **kwargs: Any) -> T:
+    """Run a blocking call in a daemon thread and stop waiting after `timeout` seconds.
+
+    The thread cannot be killed; it is a daemon so a stuck call never blocks process exit.
+    Exceptions from `fn` are re-raised unchanged; a timeout raises ProviderError.
+    """
+    outcome: dict[str, Any] = {}
+
+    def runner() -> None:
+        try:
+            outcome["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # handed back to the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=runner, name=f"{provider}-call", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise ProviderError(provider, f"timed out after {timeout:g}s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

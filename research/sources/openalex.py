@@ -1,0 +1,104 @@
+"""OpenAlex works search (all disciplines, humanities included) over its JSON API.
+
+GET {openalex_url}/works?search=...&per-page=N. Abstracts arrive as an inverted index
+({word: [positions]}) for copyright reasons; `rebuild_abstract` turns them back into text.
+
+Reply handling, as in every provider: an empty `results` list is zero results; a body that is not
+JSON or has no `results` list raises ProviderError; entries without a title are skipped with a
+RunWarning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from research.schemas import RunWarning, Source
+from research.settings import Settings
+from research.sources.base import ProviderError, Retrieval
+from research.sources.http import HttpPolicy, get_json
+
+# Only the fields we map: keeps replies small.
+SELECT_FIELDS = "id,doi,title,display_name,publication_year,authorships,abstract_inverted_index"
+
+
+def rebuild_abstract(inverted: Any) -> str:
+    """Text from OpenAlex's abstract_inverted_index; '' when absent or not the expected shape."""
+    if not isinstance(inverted, dict):
+        return ""
+    positioned: list[tuple[int, str]] = []
+    for word, positions in inverted.items():
+        if isinstance(positions, list):
+            positioned.extend((p, str(word)) for p in positions if isinstance(p, int))
+    return " ".join(word for _, word in sorted(positioned))
+
+
+class OpenAlexProvider:
+    """Scholarly works from OpenAlex (settings.openalex_url, e.g. https://api.openalex.org)."""
+
+    name = "openalex"
+    kind = "academic"
+
+    def __init__(self, settings: Settings) -> None:
+        self.base_url = settings.openalex_url.rstrip("/")
+        self.policy = HttpPolicy.from_settings(settings)
+
+    def search(self, query: str, *, limit: int) -> Retrieval:
+        query = " ".join(query.split())
+        retrieval = Retrieval(providers_used=[self.name])
+        if not query or limit < 1:
+            return retrieval
+        payload = get_json(
+            f"{self.base_url}/works",
+            provider=self.name,
+            policy=self.policy,
+            params={"search": query, "per-page": limit, "select": SELECT_FIELDS},
+        )
+        works = payload.get("results") if isinstance(payload, dict) else None
+        if not isinstance(works, list):
+            raise ProviderError(self.name, "malformed reply: no 'results' list")
+        skipped = 0
+        works = works[:limit]
+        for rank, work in enumerate(works):
+            source, abstract = self._to_source(work, query=query, score=1.0 - rank / len(works))
+            if source is None:
+                skipped += 1
+                continue
+            retrieval.sources.append(source)
+            if abstract:
+                retrieval.texts[source.id] = abstract
+        if skipped:
+            retrieval.warnings.append(
+                RunWarning(source=self.name, message=f"skipped {skipped} unreadable OpenAlex works for {query!r}")
+            )
+        return retrieval
+
+    def _to_source(self, work: Any, *, query: str, score: float) -> tuple[Source | None, str]:
+        if not isinstance(work, dict):
+            return None, ""
+        title = work.get("title") or work.get("display_name")
+        if not isinstance(title, str) or not title.strip():
+            return None, ""
+        abstract = rebuild_abstract(work.get("abstract_inverted_index"))
+        year = work.get("publication_year")
+        source = Source(
+            title=" ".join(title.split()),
+            url=str(work.get("doi") or work.get("id") or ""),
+            kind="academic",
+            provider=self.name,
+            snippet=abstract,
+            authors=_author_names(work.get("authorships")),
+            year=year if isinstance(year, int) else None,
+            score=round(score, 3),
+            query=query,
+        )
+        return source, abstract
+
+
+def _author_names(authorships: Any) -> list[str]:
+    names: list[str] = []
+    for authorship in authorships if isinstance(authorships, list) else []:
+        author = authorship.get("author") if isinstance(authorship, dict) else None
+        name = author.get("display_name") if isinstance(author, dict) else None
+        if isinstance(name, str) and name.strip():
+            names.append(name.strip())
+    return names

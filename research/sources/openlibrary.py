@@ -1,0 +1,121 @@
+"""Open Library book search, plus work descriptions, over its JSON API.
+
+GET {openlibrary_url}/search.json?q=...&limit=N, then (optionally) GET {openlibrary_url}{key}.json
+per work for its description, which may be a plain string or {"type": "/type/text", "value": ...}.
+
+Reply handling, as in every provider: an empty `docs` list is zero results; a search body that is
+not JSON or has no `docs` list raises ProviderError; docs without a title are skipped with a
+RunWarning. Descriptions are enrichment: one that fails leaves its book without a description and
+adds a RunWarning, it never fails the search (and is not retried, to keep a query bounded).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from research.schemas import RunWarning, Source
+from research.settings import Settings
+from research.sources.base import ProviderError, Retrieval
+from research.sources.http import HttpPolicy, get_json
+
+SEARCH_FIELDS = "key,title,author_name,first_publish_year,first_sentence,subject"
+DESCRIPTION_WORKERS = 2  # the openlibrary rate limiter allows 2 in flight anyway
+
+
+def description_text(value: Any) -> str:
+    """A work's description: a string, or {"type": "/type/text", "value": "..."}."""
+    if isinstance(value, dict):
+        value = value.get("value")
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+class OpenLibraryProvider:
+    """Books from Open Library (settings.openlibrary_url, e.g. https://openlibrary.org)."""
+
+    name = "openlibrary"
+    kind = "book"
+
+    def __init__(self, settings: Settings, *, fetch_descriptions: bool = True) -> None:
+        self.base_url = settings.openlibrary_url.rstrip("/")
+        self.policy = HttpPolicy.from_settings(settings)
+        self.fetch_descriptions = fetch_descriptions
+        # One attempt per description: optional detail must not multiply a query's worst case.
+        self.description_policy = dataclasses.replace(self.policy, retries=1)
+
+    def search(self, query: str, *, limit: int) -> Retrieval:
+        query = " ".join(query.split())
+        retrieval = Retrieval(providers_used=[self.name])
+        if not query or limit < 1:
+            return retrieval
+        payload = get_json(
+            f"{self.base_url}/search.json",
+            provider=self.name,
+            policy=self.policy,
+            params={"q": query, "limit": limit, "fields": SEARCH_FIELDS},
+        )
+        docs = payload.get("docs") if isinstance(payload, dict) else None
+        if not isinstance(docs, list):
+            raise ProviderError(self.name, "malformed reply: no 'docs' list")
+        docs = [d for d in docs[:limit] if isinstance(d, dict) and isinstance(d.get("title"), str) and d["title"].strip()]
+        skipped = min(len(payload["docs"]), limit) - len(docs)
+        descriptions = self._descriptions(docs, retrieval) if self.fetch_descriptions else {}
+        for rank, doc in enumerate(docs):
+            key = doc.get("key") if isinstance(doc.get("key"), str) else ""
+            description = descriptions.get(key, "")
+            fallback = _first_sentence(doc.get("first_sentence"))
+            source = Source(
+                title=" ".join(doc["title"].split()),
+                url=f"{self.base_url}{key}" if key else "",
+                kind="book",
+                provider=self.name,
+                snippet=description or fallback or _subjects(doc.get("subject")),
+                authors=[a for a in doc.get("author_name") or [] if isinstance(a, str)],
+                year=doc.get("first_publish_year") if isinstance(doc.get("first_publish_year"), int) else None,
+                score=round(1.0 - rank / len(docs), 3),
+                query=query,
+            )
+            retrieval.sources.append(source)
+            if description or fallback:
+                retrieval.texts[source.id] = description or fallback
+        if skipped:
+            retrieval.warnings.append(
+                RunWarning(source=self.name, message=f"skipped {skipped} unreadable Open Library docs for {query!r}")
+            )
+        return retrieval
+
+    def _descriptions(self, docs: list[dict], retrieval: Retrieval) -> dict[str, str]:
+        keys = [d["key"] for d in docs if isinstance(d.get("key"), str) and d["key"].startswith("/")]
+        if not keys:
+            return {}
+        with ThreadPoolExecutor(max_workers=DESCRIPTION_WORKERS, thread_name_prefix="openlibrary") as pool:
+            outcomes = list(pool.map(self._description, keys))
+        failures = [error for _, error in outcomes if error]
+        if failures:
+            retrieval.warnings.append(
+                RunWarning(
+                    source=self.name,
+                    message=f"{len(failures)} of {len(keys)} work descriptions unavailable ({failures[0]})",
+                )
+            )
+        return {key: text for key, (text, _) in zip(keys, outcomes) if text}
+
+    def _description(self, key: str) -> tuple[str, str | None]:
+        """(description, error message or None) for one work key such as /works/OL45804W."""
+        try:
+            work = get_json(f"{self.base_url}{key}.json", provider=self.name, policy=self.description_policy)
+        except ProviderError as exc:
+            return "", exc.message
+        return description_text(work.get("description") if isinstance(work, dict) else None), None
+
+
+def _first_sentence(value: Any) -> str:
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, str)), "")
+    return description_text(value)
+
+
+def _subjects(value: Any) -> str:
+    subjects = [s for s in value if isinstance(s, str)][:8] if isinstance(value, list) else []
+    return "Subjects: " + ", ".join(subjects) if subjects else ""
