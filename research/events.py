@@ -79,21 +79,29 @@ class EventAdapter:
         )
 
     def adapt(self, part: Any) -> Iterator[Event]:
-        """Accepts v2 stream parts ({"type", "data", ...}) and v1 tuples ((ns,) mode, data)."""
-        mode, data = _mode_and_data(part)
+        """Accepts v2 stream parts ({"type", "ns", "data"}) and v1 tuples ((ns, mode, data))."""
+        namespace, mode, data = _unpack(part)
         if mode == "custom" and isinstance(data, dict) and _MARK in data:
             yield self.make(
                 data[_MARK], researcher_id=data.get("researcher_id"),
                 iteration=data.get("iteration"), **(data.get("data") or {}),
             )
+        elif mode == "updates" and not namespace and isinstance(data, dict):
+            # The transcript: messages the top-level nodes added (subgraph updates would repeat them).
+            for update in data.values():
+                for message in (update or {}).get("messages", []) if isinstance(update, dict) else []:
+                    yield self.make(
+                        "message", name=getattr(message, "name", None) or "",
+                        role=getattr(message, "type", "ai"), content=str(getattr(message, "content", "")),
+                    )
 
 
-def _mode_and_data(part: Any) -> tuple[str | None, Any]:
+def _unpack(part: Any) -> tuple[tuple, str | None, Any]:
     if isinstance(part, dict) and "type" in part and "data" in part:
-        return part["type"], part["data"]
+        return tuple(part.get("ns") or ()), part["type"], part["data"]
     if isinstance(part, tuple):
         if len(part) == 3:  # (namespace, mode, data) with subgraphs=True
-            return part[1], part[2]
+            return tuple(part[0] or ()), part[1], part[2]
         if len(part) == 2 and isinstance(part[0], str):
-            return part[0], part[1]
-    return None, None
+            return (), part[0], part[1]
+    return (), None, None

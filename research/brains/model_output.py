@@ -13,6 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+class InvalidModelOutput(ValueError):
+    """The model answered, but with nothing usable (empty, or not the shape asked for)."""
+
+
 _TAG = r"(?:think|thinking|reasoning)"
 _CLOSED_BLOCK = re.compile(rf"<({_TAG})\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _ORPHAN_CLOSE = re.compile(rf"^(?:(?!<{_TAG}\b).)*?</{_TAG}\s*>", re.IGNORECASE | re.DOTALL)

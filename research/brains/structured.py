@@ -26,7 +26,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
-from research.brains.model_output import extract_json_object, strict_json_schema
+from research.brains.model_output import InvalidModelOutput, extract_json_object, strict_json_schema
 from research.brains.usage_meter import usage_from_message
 from research.prompts import JSON_REPAIR_INSTRUCTION, JSON_REPLY_INSTRUCTION
 from research.schemas import Usage
@@ -40,7 +40,7 @@ _REJECTED = (openai.BadRequestError, openai.UnprocessableEntityError)
 _MAX_ERROR_CHARS = 200
 
 
-class StructuredOutputError(ValueError):
+class StructuredOutputError(InvalidModelOutput):
     """No method produced output matching the schema (the reasons are in the message)."""
 
 

@@ -12,6 +12,7 @@ retried (Retry-After honoured); parsing stays the library's.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,6 +28,8 @@ from research.sources.library_retry import Retryable, call_with_retries
 NAME = "duckduckgo"
 # DuckDuckGo's HTML endpoint answers 202 with a challenge page when it throttles a client.
 _THROTTLE_STATUS = frozenset({202, 429})
+# Present on every results page, including "No results." ones.
+_RESULTS_PAGE = re.compile(r"""id=["']links["']|class=["'][^"']*\bno-results\b|result__body""")
 
 
 class _StatusKeepingDuckduckgo(Duckduckgo):
@@ -52,6 +55,13 @@ class _StatusKeepingDuckduckgo(Duckduckgo):
             retry_after = http_core.parse_retry_after(_header(headers, "retry-after"))
             raise Retryable(f"HTTP {status}", retry_after)
         raise ProviderError(NAME, f"HTTP {status}")
+
+    def extract_results(self, html_text: str) -> list[Any]:
+        results = super().extract_results(html_text)
+        if not results and not _RESULTS_PAGE.search(html_text):
+            # A challenge page or an error document: report it rather than "no results".
+            raise ProviderError(NAME, "unrecognised reply: not a DuckDuckGo results page")
+        return results
 
 
 class DuckDuckGoProvider:

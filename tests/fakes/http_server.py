@@ -191,7 +191,9 @@ class FakeServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False  # never wait on a handler that is simulating a hang
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-http", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-http", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -1,0 +1,303 @@
+"""The LLM brain: any OpenAI-compatible chat model through langchain-openai's ChatOpenAI.
+
+Two tiers: the fast model (`RESEARCH_FAST_MODEL`) writes queries and notes, the main model
+(`RESEARCH_MODEL`) plans, judges and writes. Every call goes through the run's UsageMeter, which
+counts tokens for the usage events and raises BudgetExceeded once the run's budget is spent.
+One LLMBrain serves one run (its budget is the run's budget); its methods are thread-safe.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from research import prompts
+from research.brains import draft_guard
+from research.brains.base import NumberedSource, Plan, TextLookup
+from research.brains.model_output import InvalidModelOutput, strip_think
+from research.brains.structured import invoke_structured
+from research.brains.usage_meter import UsageMeter, usage_from_message
+from research.schemas import (
+    AnalystVerdict,
+    QueryPlan,
+    QuestionCoverage,
+    ResearcherKind,
+    ResearcherReport,
+    ResearcherTask,
+    ResearchPlan,
+    Source,
+    SupervisorDecision,
+    Usage,
+)
+from research.settings import Settings
+
+# Local servers ignore the key but the OpenAI SDK refuses to start without one.
+PLACEHOLDER_API_KEY = "not-needed"
+MAX_QUESTIONS = 5
+MAX_QUERIES = 3
+MAX_QUERY_CHARS = 200
+MAX_RECOMMENDED_QUERIES = 4
+# How much of each source the model sees per step (characters): enough to judge, bounded cost.
+NOTES_SOURCE_CHARS = 1500
+NOTES_MAX_SOURCES = 8
+JUDGE_SOURCE_CHARS = 400
+JUDGE_MAX_SOURCES = 40
+JUDGE_NOTES_CHARS = 1200
+WRITER_SOURCE_CHARS = 1200
+WRITER_MAX_SOURCES = 40
+_LIST_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
+
+
+def chat_model(settings: Settings, model: str, *, max_retries: int = 2, streaming: bool = False) -> ChatOpenAI:
+    key = settings.openai_api_key or SecretStr(PLACEHOLDER_API_KEY)
+    return ChatOpenAI(
+        model=model,
+        base_url=settings.openai_base_url,
+        api_key=key,
+        timeout=settings.llm_timeout,
+        max_retries=max_retries,
+        use_responses_api=False,  # model names like gpt-5-pro would otherwise switch to /v1/responses
+        stream_usage=True,  # usage arrives even when a graph's "messages" stream makes calls stream
+        streaming=streaming,
+    )
+
+
+class LLMBrain:
+    kind = "openai"
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        max_retries: int = 2,
+        streaming: bool = False,
+        meter: UsageMeter | None = None,
+    ) -> None:
+        self.settings = settings
+        self.name = settings.model
+        self._main = chat_model(settings, settings.model, max_retries=max_retries, streaming=streaming)
+        fast = settings.effective_fast_model
+        self._fast = (
+            self._main if fast == settings.model
+            else chat_model(settings, fast, max_retries=max_retries, streaming=streaming)
+        )
+        self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
+
+    # --- Brain protocol -----------------------------------------------------------------------
+
+    def plan(self, topic: str, *, max_researchers: int, wants_allocation: bool) -> Plan:
+        note = (
+            prompts.ALLOCATION_WANTED_NOTE.format(max_researchers=max_researchers)
+            if wants_allocation else prompts.ALLOCATION_FIXED_NOTE
+        )
+        messages = [
+            SystemMessage(prompts.SUPERVISOR_SYSTEM.format(
+                max_researchers=max_researchers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
+            )),
+            HumanMessage(prompts.SUPERVISOR_USER.format(topic=topic, allocation_note=note)),
+        ]
+        result = self._structured(self._main, ResearchPlan, messages)
+        questions = _unique_lines(result.research_questions)[:MAX_QUESTIONS]
+        if not questions:
+            raise InvalidModelOutput("the plan had no research questions")
+        plan = Plan(research_questions=questions, reasoning=result.reasoning.strip())
+        if wants_allocation:
+            plan.allocation_reasoning = result.allocation_reasoning.strip()
+            try:
+                decision = SupervisorDecision(
+                    action="conduct_research",
+                    reasoning=plan.reasoning,
+                    research_questions=questions,
+                    web_researchers=result.web_researchers,
+                    academic_researchers=result.academic_researchers,
+                    book_researchers=result.book_researchers,
+                    allocation_reasoning=plan.allocation_reasoning,
+                    max_researchers=max_researchers,
+                )
+                plan.allocation = decision.allocation
+            except ValidationError as exc:
+                counts = f"{result.web_researchers},{result.academic_researchers},{result.book_researchers}"
+                plan.allocation_error = f"model allocation {counts} rejected: {exc.errors()[0]['msg']}"
+        return plan
+
+    def queries(self, task: ResearcherTask, kind: ResearcherKind) -> list[str]:
+        focus = (
+            prompts.QUERY_FOCUS_NOTE.format(iteration=task.iteration, focus=prompts.bullet_list(task.focus_queries))
+            if task.focus_queries else ""
+        )
+        messages = [
+            SystemMessage(prompts.QUERY_SYSTEM.format(
+                kind=kind, kind_guidance=prompts.QUERY_KIND_GUIDANCE[kind], untrusted_rule=prompts.UNTRUSTED_DATA_RULE
+            )),
+            HumanMessage(prompts.QUERY_USER.format(
+                topic=task.topic or task.question,
+                question=task.question,
+                angle=task.angle or "the question as a whole",
+                focus_note=focus,
+                kind=kind,
+            )),
+        ]
+        result = self._structured(self._fast, QueryPlan, messages)
+        queries = [_clean_query(q) for q in result.queries]
+        queries = _unique_lines(q for q in queries if q)[:MAX_QUERIES]
+        if not queries:
+            raise InvalidModelOutput("the model wrote no usable queries")
+        return queries
+
+    def notes(self, task: ResearcherTask, sources: list[Source], text_of: TextLookup) -> str:
+        if not sources:
+            return f"No sources found for: {task.question}"  # nothing to summarise: no call spent
+        blocks = [
+            _source_block(f'id="{s.id}"', s, text_of, NOTES_SOURCE_CHARS) for s in sources[:NOTES_MAX_SOURCES]
+        ]
+        messages = [
+            SystemMessage(prompts.NOTES_SYSTEM.format(kind=task.kind, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
+            HumanMessage(prompts.NOTES_USER.format(
+                question=task.question, topic=task.topic or task.question, sources=prompts.render_sources(blocks)
+            )),
+        ]
+        return self._text(self._fast, messages)
+
+    def judge(
+        self,
+        topic: str,
+        questions: list[str],
+        sources: list[Source],
+        reports: list[ResearcherReport],
+        iteration: int,
+        text_of: TextLookup,
+    ) -> AnalystVerdict:
+        blocks = [
+            _source_block(f'id="{s.id}"', s, text_of, JUDGE_SOURCE_CHARS, prefer_snippet=True)
+            for s in sources[:JUDGE_MAX_SOURCES]
+        ]
+        notes = "\n\n".join(_report_block(r) for r in reports) or "(no researcher notes)"
+        messages = [
+            SystemMessage(prompts.ANALYST_SYSTEM.format(iteration=iteration, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
+            HumanMessage(prompts.ANALYST_USER.format(
+                topic=topic,
+                questions=prompts.numbered_list(questions),
+                notes=notes,
+                sources=prompts.render_sources(blocks),
+            )),
+        ]
+        verdict = self._structured(self._main, AnalystVerdict, messages)
+        return _complete_verdict(verdict, questions, has_sources=bool(sources))
+
+    def write(
+        self,
+        topic: str,
+        questions: list[str],
+        sources: list[NumberedSource],
+        text_of: TextLookup,
+        known_gaps: list[str],
+    ) -> str:
+        shown = sources[:WRITER_MAX_SOURCES]
+        blocks = [_source_block(f'n="{ns.n}"', ns.source, text_of, WRITER_SOURCE_CHARS) for ns in shown]
+        gaps = (
+            prompts.WRITER_GAPS_INSTRUCTION.format(gaps=prompts.bullet_list(known_gaps))
+            if known_gaps else prompts.WRITER_NO_GAPS_INSTRUCTION
+        )
+        numbers = ", ".join(str(ns.n) for ns in shown) or "none"
+        messages = [
+            SystemMessage(prompts.WRITER_SYSTEM.format(
+                gaps_instruction=gaps, numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
+            )),
+            HumanMessage(prompts.WRITER_USER.format(
+                topic=topic, questions=prompts.numbered_list(questions), sources=prompts.render_sources(blocks)
+            )),
+        ]
+        draft = self._text(self._main, messages)
+        draft = draft_guard.strip_reference_section(draft)
+        draft = draft_guard.remove_unknown_citations(draft, {ns.n for ns in shown})
+        draft = draft_guard.remove_unknown_urls(draft, {ns.source.url for ns in shown})
+        draft = draft_guard.ensure_title(draft, topic)
+        return draft_guard.tidy_spacing(draft_guard.ensure_known_gaps(draft, known_gaps))
+
+    def take_usage(self) -> Usage:
+        return self.meter.take()
+
+    def secret_values(self) -> list[str]:
+        return self.settings.secret_values()
+
+    # --- calls --------------------------------------------------------------------------------
+
+    def _structured(self, llm: ChatOpenAI, schema: type[BaseModel], messages: list[BaseMessage]):
+        parsed, _usage = invoke_structured(
+            llm, schema, messages,
+            before_call=self.meter.reserve_call,
+            on_usage=lambda usage: self.meter.record(llm.model_name, usage),
+        )
+        return parsed
+
+    def _text(self, llm: ChatOpenAI, messages: list[BaseMessage]) -> str:
+        self.meter.reserve_call()
+        reply = llm.invoke(messages)
+        self.meter.record(llm.model_name, usage_from_message(reply))
+        text = strip_think(str(reply.text))
+        if not text:
+            raise InvalidModelOutput("the model returned an empty reply")
+        return text
+
+
+def _source_block(label: str, source: Source, text_of: TextLookup, limit: int, *, prefer_snippet: bool = False) -> str:
+    text = source.snippet if prefer_snippet and source.snippet else (text_of(source.id) or source.snippet)
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return prompts.render_source(label, kind=source.kind, title=source.title, url=source.url, text=text)
+
+
+def _report_block(report: ResearcherReport) -> str:
+    notes = " ".join(report.notes.split())[:JUDGE_NOTES_CHARS]
+    header = (
+        f"[{report.researcher_id}] {report.kind} researcher, question: {report.question} "
+        f"({len(report.source_ids)} sources, {report.status})"
+    )
+    return f"{header}\n{prompts.neutralise(notes)}"
+
+
+def _complete_verdict(verdict: AnalystVerdict, questions: list[str], *, has_sources: bool) -> AnalystVerdict:
+    """Make the verdict usable by the graph: coverage for every question, gaps when not approved."""
+    by_question = {c.question.strip().lower(): c for c in verdict.coverage}
+    coverage = [
+        by_question.get(q.strip().lower())
+        or QuestionCoverage(question=q, covered=False, note="not assessed by the analyst")
+        for q in questions
+    ]
+    status = verdict.status
+    critique = list(verdict.critique)
+    if not has_sources and status == "APPROVED":
+        status = "NEEDS_IMPROVEMENT"  # nothing was found: approving would produce an empty report
+        critique.append("No sources were gathered, so nothing can be approved yet.")
+    missing = _unique_lines(verdict.missing_topics)
+    recommended = _unique_lines(_clean_query(q) for q in verdict.recommended_queries)
+    if status == "NEEDS_IMPROVEMENT":
+        missing = missing or [c.question for c in coverage if not c.covered] or list(questions)
+        recommended = recommended or [_clean_query(m) for m in missing]
+    return AnalystVerdict(
+        status=status,
+        critique=critique,
+        missing_topics=missing,
+        recommended_queries=recommended[:MAX_RECOMMENDED_QUERIES],
+        coverage=coverage,
+    )
+
+
+def _clean_query(query: str) -> str:
+    query = _LIST_MARKER.sub("", " ".join(str(query).split()))  # "1. foo" / "- foo" -> "foo"
+    return query.strip().strip("\"'").strip()[:MAX_QUERY_CHARS]
+
+
+def _unique_lines(items) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        text = " ".join(str(item).split())
+        if text and text.lower() not in seen:
+            seen.add(text.lower())
+            out.append(text)
+    return out

@@ -1,0 +1,40 @@
+"""One short human line per event, for the CLI's progress output on stderr."""
+
+from __future__ import annotations
+
+from research.events import Event
+
+
+def describe(event: Event) -> str | None:
+    d = event.data
+    who = f"[{event.researcher_id}] " if event.researcher_id else ""
+    match event.type:
+        case "run_started":
+            return f"Run {event.run_id}: {d['topic']!r} (brain: {d['model']}, sources: {d['source_mode']})"
+        case "phase":
+            round_ = f" (round {event.iteration})" if event.iteration else ""
+            return f"-- {d['phase']}{round_}"
+        case "allocation_decided":
+            a = d["allocation"]
+            return (f"Allocation {a['web']}{a['academic']}{a['book']} (web/academic/book) from {d['origin']}: "
+                    f"{d['reasoning']}\n   Questions: " + " | ".join(d["research_questions"]))
+        case "researcher_started":
+            return f"{who}started: {d['question']}"
+        case "queries_generated":
+            return f"{who}queries: " + "; ".join(d["queries"])
+        case "sources_found":
+            return f"{who}{len(d['sources'])} sources for {d['query']!r} via {', '.join(d.get('providers') or []) or 'none'}"
+        case "researcher_finished":
+            return f"{who}{d['status']}: {len(d['source_ids'])} sources in {d['seconds']}s"
+        case "critique_issued":
+            gaps = f"; gaps: {', '.join(d['missing_topics'])}" if d["missing_topics"] else ""
+            return f"Analyst: {d['status']}{gaps}"
+        case "draft_ready":
+            return f"Draft ready: {len(d['citations'])} sources cited"
+        case "warning":
+            return f"Warning {who}{d['source']}: {d['message']}"
+        case "run_finished":
+            return f"Finished in {d['seconds']}s: {d['counts']}"
+        case "run_failed":
+            return f"Run failed: {d['error']}"
+    return None

@@ -1,0 +1,254 @@
+"""The HTTP core against a loopback server: retries, Retry-After, timeouts, limits, secrets."""
+
+from __future__ import annotations
+
+import gzip
+import socket
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+
+import httpx
+import pytest
+
+from research.settings import Settings
+from research.sources import http
+from research.sources.base import ProviderError
+from research.sources.http import (
+    HttpPolicy,
+    HttpStatusError,
+    RateLimiter,
+    call_with_timeout,
+    get_json,
+    parse_retry_after,
+    request_with_retries,
+    set_limiter,
+)
+from tests.conftest import NetworkBlockedError
+from tests.fakes import FakeServer, Reply, faults, json_reply, lift_rate_limits, slow
+
+FAST = HttpPolicy(timeout=0.5, retries=3, backoff_base=0.2, backoff_cap=1.0, retry_after_cap=5.0)
+
+
+@pytest.fixture
+def server():
+    with FakeServer() as s:
+        yield s
+
+
+@pytest.fixture
+def sleeps(monkeypatch):
+    """Back-off delays the core asked for, without waiting them out."""
+    delays: list[float] = []
+    monkeypatch.setattr(http, "_sleep", delays.append)
+    return delays
+
+
+@pytest.fixture(autouse=True)
+def _unthrottled():
+    lift_rate_limits("core")
+    yield
+    lift_rate_limits()
+
+
+def get(url: str, policy: HttpPolicy = FAST, **kwargs) -> httpx.Response:
+    return request_with_retries("GET", url, provider="core", policy=policy, **kwargs)
+
+
+def test_policy_from_settings_uses_http_timeout():
+    policy = HttpPolicy.from_settings(Settings(http_timeout=0.5))
+    assert (policy.timeout, policy.retries, policy.backoff_base, policy.backoff_cap, policy.retry_after_cap) == (
+        0.5, 3, 0.5, 8.0, 30.0,
+    )
+
+
+def test_500_then_success_is_retried_with_backoff(server, sleeps):
+    server.route("/r", faults(json_reply({"ok": True}), Reply(500)))
+    assert get(server.url("/r")).json() == {"ok": True}
+    assert len(server.requests("/r")) == 2
+    assert len(sleeps) == 1 and 0.1 <= sleeps[0] <= 0.2  # base 0.2 with jitter in [0.5, 1]
+
+
+def test_backoff_grows_exponentially_and_is_capped():
+    policy = HttpPolicy(backoff_base=1.0, backoff_cap=3.0)
+    assert [policy.backoff(n) <= c for n, c in [(1, 1.0), (2, 2.0), (3, 3.0), (6, 3.0)]] == [True] * 4
+    assert policy.backoff(2) >= 1.0 and policy.backoff(6) >= 1.5
+
+
+def test_429_retry_after_seconds_is_honoured(server, sleeps):
+    server.route("/r", faults(json_reply([]), Reply(429, {}, {"Retry-After": "1"})))
+    assert get(server.url("/r")).status_code == 200
+    assert sleeps == [1.0]
+
+
+def test_retry_after_is_capped(server, sleeps):
+    server.route("/r", faults(json_reply([]), Reply(503, {}, {"Retry-After": "3600"})))
+    get(server.url("/r"))
+    assert sleeps == [FAST.retry_after_cap]
+
+
+def test_retry_after_http_date_is_honoured(server, sleeps):
+    when = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=3), usegmt=True)
+    server.route("/r", faults(json_reply([]), Reply(429, {}, {"Retry-After": when})))
+    get(server.url("/r"))
+    assert len(sleeps) == 1 and 1.0 < sleeps[0] <= 3.0
+
+
+def test_parse_retry_after_forms():
+    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
+    assert parse_retry_after("7", now=now) == 7.0
+    assert parse_retry_after("Wed, 01 May 2024 12:00:30 GMT", now=now) == 30.0
+    assert parse_retry_after("Wed, 01 May 2024 11:00:00 GMT", now=now) == 0.0  # in the past
+    assert parse_retry_after("soon", now=now) is None
+    assert parse_retry_after(None) is None
+
+
+def test_persistent_503_fails_after_all_attempts(server, sleeps):
+    server.route("/r", Reply(503))
+    with pytest.raises(HttpStatusError) as caught:
+        get(server.url("/r"))
+    assert "HTTP 503 after 3 attempts" in str(caught.value) and caught.value.status_code == 503
+    assert len(server.requests("/r")) == 3 and len(sleeps) == 2
+
+
+def test_404_is_not_retried(server, sleeps):
+    server.route("/r", Reply(404, {"error": "nope"}))
+    with pytest.raises(HttpStatusError) as caught:
+        get(server.url("/r"))
+    assert caught.value.status_code == 404
+    assert len(server.requests("/r")) == 1 and sleeps == []
+
+
+def test_timeout_is_bounded_and_retried(server, sleeps):
+    server.route("/r", slow(json_reply({}), 5))
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match=r"timed out after 0.2s \(2 attempts\)"):
+        get(server.url("/r"), HttpPolicy(timeout=0.2, retries=2))
+    assert time.monotonic() - started < 1.5
+    assert len(server.requests("/r")) == 2
+
+
+def test_connection_errors_are_retried(sleeps):
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ProviderError, match="connection failed .* after 3 attempts"):
+        get(f"http://127.0.0.1:{port}/r")
+    assert len(sleeps) == 2
+
+
+def test_errors_never_echo_query_strings_or_headers(server, sleeps):
+    server.route("/r", Reply(500))
+    with pytest.raises(ProviderError) as caught:
+        get(server.url("/r"), params={"api_key": "sk-SECRET"}, headers={"Authorization": "Bearer sk-SECRET"})
+    assert "sk-SECRET" not in str(caught.value) and "/r" in str(caught.value)
+    assert server.requests("/r")[0].headers["Authorization"] == "Bearer sk-SECRET"  # it was sent
+
+
+def test_get_json_reports_malformed_body(server):
+    server.route("/r", Reply(200, b"{not json", {"Content-Type": "application/json"}))
+    with pytest.raises(ProviderError, match="malformed JSON"):
+        get_json(server.url("/r"), provider="core", policy=FAST)
+
+
+def test_compressed_bodies_are_decoded(server):
+    server.route("/r", Reply(200, gzip.compress(b'{"a": 1}'), {"Content-Encoding": "gzip", "Content-Type": "application/json"}))
+    assert get_json(server.url("/r"), provider="core", policy=FAST) == {"a": 1}
+
+
+def test_oversized_body_is_refused(server):
+    server.route("/r", Reply(200, b"x" * 5000))
+    with pytest.raises(ProviderError, match="larger than"):
+        get(server.url("/r"), HttpPolicy(timeout=0.5, max_bytes=1024))
+
+
+def test_rate_limiter_bounds_concurrency():
+    limiter = RateLimiter(concurrency=2, per_second=0)
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def work() -> None:
+        with limiter:
+            with lock:
+                active[0] += 1
+                peak[0] = max(peak[0], active[0])
+            time.sleep(0.05)
+            with lock:
+                active[0] -= 1
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak[0] == 2
+
+
+def test_rate_limiter_spaces_request_starts():
+    limiter = RateLimiter(concurrency=4, per_second=20)  # one start per 50 ms
+    starts: list[float] = []
+
+    def work() -> None:
+        with limiter:
+            starts.append(time.monotonic())
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    starts.sort()
+    assert all(b - a >= 0.04 for a, b in zip(starts, starts[1:]))
+
+
+def test_requests_share_the_provider_limiter(server):
+    in_flight, peak, lock = [0], [0], threading.Lock()
+
+    def handler(_request):
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        time.sleep(0.05)
+        with lock:
+            in_flight[0] -= 1
+        return Reply(200, {})
+
+    server.route("/r", handler)
+    set_limiter("core", concurrency=1, per_second=0)
+    threads = [threading.Thread(target=get, args=(server.url("/r"),)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(server.requests("/r")) == 4 and peak[0] == 1
+
+
+def test_call_with_timeout_bounds_a_blocking_library_call():
+    release = threading.Event()
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match="wikipedia: timed out after 0.1s"):
+        call_with_timeout(release.wait, 10, timeout=0.1, provider="wikipedia")
+    assert time.monotonic() - started < 1.0
+    release.set()
+
+
+def test_call_with_timeout_returns_values_and_reraises_errors():
+    assert call_with_timeout(lambda a, b=0: a + b, 2, b=3, timeout=1, provider="x") == 5
+    with pytest.raises(KeyError):
+        call_with_timeout({}.__getitem__, "missing", timeout=1, provider="x")
+
+
+def test_network_guard_refuses_non_loopback_addresses():
+    with pytest.raises(NetworkBlockedError):
+        socket.create_connection(("10.255.255.1", 80), timeout=0.2)
+    with socket.socket() as sock, pytest.raises(NetworkBlockedError):
+        sock.connect(("10.255.255.1", 80))
+    with pytest.raises(NetworkBlockedError):
+        socket.getaddrinfo("example.com", 443)
+    with pytest.raises(NetworkBlockedError):
+        httpx.get("http://10.255.255.1/", timeout=0.2)
+
+
+def test_network_guard_allows_loopback(server):
+    server.route("/r", json_reply({"ok": 1}))
+    assert httpx.get(server.url("/r").replace("127.0.0.1", "localhost")).json() == {"ok": 1}
