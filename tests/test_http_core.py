@@ -57,7 +57,7 @@ def get(url: str, policy: HttpPolicy = FAST, **kwargs) -> httpx.Response:
 
 
 def test_policy_from_settings_uses_http_timeout():
-    policy = HttpPolicy.from_settings(Settings(http_timeout=0.5))
+    policy = HttpPolicy.from_settings(Settings(_env_file=None, http_timeout=0.5))
     assert (policy.timeout, policy.retries, policy.backoff_base, policy.backoff_cap, policy.retry_after_cap) == (
         0.5, 3, 0.5, 8.0, 30.0,
     )
@@ -155,6 +155,13 @@ def test_get_json_reports_malformed_body(server):
 def test_compressed_bodies_are_decoded(server):
     server.route("/r", Reply(200, gzip.compress(b'{"a": 1}'), {"Content-Encoding": "gzip", "Content-Type": "application/json"}))
     assert get_json(server.url("/r"), provider="core", policy=FAST) == {"a": 1}
+
+
+def test_undecodable_body_is_malformed_not_a_crash(server, sleeps):
+    server.route("/r", Reply(200, b"not gzip at all", {"Content-Encoding": "gzip"}))
+    with pytest.raises(ProviderError, match="malformed reply: undecodable body"):
+        get(server.url("/r"))
+    assert sleeps == []
 
 
 def test_oversized_body_is_refused(server):

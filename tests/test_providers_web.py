@@ -319,6 +319,14 @@ def test_github_error_never_contains_the_token(server: FakeServer, sleeps: list[
     assert GITHUB_TOKEN not in str(caught.value)
 
 
+def test_github_rate_limit_403_explains_itself(server: FakeServer, sleeps: list[float]) -> None:
+    limited = Reply(403, {"message": "API rate limit exceeded"}, {"x-ratelimit-remaining": "0"})
+    server.route("/search/repositories", limited, method="GET")
+    with pytest.raises(ProviderError, match="rate limit.*GITHUB_TOKEN"):
+        provider_for(SPECS[2], server).search("x", limit=2)
+    assert len(server.requests("/search/repositories")) == 1
+
+
 # --- Stack Exchange ------------------------------------------------------------------------------
 
 

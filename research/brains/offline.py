@@ -34,6 +34,14 @@ RELEVANCE_SHARE = 0.5
 MIN_SOURCES_PER_QUESTION = 2
 SENTENCES_PER_SECTION = 4
 SUMMARY_SENTENCES = 3
+MIN_SENTENCE_CHARS = 60
+# Sentences that lean on the one before ("It...", "Second, ...") read badly when quoted alone.
+_ANAPHORIC = re.compile(
+    r"^(it|this|these|those|they|he|she|such|his|her|their|its|also|but|and|so|thus|second|third|fourth|"
+    r"fifth|finally|then|here|there|that)\b",
+    re.IGNORECASE,
+)
+ANAPHORA_PENALTY = 0.4
 
 _QUERY_TEMPLATES: dict[ResearcherKind, tuple[str, ...]] = {
     "web": ("{s} {focus} official guide", "{s} {focus} news analysis", "{s} {focus} expert blog forum discussion"),
@@ -208,34 +216,56 @@ def _source_text(source: Source, text_of: TextLookup) -> str:
 
 
 def _relevant_sources(question: str, subject: str, sources: list[Source], text_of: TextLookup) -> list[Source]:
-    q_terms = set(tokenize(question)) - _QUESTION_FILLER
-    subject_terms = set(tokenize(subject))
-    if not q_terms:
-        return list(sources)
+    """Sources on the subject that speak to the question's own terms (half of them, at least one)."""
+    focus = set(tokenize(" ".join(_focus_terms(question, subject))))
+    needed = max(1, int(len(focus) * RELEVANCE_SHARE))
     relevant = []
     for source in sources:
         terms = set(tokenize(f"{source.title} {_source_text(source, text_of)}"))
-        on_subject = not subject_terms or len(subject_terms & terms) >= max(1, len(subject_terms) // 2)
-        if on_subject and len(q_terms & terms) / len(q_terms) >= RELEVANCE_SHARE:
+        if _on_subject(subject, terms) and len(_stems(focus) & _stems(terms)) >= (needed if focus else 0):
             relevant.append(source)
     return relevant
+
+
+def _stems(terms: set[str]) -> set[str]:
+    """Six-letter prefixes: "origins", "original" and "originated" all count as one term here."""
+    return {t[:6] for t in terms}
+
+
+def _on_subject(subject: str, text_or_terms: str | set[str]) -> bool:
+    """At least half of the subject's terms appear (all of them for a one- or two-word subject)."""
+    subject_terms = set(tokenize(subject))
+    if not subject_terms:
+        return True
+    terms = text_or_terms if isinstance(text_or_terms, set) else set(tokenize(text_or_terms))
+    needed = len(subject_terms) if len(subject_terms) <= 2 else (len(subject_terms) + 1) // 2
+    return len(subject_terms & terms) >= needed
 
 
 def _best_sentences(
     query: str, topic: str, sources: list[Source], text_of: TextLookup, *, limit: int, per_source: int = 2
 ) -> list[tuple[str, Source]]:
-    """The sentences most relevant to `query` (and on the topic's subject), at most `per_source` each."""
+    """The sentences most relevant to `query`, from sources on the topic's subject, at most
+    `per_source` each. Off-subject sources (a broad query's stray hits) are never quoted."""
+    subject = subject_of(topic)
     candidates: list[tuple[str, Source]] = []
     for source in sources:
-        for sentence in split_sentences(_source_text(source, text_of)):
-            if 40 <= len(sentence) <= 400 and not sentence.startswith("#"):
+        text = _source_text(source, text_of)
+        if not _on_subject(subject, f"{source.title} {text}"):
+            continue
+        for sentence in split_sentences(text):
+            if MIN_SENTENCE_CHARS <= len(sentence) <= 400 and not sentence.startswith("#"):
                 candidates.append((sentence, source))
     if not candidates:
         return []
     bm25 = BM25([tokenize(s) for s, _ in candidates])
-    subject_tokens = tokenize(subject_of(topic))
-    query_tokens = tokenize(query) + subject_tokens
-    scores = bm25.scores(query_tokens)
+    focus_tokens = tokenize(" ".join(_focus_terms(query, subject)))
+    # The question's own terms count double: every sentence here is already about the subject.
+    query_tokens = focus_tokens * 2 + tokenize(subject) if focus_tokens else tokenize(query)
+    scores = [
+        score * (ANAPHORA_PENALTY if _ANAPHORIC.match(candidates[i][0]) else 1.0)
+        for i, score in enumerate(bm25.scores(query_tokens))
+    ]
     ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     picked: list[tuple[str, Source]] = []
     per: dict[str, int] = defaultdict(int)

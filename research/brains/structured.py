@@ -124,13 +124,13 @@ Call = Callable[[Runnable, list[BaseMessage]], AIMessage]
 
 
 def _json_schema(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
-    # A dict schema (not the class) so the SDK does not parse the reply itself: its parser raises
-    # inside the request on a think block, losing the raw text we can still recover from.
-    response_format = {
-        "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": strict_json_schema(schema), "strict": True},
-    }
-    raw = call(llm.with_structured_output(response_format, method="json_schema", include_raw=True), messages)
+    # The JSON schema as a dict, not the class: with a class the SDK parses the reply inside the
+    # request and raises on a think block, losing raw text we can still recover from. The dict is
+    # already strict-safe (all required, no defaults), which OpenAI's strict mode demands.
+    runnable = llm.with_structured_output(
+        strict_json_schema(schema), method="json_schema", strict=True, include_raw=True
+    )
+    raw = call(runnable, messages)
     return _validate_text(schema, _text(raw))
 
 

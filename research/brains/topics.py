@@ -99,13 +99,27 @@ def _contains(text: str, stem: str) -> bool:
     return re.search(r"\b" + re.escape(stem), text) is not None
 
 
+_ASPECT = re.compile(
+    r"^(the\s+)?(impact|impacts|effect|effects|influence|role|significance|history|causes|consequences|"
+    r"origins?|future|state|benefits|risks)\s+of\s+",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(r"\s+(vs\.?|versus)\s+", re.IGNORECASE)
+
+
 def subject_of(topic: str) -> str:
-    """The topic's subject: "How do mRNA vaccines work?" -> "mRNA vaccines"."""
+    """The topic's subject: "How do mRNA vaccines work?" -> "mRNA vaccines";
+    "What was the impact of the printing press?" -> "the printing press"."""
     text = " ".join(topic.strip().split()).rstrip("?.! ")
     text = _LEADING.sub("", text)
     text = _TRAILING.sub("", text)
-    text = re.sub(r"^(the|a|an)\s+", "", text, flags=re.IGNORECASE)
-    return text.strip(" ,;:") or topic.strip()
+    text = _ASPECT.sub("", text)
+    text = re.sub(r"^(a|an)\s+", "", text, flags=re.IGNORECASE)
+    return _COMPARISON.sub(" and ", text).strip(" ,;:") or topic.strip()
+
+
+def is_comparison(topic: str) -> bool:
+    return bool(_COMPARISON.search(topic)) or topic.lower().lstrip().startswith("compare")
 
 
 _QUESTIONS: dict[TopicClass, tuple[str, ...]] = {
@@ -142,6 +156,18 @@ _QUESTIONS: dict[TopicClass, tuple[str, ...]] = {
 }
 
 
+_COMPARISON_QUESTIONS = (
+    "How do {s} differ in design and goals?",
+    "How do {s} compare on performance, safety and productivity?",
+    "Who uses each of {s} in practice, and what trade-offs do teams report?",
+)
+
+
 def research_questions(topic: str, topic_class: TopicClass) -> list[str]:
     subject = subject_of(topic)
-    return [q.format(s=subject) for q in _QUESTIONS[topic_class]]
+    templates = _COMPARISON_QUESTIONS if is_comparison(topic) else _QUESTIONS[topic_class]
+    return [_capitalise(q.format(s=subject)) for q in templates]
+
+
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]

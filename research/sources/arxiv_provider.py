@@ -41,6 +41,10 @@ class _BoundedArxivClient(arxiv.Client):
         self.skipped_entries = 0
 
     def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0) -> Any:
+        if not first_page:
+            # One request per search: the first page already asked for `limit` results, and under
+            # arXiv's one-request-per-3-seconds rule a short page is not worth a second request.
+            return arxiv_feed.ParsedFeed(header=arxiv_feed.FeedHeader())
         response = request_with_retries("GET", url, provider=self._provider, policy=self._policy)
         content = response.content
         entries = _count_atom_entries(content, self._provider)

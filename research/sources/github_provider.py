@@ -33,13 +33,19 @@ class GitHubProvider:
         return headers
 
     def search(self, query: str, *, limit: int) -> Retrieval:
-        reply = http_core.get_json(
-            f"{self._base_url}/search/repositories",
-            provider=NAME,
-            policy=self._policy,
-            params={"q": query[:MAX_QUERY_CHARS], "per_page": max(1, min(limit, 100))},
-            headers=self._headers(),
-        )
+        try:
+            reply = http_core.get_json(
+                f"{self._base_url}/search/repositories",
+                provider=NAME,
+                policy=self._policy,
+                params={"q": query[:MAX_QUERY_CHARS], "per_page": max(1, min(limit, 100))},
+                headers=self._headers(),
+            )
+        except http_core.HttpStatusError as exc:
+            if exc.status_code == 403:  # GitHub's primary rate limit answers 403, not 429
+                hint = "" if self._token else "; set GITHUB_TOKEN for a higher limit"
+                raise ProviderError(NAME, f"rate limit reached or access refused (HTTP 403){hint}") from None
+            raise
         return to_retrieval(reply, query, limit)
 
 

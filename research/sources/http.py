@@ -217,6 +217,10 @@ def _attempt(
     )
 
 
+def _attempts(n: int) -> str:
+    return f"{n} attempt" if n == 1 else f"{n} attempts"
+
+
 def request_with_retries(
     method: str,
     url: str,
@@ -250,22 +254,26 @@ def request_with_retries(
                 with limiter:
                     response = _attempt(client, method, url, policy, **kwargs)
             except httpx.TimeoutException:
-                failure = f"timed out after {policy.timeout:g}s ({attempt} attempt{'s' * (attempt > 1)}) at {where}"
+                failure = f"timed out after {policy.timeout:g}s ({_attempts(attempt)}) at {where}"
             except httpx.UnsupportedProtocol:
                 raise ProviderError(provider, f"unsupported URL scheme for {where}") from None
             except httpx.TransportError as exc:
-                failure = f"connection failed ({type(exc).__name__}) after {attempt} attempt{'s' * (attempt > 1)} at {where}"
+                failure = f"connection failed ({type(exc).__name__}) after {_attempts(attempt)} at {where}"
             except _BodyTooLarge as exc:
                 raise ProviderError(provider, f"{exc} from {where}") from None
             except httpx.InvalidURL:
                 raise ProviderError(provider, f"invalid URL {where}") from None
+            except httpx.DecodingError:
+                raise ProviderError(provider, f"malformed reply: undecodable body from {where}") from None
+            except httpx.HTTPError as exc:  # e.g. too many redirects: not worth retrying
+                raise ProviderError(provider, f"request failed ({type(exc).__name__}) at {where}") from None
             else:
                 status = response.status_code
                 if status < 400:
                     return response
                 if status not in RETRYABLE_STATUS:
                     raise HttpStatusError(provider, f"HTTP {status} from {where}", status)
-                failure = f"HTTP {status} after {attempt} attempt{'s' * (attempt > 1)} from {where}"
+                failure = f"HTTP {status} after {_attempts(attempt)} from {where}"
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 if retry_after is not None:
                     wait = min(retry_after, policy.retry_after_cap)

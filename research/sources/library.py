@@ -4,9 +4,8 @@ It is the offline source for every researcher kind (web / academic / book): the 
 documents, plus whatever the user imports. One connection per thread (WAL mode) lets several
 researcher threads read at once; writes are serialised by a lock.
 
-Search speed comes from the FTS5 index: the query is a sanitised OR of quoted terms, the kind
-filter is part of the MATCH expression, and ranking + LIMIT run inside SQLite; only the top rows
-are joined back to the documents table.
+Search runs inside SQLite (one FTS5 index per kind, bm25 ranking and LIMIT in SQL; see
+library_index.py for the query planner); only the top rows are read back from `documents`.
 """
 
 from __future__ import annotations
@@ -23,53 +22,12 @@ from typing import Iterable
 
 from research.schemas import RESEARCHER_KINDS, SNIPPET_CHARS, ResearcherKind, Source
 from research.sources.base import ProviderError, Retrieval
-from research.text import STOPWORDS, best_snippet, words
+from research.sources.library_index import SCHEMA, fts_table, query_terms, ranked_ids
+from research.text import best_snippet
 
 log = logging.getLogger(__name__)
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample_library"
-MAX_QUERY_TERMS = 24  # bounds the cost of a pasted paragraph used as a query
-# bm25 column weights: kind (a filter only), title, authors, text.
-_BM25_WEIGHTS = "0.0, 4.0, 2.0, 1.0"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS documents (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('web', 'academic', 'book')),
-    title TEXT NOT NULL,
-    url TEXT NOT NULL UNIQUE,
-    authors TEXT NOT NULL DEFAULT '[]',
-    year INTEGER,
-    publisher TEXT NOT NULL DEFAULT '',
-    topic TEXT NOT NULL DEFAULT '',
-    sample INTEGER NOT NULL DEFAULT 0,
-    text TEXT NOT NULL,
-    chars INTEGER NOT NULL DEFAULT 0,
-    added_at REAL NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS documents_by_kind ON documents (kind, id);
-CREATE INDEX IF NOT EXISTS documents_by_sample ON documents (sample);
-CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5 (
-    kind, title, authors, text,
-    content = 'documents', content_rowid = 'id',
-    tokenize = 'porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS documents_ai AFTER INSERT ON documents BEGIN
-    INSERT INTO documents_fts (rowid, kind, title, authors, text)
-    VALUES (new.id, new.kind, new.title, new.authors, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS documents_ad AFTER DELETE ON documents BEGIN
-    INSERT INTO documents_fts (documents_fts, rowid, kind, title, authors, text)
-    VALUES ('delete', old.id, old.kind, old.title, old.authors, old.text);
-END;
-CREATE TRIGGER IF NOT EXISTS documents_au AFTER UPDATE ON documents BEGIN
-    INSERT INTO documents_fts (documents_fts, rowid, kind, title, authors, text)
-    VALUES ('delete', old.id, old.kind, old.title, old.authors, old.text);
-    INSERT INTO documents_fts (rowid, kind, title, authors, text)
-    VALUES (new.id, new.kind, new.title, new.authors, new.text);
-END;
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
 
 _META_COLUMNS = "id, kind, title, url, authors, year, publisher, topic, sample, chars"
 
@@ -113,22 +71,8 @@ class LibraryHit(LibraryDocument):
     score: float = 0.0
 
 
-def fts_query(query: str) -> str:
-    """A safe FTS5 MATCH expression for free text: an OR of quoted terms ("" when none).
-
-    Every term is a run of letters/digits wrapped in double quotes, so quotes, operators
-    (AND/OR/NOT/NEAR), '-', ':', '*', '^' and brackets in the input are inert. Stopwords are
-    dropped unless they are all there is ("The Who").
-    """
-    terms = list(dict.fromkeys(words(query)))  # ordered, unique
-    content = [t for t in terms if t not in STOPWORDS]
-    chosen = (content or terms)[:MAX_QUERY_TERMS]
-    return " OR ".join(f'"{term}"' for term in chosen)
-
-
 def _check_kind(kind: str) -> ResearcherKind:
-    if kind not in RESEARCHER_KINDS:
-        raise ValueError(f"Unknown library kind {kind!r}: expected one of {', '.join(RESEARCHER_KINDS)}")
+    fts_table(kind)  # raises ValueError for an unknown kind
     return kind  # type: ignore[return-value]
 
 
@@ -176,7 +120,7 @@ class Library:
             return
         with self._write_lock:
             if not self._schema_ready:
-                conn.executescript(_SCHEMA)
+                conn.executescript(SCHEMA)
                 self._schema_ready = True
 
     def close(self) -> None:
@@ -257,21 +201,28 @@ class Library:
     # --- reading ---------------------------------------------------------------------------
 
     def search(self, query: str, *, kind: ResearcherKind | None = None, limit: int = 5) -> list[LibraryHit]:
-        """The best `limit` documents for free-text `query` (never raises on odd input)."""
-        expression = fts_query(query or "")
-        if not expression or limit <= 0:
+        """The best `limit` documents for free-text `query`, best first. Never raises on odd
+        query text (quotes, operators, emoji, empty); an unknown kind is a ValueError."""
+        kinds = [_check_kind(kind)] if kind else list(RESEARCHER_KINDS)
+        terms = query_terms(query)
+        if not terms or limit <= 0:
             return []
-        if kind is not None:
-            expression = f'kind : "{_check_kind(kind)}" AND {{title authors text}} : ({expression})'
-        sql = (
-            f"SELECT d.{_META_COLUMNS.replace(', ', ', d.')}, d.text, -m.rank AS score FROM ("
-            "  SELECT rowid, rank FROM documents_fts"
-            f"  WHERE documents_fts MATCH ? AND rank MATCH 'bm25({_BM25_WEIGHTS})'"
-            "  ORDER BY rank LIMIT ?"
-            ") AS m JOIN documents AS d ON d.id = m.rowid ORDER BY m.rank"
-        )
-        rows = self._conn().execute(sql, (expression, int(limit))).fetchall()
-        return [LibraryHit(**_document_fields(row), text=row["text"], score=float(row["score"])) for row in rows]
+        conn = self._conn()
+        ranked = [pair for k in kinds for pair in ranked_ids(conn, k, terms, limit)]
+        ranked.sort(key=lambda pair: -pair[1])  # stable: equal scores keep each kind's order
+        ranked = ranked[:limit]
+        if not ranked:
+            return []
+        marks = ", ".join("?" * len(ranked))
+        rows = conn.execute(
+            f"SELECT {_META_COLUMNS}, text FROM documents WHERE id IN ({marks})", [i for i, _ in ranked]
+        ).fetchall()
+        by_id = {row["id"]: row for row in rows}
+        return [
+            LibraryHit(**_document_fields(by_id[i]), text=by_id[i]["text"], score=score)
+            for i, score in ranked
+            if i in by_id
+        ]
 
     def get_text(self, doc_id: int) -> str:
         row = self._conn().execute("SELECT text FROM documents WHERE id = ?", (int(doc_id),)).fetchone()

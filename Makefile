@@ -1,0 +1,51 @@
+# Research Desk. `make run` and `make test` set up everything they need on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8501
+
+.PHONY: run test test-fast bench bench-quick install install-dev browser clean
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+## Start the dashboard (offline by default: no key, no network needed).
+run: install
+	$(PY) -m streamlit run streamlit_app.py --server.address $(HOST) --server.port $(PORT) \
+		--server.headless true --browser.gatherUsageStats false
+
+## Install Debian's Chromium for the browser tests (root, or sudo, needed; skipped if present).
+browser:
+	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || \
+		{ command -v apt-get >/dev/null && (apt-get update -q && apt-get install -y -q chromium) \
+		|| echo "Chromium not installed: browser tests will be skipped outside CI."; }
+
+## Run every test (unit, graph, UI, browser), all offline.
+test: install-dev browser
+	$(PY) -m pytest -q
+
+## Everything but the browser tests.
+test-fast: install-dev
+	$(PY) -m pytest -q -m "not browser"
+
+bench: install-dev browser
+	$(PY) -m bench
+
+bench-quick: install-dev
+	$(PY) -m bench --quick
+
+clean:
+	rm -rf $(VENV) .pytest_cache test-artifacts

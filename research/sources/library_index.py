@@ -1,0 +1,150 @@
+"""The library's SQL schema and its full-text query planner (SQLite FTS5, bm25 ranking).
+
+One FTS5 index per kind (web / academic / book), each an external-content index over a view of
+the `documents` table, kept in sync by triggers. A kind's search touches only its own index, so
+the kind filter costs nothing.
+
+Why the planner: FTS5's bm25() first counts every row that contains each query term (to compute
+its IDF) and then scores every matching row. A term found in tens of thousands of documents
+therefore costs milliseconds on its own. So before ranking, each term's document frequency is
+measured with a capped count (cheap: it stops at the cap), and only terms rare enough to be
+informative are ranked. Common terms add little to BM25 anyway (their IDF is low). When every
+term is common, the newest documents containing all of them are returned unranked.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from research.schemas import RESEARCHER_KINDS, ResearcherKind
+from research.text import STOPWORDS, words
+
+MAX_QUERY_TERMS = 24  # bounds the cost of a pasted paragraph used as a query
+COMMON_TERM_DOCS = 2000  # a term in more documents than this is not ranked on
+RANKED_POSTINGS_BUDGET = 5000  # at most this many (term, document) pairs go through bm25()
+BM25_WEIGHTS = "4.0, 2.0, 1.0"  # title, authors, text
+
+SCHEMA_VERSION = 1
+
+
+def fts_table(kind: ResearcherKind) -> str:
+    if kind not in RESEARCHER_KINDS:
+        raise ValueError(f"Unknown library kind {kind!r}: expected one of {', '.join(RESEARCHER_KINDS)}")
+    return f"documents_fts_{kind}"
+
+
+def _kind_ddl(kind: str) -> str:
+    table = f"documents_fts_{kind}"
+    columns = "title, authors, text"
+    old = "old.title, old.authors, old.text"
+    new = "new.title, new.authors, new.text"
+    return f"""
+CREATE VIEW IF NOT EXISTS documents_{kind} AS
+    SELECT id, title, authors, text FROM documents WHERE kind = '{kind}';
+CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5 (
+    {columns}, content = 'documents_{kind}', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS {table}_ai AFTER INSERT ON documents WHEN new.kind = '{kind}' BEGIN
+    INSERT INTO {table} (rowid, {columns}) VALUES (new.id, {new});
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_ad AFTER DELETE ON documents WHEN old.kind = '{kind}' BEGIN
+    INSERT INTO {table} ({table}, rowid, {columns}) VALUES ('delete', old.id, {old});
+END;
+-- One trigger per index for updates, so the old row is removed before the new one is added
+-- (also right when an update moves a document from one kind to another).
+CREATE TRIGGER IF NOT EXISTS {table}_au AFTER UPDATE ON documents BEGIN
+    INSERT INTO {table} ({table}, rowid, {columns})
+        SELECT 'delete', old.id, {old} WHERE old.kind = '{kind}';
+    INSERT INTO {table} (rowid, {columns}) SELECT new.id, {new} WHERE new.kind = '{kind}';
+END;
+"""
+
+
+SCHEMA = (
+    """
+CREATE TABLE IF NOT EXISTS documents (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('web', 'academic', 'book')),
+    title TEXT NOT NULL,
+    url TEXT NOT NULL UNIQUE,
+    authors TEXT NOT NULL DEFAULT '[]',  -- JSON list
+    year INTEGER,
+    publisher TEXT NOT NULL DEFAULT '',
+    topic TEXT NOT NULL DEFAULT '',
+    sample INTEGER NOT NULL DEFAULT 0,
+    text TEXT NOT NULL,
+    chars INTEGER NOT NULL DEFAULT 0,
+    added_at REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS documents_by_kind ON documents (kind, id);
+CREATE INDEX IF NOT EXISTS documents_by_sample ON documents (sample);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+    + "".join(_kind_ddl(kind) for kind in RESEARCHER_KINDS)
+    + f"PRAGMA user_version = {SCHEMA_VERSION};\n"
+)
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct search terms of free text, in order: letters/digits only, so quotes, FTS operators
+    (AND/OR/NOT/NEAR), '-', ':', '*', '^' and brackets are inert. Stopwords are dropped unless
+    they are all there is ("The Who")."""
+    terms = list(dict.fromkeys(words(query or "")))
+    content = [t for t in terms if t not in STOPWORDS]
+    return (content or terms)[:MAX_QUERY_TERMS]
+
+
+def _any_of(terms: list[str]) -> str:
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
+def _all_of(terms: list[str]) -> str:
+    return " AND ".join(f'"{term}"' for term in terms)
+
+
+def _capped_counts(conn: sqlite3.Connection, table: str, terms: list[str]) -> list[int]:
+    """Documents containing each term, counted up to COMMON_TERM_DOCS + 1 (so common terms are cheap)."""
+    part = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT {COMMON_TERM_DOCS + 1}))"
+    sql = "SELECT " + ", ".join([part] * len(terms))
+    return list(conn.execute(sql, [f'"{t}"' for t in terms]).fetchone())
+
+
+def _rankable(terms: list[str], counts: list[int]) -> list[str]:
+    """The rarest terms whose postings fit the bm25 budget (the rarest rare term always fits)."""
+    rare = sorted((n, i) for i, n in enumerate(counts) if 0 < n <= COMMON_TERM_DOCS)
+    chosen: list[int] = []
+    spent = 0
+    for n, i in rare:
+        if chosen and spent + n > RANKED_POSTINGS_BUDGET:
+            break
+        chosen.append(i)
+        spent += n
+    return [terms[i] for i in sorted(chosen)]
+
+
+def ranked_ids(conn: sqlite3.Connection, kind: ResearcherKind, terms: list[str], limit: int) -> list[tuple[int, float]]:
+    """The best `limit` (document id, score) pairs of one kind; higher score is better."""
+    if not terms or limit <= 0:
+        return []
+    table = fts_table(kind)
+    counts = _capped_counts(conn, table, terms)
+    chosen = _rankable(terms, counts)
+    if chosen:
+        rows = conn.execute(
+            f"SELECT rowid, -rank FROM {table} WHERE {table} MATCH ? AND rank MATCH 'bm25({BM25_WEIGHTS})'"
+            " ORDER BY rank LIMIT ?",
+            (_any_of(chosen), limit),
+        ).fetchall()
+        return [(int(rowid), float(score)) for rowid, score in rows]
+    present = [t for t, n in zip(terms, counts) if n]
+    if not present:
+        return []
+    # Every term is common: the newest documents that have them all (or, failing that, any).
+    for expression in (_all_of(present), _any_of(present)):
+        rows = conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?", (expression, limit)
+        ).fetchall()
+        if rows:
+            return [(int(rowid), 0.0) for (rowid,) in rows]
+    return []

@@ -1,0 +1,366 @@
+"""A loopback OpenAI-compatible chat server, for tests and benchmarks of the LLM brain.
+
+It speaks the real wire format, so the real `ChatOpenAI` / OpenAI SDK talk to it over a socket:
+
+    with FakeOpenAIServer() as server:                      # default: the scripted research model
+        settings = Settings(openai_base_url=server.base_url, openai_api_key="sk-test", model="fake")
+        brain = LLMBrain(settings)
+        ...
+        assert server.stats.calls == 4
+
+- POST /v1/chat/completions: JSON replies, or SSE with `stream: true` (with a final usage chunk
+  when `stream_options.include_usage` is set); `response_format` json_schema answered with JSON
+  content; forced tool calls answered with a tool_call whose arguments are the JSON; `usage` in
+  every reply.
+- GET /v1/models.
+- The model is a pluggable `responder(request_json)`: it returns a str (the content, verbatim, even
+  where JSON was asked for: script broken output with it), a dict / list / pydantic model (sent
+  as JSON content or as tool-call arguments), or a `ChatReply`. Default: `ScriptedModel`.
+- Faults: `fail_next("500" | "429" | "timeout" | "invalid_json" | "reject_response_format" |
+  "reject_tools", times=n)` scripts the next n calls; `reject_response_format` / `reject_tools`
+  attributes make the server permanently refuse those features with a 400, like many local servers.
+  Error messages may contain `{api_key}`, replaced by the caller's bearer token (to prove a client
+  never leaks what a server echoes).
+- `latency` (seconds per call) and counters (`stats`: calls, prompt/completion tokens).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
+from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
+
+Responder = Callable[[dict[str, Any]], Any]
+FAULT_KINDS = ("500", "429", "timeout", "invalid_json", "reject_response_format", "reject_tools")
+
+RESPONSE_FORMAT_REJECTION = "Unsupported param: response_format of type 'json_schema' is not supported by this server"
+TOOLS_REJECTION = "fake-model does not support tools"
+INVALID_JSON_CONTENT = 'Sure! Here is the JSON you asked for: {"queries": ["unterminated'
+
+
+@dataclass
+class ChatReply:
+    """A full reply: content and/or one tool call (arguments as a JSON string or object)."""
+
+    content: str | None = None
+    tool_name: str | None = None
+    tool_arguments: str | dict[str, Any] | None = None
+
+
+@dataclass
+class Fault:
+    kind: str
+    message: str | None = None
+
+
+@dataclass
+class Stats:
+    calls: int = 0  # chat completion requests received, faults included
+    replies: int = 0  # successful (200) chat replies
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def count_tokens(text: str) -> int:
+    """A deterministic stand-in for a tokenizer: about four characters per token."""
+    return max(1, len(text) // 4) if text else 0
+
+
+class FakeOpenAIServer:
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency: float = 0.0,
+        model: str = "fake-model",
+        timeout_seconds: float = 30.0,
+        retry_after_ms: int | None = 10,
+        stream_chunk_chars: int = 24,
+    ) -> None:
+        self.responder: Responder = responder or ScriptedModel()
+        self.latency = latency
+        self.model = model
+        self.timeout_seconds = timeout_seconds  # how long a "timeout" fault hangs
+        self.retry_after_ms = retry_after_ms  # sent on 429/5xx so SDK retries stay fast in tests
+        self.stream_chunk_chars = stream_chunk_chars
+        self.reject_response_format = False
+        self.reject_tools = False
+        self.requests: list[dict[str, Any]] = []
+        self.stats = Stats()
+        self._faults: deque[Fault] = deque()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- scripting ------------------------------------------------------------------------------
+
+    def fail_next(self, kind: str, times: int = 1, *, message: str | None = None) -> FakeOpenAIServer:
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {kind!r}; expected one of {FAULT_KINDS}")
+        with self._lock:
+            self._faults.extend(Fault(kind, message) for _ in range(times))
+        return self
+
+    def reset(self) -> None:
+        with self._lock:
+            self._faults.clear()
+            self.requests.clear()
+            self.stats = Stats()
+
+    @property
+    def base_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("FakeOpenAIServer is not started")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAIServer:
+        server = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server naming
+                server._handle_get(self)
+
+            def do_POST(self) -> None:  # noqa: N802
+                server._handle_post(self)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False  # never wait for a handler simulating a hang
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- HTTP -----------------------------------------------------------------------------------
+
+    def _handle_get(self, http: BaseHTTPRequestHandler) -> None:
+        if http.path.rstrip("/").endswith("/models"):
+            models = {"object": "list", "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "fake"}]}
+            _send_json(http, 200, models)
+        else:
+            _send_json(http, 404, _error(f"no route for GET {http.path}", "invalid_request_error"))
+
+    def _handle_post(self, http: BaseHTTPRequestHandler) -> None:
+        length = int(http.headers.get("Content-Length") or 0)
+        raw = http.rfile.read(length) if length else b""
+        if not http.path.rstrip("/").endswith("/chat/completions"):
+            _send_json(http, 404, _error(f"no route for POST {http.path}", "invalid_request_error"))
+            return
+        try:
+            request = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            _send_json(http, 400, _error("request body is not JSON", "invalid_request_error"))
+            return
+        api_key = (http.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+        with self._lock:
+            self.requests.append(request)
+            self.stats.calls += 1
+            fault = self._faults.popleft() if self._faults else None
+        if self.latency and self._stopping.wait(self.latency):
+            return
+        if fault is None:
+            if self.reject_response_format and request.get("response_format", {}).get("type") == "json_schema":
+                fault = Fault("reject_response_format")
+            elif self.reject_tools and request.get("tools"):
+                fault = Fault("reject_tools")
+        if fault is not None and self._send_fault(http, fault, api_key):
+            return
+        content, tool = self._answer(request, invalid=fault is not None and fault.kind == "invalid_json")
+        prompt_tokens = count_tokens(_prompt_text(request))
+        completion_tokens = count_tokens((content or "") + (tool[1] if tool else ""))
+        with self._lock:
+            self.stats.replies += 1
+            self.stats.prompt_tokens += prompt_tokens
+            self.stats.completion_tokens += completion_tokens
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                 "total_tokens": prompt_tokens + completion_tokens}
+        reply_id = f"chatcmpl-fake-{next(self._ids)}"
+        if request.get("stream"):
+            include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+            self._send_stream(http, reply_id, content, tool, usage if include_usage else None)
+        else:
+            _send_json(http, 200, self._completion(reply_id, content, tool, usage))
+
+    def _send_fault(self, http: BaseHTTPRequestHandler, fault: Fault, api_key: str) -> bool:
+        """Answer a scripted fault; False when the fault only changes the content (invalid_json)."""
+        retry = {"retry-after-ms": str(self.retry_after_ms)} if self.retry_after_ms is not None else {}
+
+        def message(default: str) -> str:
+            return (fault.message or default).replace("{api_key}", api_key)
+
+        if fault.kind == "500":
+            _send_json(http, 500, _error(message("The server had an error while processing your request."), "server_error"), retry)
+        elif fault.kind == "429":
+            _send_json(http, 429, _error(message("Rate limit reached for requests."), "requests", "rate_limit_exceeded"), retry)
+        elif fault.kind == "reject_response_format":
+            _send_json(http, 400, _error(message(RESPONSE_FORMAT_REJECTION), "invalid_request_error", param="response_format"))
+        elif fault.kind == "reject_tools":
+            _send_json(http, 400, _error(message(TOOLS_REJECTION), "invalid_request_error", param="tools"))
+        elif fault.kind == "timeout":
+            self._stopping.wait(self.timeout_seconds)  # the client gives up first; then just hang up
+            _close_quietly(http)
+        else:
+            return False
+        return True
+
+    # --- the model ------------------------------------------------------------------------------
+
+    def _answer(self, request: dict[str, Any], *, invalid: bool) -> tuple[str | None, tuple[str, str] | None]:
+        """(content, (tool_name, arguments_json) or None) for this request."""
+        tool_name = _forced_tool(request)
+        if invalid:
+            return (None, (tool_name, INVALID_JSON_CONTENT)) if tool_name else (INVALID_JSON_CONTENT, None)
+        result = self.responder(request)
+        if isinstance(result, ChatReply):
+            if result.tool_name:
+                args = result.tool_arguments
+                return result.content, (result.tool_name, args if isinstance(args, str) else json.dumps(args))
+            return result.content or "", None
+        if isinstance(result, BaseModel):
+            result = result.model_dump(mode="json")
+        text = result if isinstance(result, str) else json.dumps(result)
+        if tool_name:
+            return None, (tool_name, text)
+        return text, None
+
+    def _completion(self, reply_id: str, content: str | None, tool: tuple[str, str] | None, usage: dict) -> dict:
+        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        if tool:
+            message["tool_calls"] = [
+                {"id": f"call_{reply_id}", "type": "function", "function": {"name": tool[0], "arguments": tool[1]}}
+            ]
+        return {
+            "id": reply_id,
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self.model,
+            "choices": [
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": "tool_calls" if tool else "stop"}
+            ],
+            "usage": usage,
+        }
+
+    def _send_stream(
+        self, http: BaseHTTPRequestHandler, reply_id: str, content: str | None,
+        tool: tuple[str, str] | None, usage: dict | None,
+    ) -> None:
+        created = int(time.time())
+
+        def chunk(delta: dict | None, finish: str | None = None, *, with_usage: dict | None = None) -> dict:
+            choices = [] if delta is None else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+            return {"id": reply_id, "object": "chat.completion.chunk", "created": created, "model": self.model,
+                    "choices": choices, "usage": with_usage}
+
+        size = self.stream_chunk_chars
+        events = [chunk({"role": "assistant", "content": "" if content is not None else None})]
+        for i in range(0, len(content or ""), size):
+            events.append(chunk({"content": content[i:i + size]}))
+        if tool:
+            name, arguments = tool
+            events.append(chunk({"tool_calls": [{"index": 0, "id": f"call_{reply_id}", "type": "function",
+                                                 "function": {"name": name, "arguments": ""}}]}))
+            for i in range(0, len(arguments), size):
+                events.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments[i:i + size]}}]}))
+        events.append(chunk({}, "tool_calls" if tool else "stop"))
+        if usage is not None:
+            events.append(chunk(None, with_usage=usage))
+        try:
+            http.send_response(200)
+            http.send_header("Content-Type", "text/event-stream")
+            http.send_header("Cache-Control", "no-cache")
+            http.send_header("Transfer-Encoding", "chunked")
+            http.end_headers()
+            for event in events:
+                _write_chunk(http, f"data: {json.dumps(event)}\n\n".encode())
+            _write_chunk(http, b"data: [DONE]\n\n")
+            http.wfile.write(b"0\r\n\r\n")
+            http.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+def _forced_tool(request: dict[str, Any]) -> str | None:
+    """The tool the client forces (tool_choice), or the only tool offered; None without tools."""
+    if not request.get("tools"):
+        return None
+    choice = request.get("tool_choice")
+    if isinstance(choice, dict):
+        return (choice.get("function") or {}).get("name")
+    return requested_schema_name(request)
+
+
+def _prompt_text(request: dict[str, Any]) -> str:
+    parts: list[str] = []
+    for message in request.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    for extra in ("tools", "response_format"):
+        if request.get(extra):
+            parts.append(json.dumps(request[extra]))
+    return "\n".join(parts)
+
+
+def _error(message: str, type_: str, code: str | None = None, *, param: str | None = None) -> dict:
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+def _send_json(http: BaseHTTPRequestHandler, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+    body = json.dumps(payload).encode()
+    try:
+        http.send_response(status)
+        http.send_header("Content-Type", "application/json")
+        http.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            http.send_header(name, value)
+        http.end_headers()
+        http.wfile.write(body)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+def _write_chunk(http: BaseHTTPRequestHandler, data: bytes) -> None:
+    http.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+    http.wfile.flush()
+
+
+def _close_quietly(http: BaseHTTPRequestHandler) -> None:
+    http.close_connection = True
