@@ -10,9 +10,18 @@ from research.schemas import MAX_TOPIC_CHARS, ResearcherAllocation, ResearchRequ
 from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
 from research.view import ResearcherView, RunView, fold
 
+# For the dashboard: run-view constants, library browsing/upload and the provider check.
+from research.health import ProviderStatus, check_providers
+from research.schemas import MAX_PER_KIND, RESEARCHER_KINDS
+from research.sources.library import Library, LibraryDocument, LibraryHit
+from research.sources.library_import import SUPPORTED_SUFFIXES, ImportReport, import_bytes
+from research.view import PHASES
+
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
     "ResearchRunner", "ResearcherAllocation", "ResearcherView", "RunManager", "RunRecord", "RunStore", "RunView",
     "Settings", "Source", "TopicError", "check_citations", "fold", "get_settings", "parse_allocation",
     "validate_topic",
+    "ImportReport", "Library", "LibraryDocument", "LibraryHit", "MAX_PER_KIND", "PHASES", "ProviderStatus",
+    "RESEARCHER_KINDS", "SUPPORTED_SUFFIXES", "check_providers", "import_bytes",
 ]

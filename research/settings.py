@@ -70,6 +70,8 @@ class Settings(BaseSettings):
     ddgs_url: str | None = None
     enable_github: bool = False
     enable_stackexchange: bool = False
+    # Seconds each local-library search waits, to pace live demos (and make a run observable in tests).
+    demo_delay: float = Field(0.0, ge=0, le=30)
 
     @field_validator("fast_model", "openai_base_url", mode="before")
     @classmethod

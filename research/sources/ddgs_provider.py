@@ -69,7 +69,7 @@ class DuckDuckGoProvider:
     kind = "web"
 
     def __init__(self, settings: Settings) -> None:
-        self._search_url = getattr(settings, "ddgs_url", None)
+        self._search_url = settings.ddgs_url
         self._policy = http_core.HttpPolicy.from_settings(settings)
 
     def search(self, query: str, *, limit: int) -> Retrieval:

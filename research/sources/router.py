@@ -7,6 +7,8 @@ back per kind to the library when every provider of that kind failed, with a war
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
@@ -15,6 +17,34 @@ from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
 
 log = logging.getLogger("research.sources")
+
+# After a provider fails, skip it for this long: with no network, every query would otherwise
+# wait out its retries before falling back to the library.
+BREAKER_SECONDS = 60.0
+
+
+class CircuitBreaker:
+    """Process-wide memory of which providers just failed."""
+
+    def __init__(self, seconds: float = BREAKER_SECONDS) -> None:
+        self.seconds = seconds
+        self._open_until: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def is_open(self, name: str) -> bool:
+        with self._lock:
+            return self._open_until.get(name, 0.0) > time.monotonic()
+
+    def trip(self, name: str) -> None:
+        with self._lock:
+            self._open_until[name] = time.monotonic() + self.seconds
+
+    def reset(self, name: str) -> None:
+        with self._lock:
+            self._open_until.pop(name, None)
+
+
+BREAKER = CircuitBreaker()
 
 
 def live_providers(kind: ResearcherKind, settings: Settings) -> list[SourceProvider]:
@@ -56,10 +86,12 @@ class SourceRouter:
         settings: Settings,
         library_provider: Callable[[ResearcherKind], SourceProvider],
         providers: Callable[[ResearcherKind, Settings], list[SourceProvider]] = live_providers,
+        breaker: CircuitBreaker = BREAKER,
     ) -> None:
         self.settings = settings
         self._library_provider = library_provider
         self._providers = providers
+        self.breaker = breaker
 
     def describe(self, kind: ResearcherKind) -> list[str]:
         """Provider names in use for a kind (for the dashboard and the Settings page)."""
@@ -70,7 +102,7 @@ class SourceRouter:
 
     def retrieve(self, kind: ResearcherKind, query: str, limit: int) -> Retrieval:
         if self.settings.sources == "library":
-            return _safe_search(self._library_provider(kind), query, limit)
+            return self._library_search(kind, query, limit)
         try:
             providers = self._providers(kind, self.settings)
         except Exception as exc:  # noqa: BLE001 - a provider that cannot even be built is a failure too
@@ -81,19 +113,34 @@ class SourceRouter:
         outcome = Retrieval()
         if setup_warning:
             outcome.warnings.append(setup_warning)
-        if providers:
-            with ThreadPoolExecutor(max_workers=len(providers), thread_name_prefix=f"src-{kind}") as pool:
-                for result in pool.map(lambda p: _safe_search(p, query, limit), providers):
+        resting = [p for p in providers if self.breaker.is_open(p.name)]
+        active = [p for p in providers if p not in resting]
+        for provider in resting:
+            outcome.warnings.append(RunWarning(
+                source=provider.name, message=f"skipped: it failed within the last {self.breaker.seconds:.0f} s",
+            ))
+        if active:
+            with ThreadPoolExecutor(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
+                for provider, result in zip(active, pool.map(lambda p: _safe_search(p, query, limit), active)):
+                    if provider.name in result.providers_used:
+                        self.breaker.reset(provider.name)
+                    else:
+                        self.breaker.trip(provider.name)
                     outcome.extend(result)
         live_failed = not outcome.providers_used
         if live_failed and self.settings.sources == "auto":
-            fallback = _safe_search(self._library_provider(kind), query, limit)
+            fallback = self._library_search(kind, query, limit)
             names = ", ".join(p.name for p in providers) or kind
             outcome.warnings.append(
                 RunWarning(source="library", message=f"{names} failed for {query!r}; used the local library instead.")
             )
             outcome.extend(fallback)
         return outcome
+
+    def _library_search(self, kind: ResearcherKind, query: str, limit: int) -> Retrieval:
+        if self.settings.demo_delay:  # presenters pace a live demo so the audience can follow it
+            time.sleep(self.settings.demo_delay)
+        return _safe_search(self._library_provider(kind), query, limit)
 
 
 def _safe_search(provider: SourceProvider, query: str, limit: int) -> Retrieval:
