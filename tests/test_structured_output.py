@@ -129,7 +129,8 @@ def test_invalid_json_from_json_schema_moves_on_to_function_calling(server: Fake
 
 
 def test_think_blocks_and_fences_around_json_are_tolerated() -> None:
-    reply = "<think>The user wants queries. {not json}</think>\n```json\n" + json.dumps(VALID) + "\n```"
+    draft = json.dumps({"queries": ["a first idea I will discard"]})
+    reply = f"<think>The user wants queries. Draft: {draft}</think>\n```json\n{json.dumps(VALID)}\n```"
     with FakeOpenAIServer(lambda request: reply) as server:
         parsed, _usage = invoke_structured(llm_for(server), QueryPlan, MESSAGES)
 

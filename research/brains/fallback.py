@@ -23,6 +23,7 @@ WarningSink = Callable[[str, str], None]  # (source, message), e.g. ("openai", "
 
 _KEY_SHAPED = re.compile(r"\b(sk|pk|rk|tvly|ghp|gho|github_pat)[-_][A-Za-z0-9_\-]{6,}")
 _BEARER = re.compile(r"(?i)\bbearer\s+\S+")
+_SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
 _MAX_DETAIL = 160
 
 
@@ -103,7 +104,8 @@ def describe_model_error(exc: BaseException, secrets: Iterable[str] = ()) -> str
     if isinstance(exc, openai.APIConnectionError):
         return "connection failed: the model server could not be reached"
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {_short(scrub(exc.message, secrets))}"
+        detail = _SDK_PREFIX.sub("", exc.message)  # "Error code: 500 - ..." repeats the status
+        return f"HTTP {exc.status_code}: {_short(scrub(detail, secrets))}"
     if isinstance(exc, InvalidModelOutput):
         return f"invalid output after retries: {_short(scrub(str(exc), secrets))}"
     return f"{type(exc).__name__}: {_short(scrub(str(exc), secrets))}"

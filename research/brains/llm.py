@@ -9,6 +9,7 @@ One LLMBrain serves one run (its budget is the run's budget); its methods are th
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
@@ -24,12 +25,12 @@ from research.schemas import (
     AnalystVerdict,
     QueryPlan,
     QuestionCoverage,
+    ResearcherAllocation,
     ResearcherKind,
     ResearcherReport,
     ResearcherTask,
     ResearchPlan,
     Source,
-    SupervisorDecision,
     Usage,
 )
 from research.settings import Settings
@@ -48,11 +49,15 @@ JUDGE_MAX_SOURCES = 40
 JUDGE_NOTES_CHARS = 1200
 WRITER_SOURCE_CHARS = 1200
 WRITER_MAX_SOURCES = 40
+M = TypeVar("M", bound=BaseModel)
 _LIST_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 
 
 def chat_model(settings: Settings, model: str, *, max_retries: int = 2, streaming: bool = False) -> ChatOpenAI:
     key = settings.openai_api_key or SecretStr(PLACEHOLDER_API_KEY)
+    # `streaming` is only passed when True: an explicit False would also stop `.stream()` and a
+    # graph's "messages" stream mode from streaming tokens.
+    extra = {"streaming": True} if streaming else {}
     return ChatOpenAI(
         model=model,
         base_url=settings.openai_base_url,
@@ -61,7 +66,7 @@ def chat_model(settings: Settings, model: str, *, max_retries: int = 2, streamin
         max_retries=max_retries,
         use_responses_api=False,  # model names like gpt-5-pro would otherwise switch to /v1/responses
         stream_usage=True,  # usage arrives even when a graph's "messages" stream makes calls stream
-        streaming=streaming,
+        **extra,
     )
 
 
@@ -105,22 +110,19 @@ class LLMBrain:
             raise InvalidModelOutput("the plan had no research questions")
         plan = Plan(research_questions=questions, reasoning=result.reasoning.strip())
         if wants_allocation:
+            # Shape only (each kind 0-3). The cap and the at-least-one rule are policy: the supervisor
+            # checks them with SupervisorDecision and warns when it falls back to the default.
             plan.allocation_reasoning = result.allocation_reasoning.strip()
             try:
-                decision = SupervisorDecision(
-                    action="conduct_research",
-                    reasoning=plan.reasoning,
-                    research_questions=questions,
-                    web_researchers=result.web_researchers,
-                    academic_researchers=result.academic_researchers,
-                    book_researchers=result.book_researchers,
-                    allocation_reasoning=plan.allocation_reasoning,
-                    max_researchers=max_researchers,
+                plan.allocation = ResearcherAllocation(
+                    web=result.web_researchers, academic=result.academic_researchers, book=result.book_researchers
                 )
-                plan.allocation = decision.allocation
             except ValidationError as exc:
                 counts = f"{result.web_researchers},{result.academic_researchers},{result.book_researchers}"
-                plan.allocation_error = f"model allocation {counts} rejected: {exc.errors()[0]['msg']}"
+                problem = exc.errors()[0]
+                plan.allocation_error = (
+                    f"model allocation {counts} rejected: {problem['loc'][0]} {problem['msg'].lower()}"
+                )
         return plan
 
     def queries(self, task: ResearcherTask, kind: ResearcherKind) -> list[str]:
@@ -225,7 +227,7 @@ class LLMBrain:
 
     # --- calls --------------------------------------------------------------------------------
 
-    def _structured(self, llm: ChatOpenAI, schema: type[BaseModel], messages: list[BaseMessage]):
+    def _structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage]) -> M:
         parsed, _usage = invoke_structured(
             llm, schema, messages,
             before_call=self.meter.reserve_call,
@@ -252,7 +254,7 @@ def _source_block(label: str, source: Source, text_of: TextLookup, limit: int, *
 
 
 def _report_block(report: ResearcherReport) -> str:
-    notes = " ".join(report.notes.split())[:JUDGE_NOTES_CHARS]
+    notes = "\n".join(line.strip() for line in report.notes.splitlines() if line.strip())[:JUDGE_NOTES_CHARS]
     header = (
         f"[{report.researcher_id}] {report.kind} researcher, question: {report.question} "
         f"({len(report.source_ids)} sources, {report.status})"

@@ -10,7 +10,6 @@ from langgraph.runtime import Runtime
 
 from research.context import RunContext
 from research.events import emit
-from research.pricing import estimate_cost
 
 agent_log = logging.getLogger("research.agents")
 
@@ -26,7 +25,7 @@ def report_usage(ctx: RunContext, node: str, researcher_id: str | None = None) -
         emit(
             "usage", researcher_id=researcher_id, node=node, calls=usage.calls,
             prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-            cost_usd=estimate_cost(ctx.brain.name, usage),
+            cost_usd=usage.cost_usd,
         )
 
 

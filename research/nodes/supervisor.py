@@ -46,7 +46,8 @@ def supervisor(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
     if invalid:
         warnings.append(invalid)
     if user is None and model_allocation is None and not warnings:
-        warnings.append("The brain gave no allocation; used the default 111.")
+        reason = getattr(plan, "allocation_error", "") or "the brain gave no allocation"
+        warnings.append(f"{reason[:1].upper()}{reason[1:]}; used the default 111.")
     questions = [q.strip() for q in plan.research_questions if q.strip()][:MAX_QUESTIONS] or [topic]
     for message in warnings:
         warn("supervisor", message)

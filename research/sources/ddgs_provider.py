@@ -46,6 +46,8 @@ class _StatusKeepingDuckduckgo(Duckduckgo):
         except TimeoutException:
             raise Retryable("timed out") from None
         except DDGSException as exc:  # primp connection errors, wrapped by ddgs
+            if http_core.is_name_resolution_failure(exc):
+                raise ProviderError(NAME, "host not found (no network?)") from None
             raise Retryable(f"connection failed ({type(exc.__cause__ or exc).__name__})") from None
         status = response.status_code
         if status == 200:

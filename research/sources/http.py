@@ -221,6 +221,18 @@ def _attempts(n: int) -> str:
     return f"{n} attempt" if n == 1 else f"{n} attempts"
 
 
+_NAME_RESOLUTION_MARKERS = (
+    "name or service not known", "temporary failure in name resolution", "nodename nor servname",
+    "no address associated", "getaddrinfo failed", "dns",
+)
+
+
+def is_name_resolution_failure(exc: BaseException) -> bool:
+    """True when a connection failed because the host name could not be resolved."""
+    text = f"{type(exc).__name__} {exc} {exc.__cause__ or ''}".lower()
+    return any(marker in text for marker in _NAME_RESOLUTION_MARKERS)
+
+
 def request_with_retries(
     method: str,
     url: str,
@@ -258,6 +270,8 @@ def request_with_retries(
             except httpx.UnsupportedProtocol:
                 raise ProviderError(provider, f"unsupported URL scheme for {where}") from None
             except httpx.TransportError as exc:
+                if is_name_resolution_failure(exc):  # no DNS: offline, retrying only delays the fallback
+                    raise ProviderError(provider, f"host not found (no network?) at {where}") from None
                 failure = f"connection failed ({type(exc).__name__}) after {_attempts(attempt)} at {where}"
             except _BodyTooLarge as exc:
                 raise ProviderError(provider, f"{exc} from {where}") from None

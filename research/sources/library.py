@@ -16,6 +16,7 @@ import logging
 import sqlite3
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -87,7 +88,8 @@ class Library:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        # Weak, so a finished thread's connection (held by its thread-local) is freed and closed.
+        self._connections: weakref.WeakSet[_Connection] = weakref.WeakSet()
         self._registry_lock = threading.Lock()
         self._write_lock = threading.RLock()
         self._schema_ready = False
@@ -103,7 +105,7 @@ class Library:
             # each connection is otherwise used by the one thread that opened it. Autocommit
             # (isolation_level=None): writes open their own explicit transaction.
             conn = sqlite3.connect(
-                self.path, timeout=30.0, check_same_thread=False, isolation_level=None
+                self.path, timeout=30.0, check_same_thread=False, isolation_level=None, factory=_Connection
             )
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA busy_timeout = 30000")
@@ -111,7 +113,7 @@ class Library:
             conn.execute("PRAGMA synchronous = NORMAL")
             self._local.conn = conn
             with self._registry_lock:
-                self._connections.append(conn)
+                self._connections.add(conn)
             self._ensure_schema(conn)
         return conn
 
@@ -125,7 +127,7 @@ class Library:
 
     def close(self) -> None:
         with self._registry_lock:
-            for conn in self._connections:
+            for conn in list(self._connections):
                 try:
                     conn.close()
                 except sqlite3.Error:  # pragma: no cover - closing is best effort
@@ -208,7 +210,8 @@ class Library:
         if not terms or limit <= 0:
             return []
         conn = self._conn()
-        ranked = [pair for k in kinds for pair in ranked_ids(conn, k, terms, limit)]
+        share = 1.0 / len(kinds)  # searching every kind costs about as much as searching one
+        ranked = [pair for k in kinds for pair in ranked_ids(conn, k, terms, limit, budget=share)]
         ranked.sort(key=lambda pair: -pair[1])  # stable: equal scores keep each kind's order
         ranked = ranked[:limit]
         if not ranked:
@@ -296,6 +299,10 @@ class Library:
             )
         self._sample_fingerprint = fingerprint
         return len(docs)
+
+
+class _Connection(sqlite3.Connection):
+    """A plain connection that can be weakly referenced (sqlite3.Connection itself cannot)."""
 
 
 class _WriteTransaction:

@@ -9,7 +9,8 @@ its IDF) and then scores every matching row. A term found in tens of thousands o
 therefore costs milliseconds on its own. So before ranking, each term's document frequency is
 measured with a capped count (cheap: it stops at the cap), and only terms rare enough to be
 informative are ranked. Common terms add little to BM25 anyway (their IDF is low). When every
-term is common, the newest documents containing all of them are returned unranked.
+term is common, ranking is confined to a window: the newest COMMON_WINDOW documents that contain
+all of them (FTS5 seeks such a rowid range without reading the rest).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from research.text import STOPWORDS, words
 MAX_QUERY_TERMS = 24  # bounds the cost of a pasted paragraph used as a query
 COMMON_TERM_DOCS = 2000  # a term in more documents than this is not ranked on
 RANKED_POSTINGS_BUDGET = 5000  # at most this many (term, document) pairs go through bm25()
+MAX_COMMON_TERMS = 4  # when every term is common, rank on (at most) this many of them...
+COMMON_WINDOW = 500  # ...among the newest this-many documents that contain them
 BM25_WEIGHTS = "4.0, 2.0, 1.0"  # title, authors, text
 
 SCHEMA_VERSION = 1
@@ -110,26 +113,31 @@ def _capped_counts(conn: sqlite3.Connection, table: str, terms: list[str]) -> li
     return list(conn.execute(sql, [f'"{t}"' for t in terms]).fetchone())
 
 
-def _rankable(terms: list[str], counts: list[int]) -> list[str]:
+def _rankable(terms: list[str], counts: list[int], budget: float = 1.0) -> list[str]:
     """The rarest terms whose postings fit the bm25 budget (the rarest rare term always fits)."""
     rare = sorted((n, i) for i, n in enumerate(counts) if 0 < n <= COMMON_TERM_DOCS)
     chosen: list[int] = []
     spent = 0
     for n, i in rare:
-        if chosen and spent + n > RANKED_POSTINGS_BUDGET:
+        if chosen and spent + n > RANKED_POSTINGS_BUDGET * budget:
             break
         chosen.append(i)
         spent += n
     return [terms[i] for i in sorted(chosen)]
 
 
-def ranked_ids(conn: sqlite3.Connection, kind: ResearcherKind, terms: list[str], limit: int) -> list[tuple[int, float]]:
-    """The best `limit` (document id, score) pairs of one kind; higher score is better."""
+def ranked_ids(
+    conn: sqlite3.Connection, kind: ResearcherKind, terms: list[str], limit: int, *, budget: float = 1.0
+) -> list[tuple[int, float]]:
+    """The best `limit` (document id, score) pairs of one kind; higher score is better.
+
+    `budget` scales the work allowed (a search over all three kinds gives each a third).
+    """
     if not terms or limit <= 0:
         return []
     table = fts_table(kind)
     counts = _capped_counts(conn, table, terms)
-    chosen = _rankable(terms, counts)
+    chosen = _rankable(terms, counts, budget)
     if chosen:
         rows = conn.execute(
             f"SELECT rowid, -rank FROM {table} WHERE {table} MATCH ? AND rank MATCH 'bm25({BM25_WEIGHTS})'"
@@ -137,14 +145,20 @@ def ranked_ids(conn: sqlite3.Connection, kind: ResearcherKind, terms: list[str],
             (_any_of(chosen), limit),
         ).fetchall()
         return [(int(rowid), float(score)) for rowid, score in rows]
-    present = [t for t, n in zip(terms, counts) if n]
+    present = [t for t, n in zip(terms, counts) if n][: max(1, int(MAX_COMMON_TERMS * budget))]
     if not present:
         return []
-    # Every term is common: the newest documents that have them all (or, failing that, any).
+    # Every term is common: rank the newest documents that have them all (or, failing that, any).
     for expression in (_all_of(present), _any_of(present)):
+        window = conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (expression, max(1, int(COMMON_WINDOW * budget)) - 1),
+        ).fetchone()
         rows = conn.execute(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?", (expression, limit)
+            f"SELECT rowid, -rank FROM {table} WHERE {table} MATCH ? AND rowid >= ?"
+            f" AND rank MATCH 'bm25({BM25_WEIGHTS})' ORDER BY rank LIMIT ?",
+            (expression, window[0] if window else 0, limit),
         ).fetchall()
         if rows:
-            return [(int(rowid), 0.0) for (rowid,) in rows]
+            return [(int(rowid), float(score)) for rowid, score in rows]
     return []

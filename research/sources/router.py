@@ -21,6 +21,7 @@ log = logging.getLogger("research.sources")
 # After a provider fails, skip it for this long: with no network, every query would otherwise
 # wait out its retries before falling back to the library.
 BREAKER_SECONDS = 60.0
+PAGES_PER_QUERY = 2
 
 
 class CircuitBreaker:
@@ -50,14 +51,18 @@ BREAKER = CircuitBreaker()
 def live_providers(kind: ResearcherKind, settings: Settings) -> list[SourceProvider]:
     """The live services for one kind, as the settings enable them (imported lazily)."""
     if kind == "web":
+        from research.sources.scraper import PageTextProvider
+
         if settings.tavily_api_key:
             from research.sources.tavily_provider import TavilyProvider
 
-            providers: list[SourceProvider] = [TavilyProvider(settings)]
+            search: SourceProvider = TavilyProvider(settings)
         else:
             from research.sources.ddgs_provider import DuckDuckGoProvider
 
-            providers = [DuckDuckGoProvider(settings)]
+            search = DuckDuckGoProvider(settings)
+        # Search services give snippets; the writer quotes page text, so fetch a few pages.
+        providers: list[SourceProvider] = [PageTextProvider(search, settings, max_pages=PAGES_PER_QUERY)]
         if settings.enable_github:
             from research.sources.github_provider import GitHubProvider
 

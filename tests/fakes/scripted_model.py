@@ -62,10 +62,11 @@ def last_user_text(request: dict[str, Any]) -> str:
 
 
 class ScriptedModel:
-    """Default responder: plan 1/1/1, 2-3 queries per kind, NEEDS_IMPROVEMENT before
-    `approve_from_round`, then APPROVED; notes and a cited draft as plain text."""
+    """Default responder: plan 1/1/1, 2 queries per kind, NEEDS_IMPROVEMENT on review rounds
+    before `approve_from_round` (the analyst numbers reviews from 1, so the default 2 gives one
+    revision round), then APPROVED; notes and a cited draft as plain text."""
 
-    def __init__(self, *, approve_from_round: int = 1, allocation: tuple[int, int, int] = (1, 1, 1)) -> None:
+    def __init__(self, *, approve_from_round: int = 2, allocation: tuple[int, int, int] = (1, 1, 1)) -> None:
         self.approve_from_round = approve_from_round
         self.allocation = allocation
 
@@ -115,6 +116,7 @@ class ScriptedModel:
         gaps = re.findall(r"^- (.+)$", user, flags=re.MULTILINE)
         if gaps:
             return {"queries": gaps[:3]}
+        topic = subject_of(topic)
         if kind == "academic":
             queries = [f"{topic} systematic review", f"{question} meta-analysis"]
         elif kind == "book":

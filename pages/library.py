@@ -1,0 +1,68 @@
+"""Library: what the offline researchers can find, a search box, and uploads with a kind."""
+
+import pandas as pd
+import streamlit as st
+
+from research.api import RESEARCHER_KINDS, SUPPORTED_SUFFIXES, import_bytes
+from ui.resources import get_manager, load_settings
+from ui.text import KIND_LABELS, kind_icon, md_escape
+
+library = get_manager(load_settings()).runner.library
+
+st.title(":material/library_books: Library", anchor=False)
+st.caption("The local documents every researcher searches when there is no network "
+           "(and as a fallback when a live provider fails).")
+
+counts = library.counts()
+columns = st.columns(len(RESEARCHER_KINDS) + 1)
+for column, kind in zip(columns, RESEARCHER_KINDS):
+    column.metric(f"{kind_icon(kind)} {KIND_LABELS[kind]}", counts.get(kind, 0))
+columns[-1].metric(":material/functions: Total", sum(counts.values()))
+
+search_col, upload_col = st.columns([3, 2], gap="large")
+with search_col:
+    st.subheader(":material/search: Search", anchor=False)
+    query_col, kind_col = st.columns([3, 1], vertical_alignment="bottom")
+    query = query_col.text_input("Search the library", placeholder="e.g. lipid nanoparticles")
+    kind = kind_col.selectbox("Kind", ["all", *RESEARCHER_KINDS], format_func=lambda k: KIND_LABELS.get(k, "All kinds"))
+    if query.strip():
+        hits = library.search(query, kind=None if kind == "all" else kind, limit=20)
+        rows = [{"Title": h.title, "Kind": h.kind, "Authors": ", ".join(h.authors), "Year": h.year,
+                 "Relevance": round(h.score, 2), "Opening": " ".join(h.text.split())[:240]} for h in hits]
+        st.caption(f"{len(rows)} matching documents")
+        frame = pd.DataFrame(rows, columns=["Title", "Kind", "Authors", "Year", "Relevance", "Opening"])
+    else:
+        docs = library.list_documents(None if kind == "all" else kind, limit=100)
+        st.caption("Newest documents first")
+        frame = pd.DataFrame(
+            [{"Title": d.title, "Kind": d.kind, "Authors": ", ".join(d.authors), "Year": d.year,
+              "Topic": d.topic, "Sample": d.sample, "Characters": d.chars} for d in docs],
+            columns=["Title", "Kind", "Authors", "Year", "Topic", "Sample", "Characters"],
+        )
+    frame["Year"] = frame["Year"].astype("Int64")
+    st.dataframe(frame, hide_index=True, height=420, column_config={
+        "Title": st.column_config.TextColumn(width="large"),
+        "Year": st.column_config.NumberColumn(format="%d"),
+    })
+
+with upload_col:
+    st.subheader(":material/upload_file: Add documents", anchor=False)
+    with st.form("library-upload", clear_on_submit=True, border=True):
+        files = st.file_uploader(
+            "Documents", accept_multiple_files=True,
+            help=f"Supported: {', '.join(SUPPORTED_SUFFIXES)}. Anything else is refused with the reason.",
+        )
+        upload_kind = st.selectbox("Add as", RESEARCHER_KINDS, format_func=lambda k: f"{KIND_LABELS[k]} documents")
+        submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
+    if submitted and files:
+        imported, skipped = [], []
+        for file in files:
+            report = import_bytes(library, file.name, file.getvalue(), upload_kind)
+            imported += report.imported
+            skipped += report.skipped
+        if imported:
+            st.success("Imported: " + "; ".join(md_escape(d.title) for d in imported), icon=":material/check_circle:")
+        for name, reason in skipped:
+            st.error(f"**{md_escape(name)}** was not imported: {md_escape(reason)}", icon=":material/block:")
+    elif submitted:
+        st.warning("Choose at least one file to import.", icon=":material/info:")

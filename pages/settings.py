@@ -1,0 +1,57 @@
+"""Settings: which keys are configured (never their values), provider checks, data dir and caps."""
+
+import pandas as pd
+import streamlit as st
+
+from research.api import RESEARCHER_KINDS, check_providers
+from ui.resources import get_manager, load_settings
+from ui.sidebar import SOURCE_MODES, brain_label
+from ui.text import KIND_LABELS
+
+settings = load_settings()
+manager = get_manager(settings)
+
+st.title(":material/settings: Settings", anchor=False)
+st.caption("Set keys in `.streamlit/secrets.toml` or the environment (`RESEARCH_*`, `OPENAI_API_KEY`, "
+           "`TAVILY_API_KEY`); restart the app after changing them.")
+
+keys_col, limits_col = st.columns(2, gap="large")
+with keys_col:
+    st.subheader(":material/key: Keys", anchor=False)
+    configured = {
+        "OpenAI API key": settings.openai_api_key, "OpenAI base URL": settings.openai_base_url,
+        "Tavily API key": settings.tavily_api_key, "GitHub token": settings.github_token,
+    }
+    st.dataframe(
+        pd.DataFrame([{"Key": name, "Configured": bool(value)} for name, value in configured.items()]),
+        hide_index=True, column_config={"Configured": st.column_config.CheckboxColumn()},
+    )
+    st.markdown(f"**Brain:** {brain_label(settings)}")
+
+with limits_col:
+    st.subheader(":material/speed: Limits and storage", anchor=False)
+    st.dataframe(pd.DataFrame([
+        {"Setting": "Data directory", "Value": str(settings.data_dir.resolve())},
+        {"Setting": "Revision cap (analyst rounds)", "Value": str(settings.max_iterations)},
+        {"Setting": "Researcher cap (per run)", "Value": str(settings.max_researchers)},
+        {"Setting": "Results per query", "Value": str(settings.results_per_query)},
+        {"Setting": "HTTP timeout", "Value": f"{settings.http_timeout:g} s"},
+        {"Setting": "Demo pacing (per library search)", "Value": f"{settings.demo_delay:g} s"},
+    ]), hide_index=True, column_config={"Value": st.column_config.TextColumn(width="large")})
+
+st.subheader(":material/lan: Sources", anchor=False)
+st.markdown(f"**Mode:** {SOURCE_MODES.get(settings.sources, settings.sources)}")
+st.dataframe(pd.DataFrame([
+    {"Kind": KIND_LABELS[kind], "Providers": ", ".join(manager.runner.sources.describe(kind))}
+    for kind in RESEARCHER_KINDS
+]), hide_index=True)
+if settings.sources == "library":
+    st.caption("Live providers are not used in library mode; the check below still contacts them.")
+if st.button("Check connections", icon=":material/network_check:"):
+    with st.spinner("Asking each live provider for one result…"):
+        statuses = check_providers(settings, timeout=min(settings.http_timeout, 8.0))
+    st.dataframe(pd.DataFrame([
+        {"Provider": s.name, "Kind": KIND_LABELS.get(s.kind, s.kind), "OK": s.ok, "Answer": s.message,
+         "Time": f"{s.seconds:.1f} s"}
+        for s in statuses
+    ]), hide_index=True, column_config={"OK": st.column_config.CheckboxColumn()})

@@ -1,0 +1,86 @@
+"""The Research page inputs: slider <-> notation sync, live validation and the disabled Run."""
+
+from __future__ import annotations
+
+from tests.ui.conftest import plain, texts
+
+
+def _run_button(at):
+    return next(b for b in at.button if b.label == "Run research")
+
+
+def _sliders(at):
+    return [at.slider(key=k).value for k in ("alloc_web", "alloc_academic", "alloc_book")]
+
+
+def test_moving_a_slider_rewrites_the_notation(make_app):
+    at = make_app().run()
+    assert [s.label for s in at.slider] == ["Web researchers", "Academic researchers", "Book researchers"]
+    at.slider(key="alloc_web").set_value(2).run()
+    at.slider(key="alloc_book").set_value(0).run()
+    assert at.text_input(key="alloc_notation").value == "210"
+
+
+def test_typing_a_notation_moves_the_sliders(make_app):
+    at = make_app().run()
+    at.text_input(key="alloc_notation").input("021").run()
+    assert _sliders(at) == [0, 2, 1]
+    at.text_input(key="alloc_notation").input("300").run()
+    assert _sliders(at) == [3, 0, 0]
+    assert any("Total 3 of at most 3 researchers" in t for t in texts(at))
+
+
+def test_total_over_cap_is_shown_live_and_disables_run(make_app):
+    at = make_app().run()
+    at.text_area(key="topic").input("How do mRNA vaccines work?").run()
+    at.slider(key="alloc_web").set_value(3).run()  # 3 + 1 + 1
+    assert [plain(e.value) for e in at.error] == ["Total must be 1-3, got 5"]
+    assert _run_button(at).disabled
+    assert any("Run is disabled: Total must be 1-3, got 5" in t for t in texts(at))
+
+
+def test_total_zero_is_refused(make_app):
+    at = make_app().run()
+    at.text_area(key="topic").input("Impressionism").run()
+    at.text_input(key="alloc_notation").input("000").run()
+    assert _sliders(at) == [0, 0, 0]
+    assert [plain(e.value) for e in at.error] == ["Total must be 1-3, got 0"]
+    assert _run_button(at).disabled
+
+
+def test_malformed_notation_keeps_sliders_and_explains(make_app):
+    at = make_app().run()
+    at.text_area(key="topic").input("Impressionism").run()
+    at.text_input(key="alloc_notation").input("5xx").run()
+    assert _sliders(at) == [1, 1, 1]
+    assert [plain(e.value) for e in at.error] == ["Expected 3 digits (web, academic, book), got '5xx'"]
+    assert _run_button(at).disabled
+
+
+def test_empty_or_blank_topic_disables_run_with_a_reason(make_app):
+    at = make_app().run()
+    assert _run_button(at).disabled
+    assert any(t.startswith(":material/info: Run is disabled: Topic is empty") for t in texts(at))
+    at.text_area(key="topic").input("   \n  ").run()
+    assert _run_button(at).disabled
+    at.text_area(key="topic").input("A real topic").run()
+    assert not _run_button(at).disabled
+
+
+def test_over_long_topic_is_refused_with_a_message(make_app):
+    at = make_app().run()
+    at.text_area(key="topic").input("x" * 2001).run()
+    assert _run_button(at).disabled
+    assert any("Topic is too long: 2,001 characters" in plain(e.value) for e in at.error)
+
+
+def test_letting_the_model_decide_disables_the_allocation_controls(make_app):
+    at = make_app().run()
+    at.text_area(key="topic").input("Impressionism").run()
+    at.text_input(key="alloc_notation").input("5xx").run()
+    assert _run_button(at).disabled
+    at.toggle(key="alloc_auto").set_value(True).run()
+    assert all(s.disabled for s in at.slider)
+    assert at.text_input(key="alloc_notation").disabled
+    assert not _run_button(at).disabled  # the broken notation no longer matters
+    assert not at.error

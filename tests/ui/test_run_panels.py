@@ -1,0 +1,123 @@
+"""Every panel rendered from a stored event log, re-attached through the URL's run id."""
+
+from __future__ import annotations
+
+from research.api import RunStore
+from tests.ui.canned import DRAFT, HOSTILE_SNIPPET, HOSTILE_TITLE, store_canned_run
+from tests.ui.conftest import plain, texts
+
+
+def test_panels_fill_from_the_event_log(make_app, data_dir):
+    run_id = store_canned_run(data_dir, "How is mRNA delivered?")
+    at = make_app(run_id).run()
+    assert not at.exception
+    page = "\n".join(texts(at))
+    # The pipeline strip and the supervisor's decision.
+    assert "Round 2" in page and "Allocation 210 · :blue-badge[Set by you]" in page
+    assert "1. How is mRNA delivered?" in page
+    # One card per researcher, follow-ups marked with their round.
+    for rid in ("web-1", "academic-1", "book-1-r1"):
+        assert at.container(key=f"researcher-card-{rid}") is not None
+    assert any("book-1-r1" in t and "follow-up · round 2" in t for t in page.splitlines())
+    # The provider warning appears in the card of the researcher it happened to.
+    card = at.container(key="researcher-card-academic-1")
+    assert [plain(w.value) for w in card.warning] == ["openalex: HTTP 503; used the local library instead."]
+
+
+def test_sources_table_has_one_row_per_source_with_citations(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    at = make_app(run_id).run()
+    table = next(d for d in at.dataframe if d.key == f"sources-table-{run_id}")
+    frame = table.value
+    assert len(frame) == 4
+    assert set(frame["Kind"]) == {"web", "academic", "book"}
+    cited = dict(zip(frame["Title"], frame["Cited"]))
+    assert cited["Lipid Nanoparticles Explained"] and cited["Phase 3 Trials Review"]
+    assert not cited["Cold Chain Logistics"]
+    assert dict(zip(frame["Title"], frame["Researcher"]))["Cold Chain Logistics"] == "book-1-r1"
+    assert [b.label for b in at.download_button][:1] == ["Download sources (CSV)"]
+
+
+def test_kind_filter_narrows_the_table(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    at = make_app(run_id).run()
+    at.button_group(key=f"source-kinds-{run_id}").set_value(["book"]).run()
+    table = next(d for d in at.dataframe if d.key == f"sources-table-{run_id}")
+    assert list(table.value["Title"]) == ["Cold Chain Logistics"]
+
+
+def test_critiques_show_one_verdict_badge_per_round(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    at = make_app(run_id).run()
+    first, second = at.container(key="critique-round-1"), at.container(key="critique-round-2")
+    assert any(":orange-badge[:material/rule: NEEDS_IMPROVEMENT]" in m.value for m in first.markdown)
+    assert any("- Cold chain storage" == plain(m.value) for m in first.markdown)
+    assert any("- mrna cold chain" == plain(m.value) for m in first.markdown)
+    assert any(":green-badge[:material/verified: APPROVED]" in m.value for m in second.markdown)
+
+
+def test_draft_is_rendered_with_its_sources(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    at = make_app(run_id).run()
+    body = at.container(key=f"draft-body-{run_id}")
+    rendered = body.markdown[0].value
+    assert "Lipid nanoparticles carry the mRNA into cells [1]." in rendered
+    assert "[2] Phase 3 Trials Review." in rendered
+    assert "#### Summary" in rendered  # demoted below the page's own headings
+    assert at.selectbox(key=f"draft-version-{run_id}").options[0].startswith("v1 · Writer's draft")
+
+
+def test_saving_an_edit_creates_a_version_and_rechecks_citations(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    at = make_app(run_id).run()
+    at.toggle(key=f"draft-edit-{run_id}").set_value(True).run()
+    editor = at.text_area(key=f"draft-text-{run_id}")
+    assert editor.label == "Draft" and editor.value == DRAFT
+    edited = DRAFT.replace("high efficacy [2].", "high efficacy [2] and lasting effects [7].")
+    editor.input(edited).run()
+    next(b for b in at.button if b.label == "Save").click().run()
+    versions = RunStore(data_dir / "runs.sqlite").draft_versions(run_id)
+    assert [(v.version, v.note) for v in versions] == [(1, "Writer's draft"), (2, "Edited")]
+    assert versions[-1].markdown == edited
+    assert any("[7] has no entry in the Sources list." in plain(w.value) for w in at.warning)
+    # Back in view mode the latest version is shown, still flagged.
+    at.toggle(key=f"draft-edit-{run_id}").set_value(False).run()
+    assert at.selectbox(key=f"draft-version-{run_id}").value == 2
+    assert "lasting effects [7]" in at.container(key=f"draft-body-{run_id}").markdown[0].value
+    assert any("[7] has no entry" in plain(w.value) for w in at.warning)
+
+
+def test_an_older_version_can_be_restored_as_a_new_one(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    store = RunStore(data_dir / "runs.sqlite")
+    store.save_draft_version(run_id, "# Rewritten\n\nShort.\n", note="Edited")
+    at = make_app(run_id).run()
+    at.selectbox(key=f"draft-version-{run_id}").set_value(1).run()
+    next(b for b in at.button if b.label == "Restore v1").click().run()
+    versions = store.draft_versions(run_id)
+    assert [(v.version, v.note) for v in versions][-1] == (3, "Restored v1")
+    assert versions[-1].markdown == DRAFT
+
+
+def test_outside_html_is_shown_as_text_never_rendered(make_app, data_dir):
+    topic = "<script>alert('topic')</script> mRNA"
+    run_id = store_canned_run(data_dir, topic)
+    at = make_app(run_id).run()
+    # Nothing on the page may be rendered with HTML allowed.
+    assert not at.get("html")
+    assert all(not m.proto.allow_html for m in at.markdown)
+    # The hostile title and snippet reach the table as plain cell text.
+    frame = next(d for d in at.dataframe if d.key == f"sources-table-{run_id}").value
+    assert HOSTILE_TITLE in set(frame["Title"]) and HOSTILE_SNIPPET in set(frame["Snippet"])
+    # The topic heading carries the tags escaped, so markdown shows them literally.
+    heading = next(m.value for m in at.markdown if m.value.startswith("### "))
+    assert "\\<script\\>" in heading and plain(heading) == f"### {topic}"
+
+
+def test_a_failed_run_shows_its_error_and_keeps_what_it_found(make_app, data_dir):
+    run_id = store_canned_run(data_dir, fail=True)
+    at = make_app(run_id).run()
+    assert any("The run failed: RuntimeError: the brain crashed mid-run" in plain(e.value) for e in at.error)
+    frame = next(d for d in at.dataframe if d.key == f"sources-table-{run_id}").value
+    assert len(frame) == 3
+    assert at.container(key="researcher-card-web-1") is not None

@@ -1,0 +1,1 @@
+"""One module per live panel. Each exposes `render(view, ...)` and draws into the current container."""

@@ -1,0 +1,61 @@
+""""Draft": the rendered markdown, its versions (list and restore), citation check and download."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from research.api import DraftVersion, RunStore, RunView
+from ui.panels import draft_editor
+from ui.text import draft_markdown, md_escape, safe_filename, when
+
+
+def versions_of(store: RunStore, view: RunView) -> list[DraftVersion]:
+    """Stored versions, oldest first; a draft the store lacks is shown as an unsaved version 0."""
+    versions = store.draft_versions(view.run_id)
+    if not versions and view.draft:
+        versions = [DraftVersion(view.run_id, 0, view.finished_ts or 0.0, "Writer's draft", view.draft)]
+    return versions
+
+
+def _label(version: DraftVersion) -> str:
+    return f"v{version.version} · {version.note or 'Edited'} · {when(version.created_at)}"
+
+
+def render(view: RunView, store: RunStore) -> None:
+    st.subheader(":material/article: Draft", anchor=False)
+    versions = versions_of(store, view)
+    if not versions:
+        st.caption("The writer's cited draft appears here when the research is done.")
+        return
+    latest = versions[-1]
+    by_number = {v.version: v for v in versions}
+    pick_col, edit_col, download_col = st.columns([3, 1.2, 1.4], vertical_alignment="bottom")
+    with pick_col:
+        number = st.selectbox(
+            "Version", [v.version for v in reversed(versions)], key=f"draft-version-{view.run_id}",
+            format_func=lambda n: _label(by_number[n]),
+        )
+    shown = by_number.get(number, latest)
+    with edit_col:
+        editing = st.toggle(
+            "Edit draft", key=f"draft-edit-{view.run_id}",
+            on_change=draft_editor.start_editing, args=(view.run_id, latest.markdown),
+        )
+    download_col.download_button(
+        "Download Markdown", shown.markdown.encode("utf-8"), file_name=safe_filename(view.topic, ".md"),
+        mime="text/markdown", icon=":material/download:", key=f"draft-md-{view.run_id}",
+    )
+    if editing:
+        draft_editor.render(view, store, latest)
+        return
+    if shown is not latest:
+        st.info(f"Showing an older version (v{shown.version}); the latest is v{latest.version}.", icon=":material/history:")
+        st.button(
+            f"Restore v{shown.version}", key=f"draft-restore-{view.run_id}", icon=":material/restore:",
+            on_click=draft_editor.restore, args=(store, view.run_id, shown),
+        )
+    draft_editor.show_citation_check(shown.markdown, view, edited=shown.version > 1)
+    with st.container(border=True, key=f"draft-body-{view.run_id}"):
+        st.markdown(draft_markdown(shown.markdown))
+    if view.known_gaps and shown.version <= 1:
+        st.caption("Known gaps: " + "; ".join(md_escape(g) for g in view.known_gaps))

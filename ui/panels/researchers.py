@@ -1,0 +1,57 @@
+""""Researchers": one card per researcher, follow-ups marked with their round, warnings in place."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from research.api import RESEARCHER_KINDS, ResearcherView, RunView
+from ui.text import duration, kind_icon, md_escape, plural
+
+PER_ROW = 3
+_STATUS = {
+    "running": ":blue-badge[:material/progress_activity: running]",
+    "done": ":green-badge[:material/check: done]",
+    "failed": ":red-badge[:material/error: failed]",
+}
+
+
+def ordered(view: RunView) -> list[ResearcherView]:
+    kind_rank = {kind: i for i, kind in enumerate(RESEARCHER_KINDS)}
+    return sorted(view.researchers.values(), key=lambda r: (r.iteration, kind_rank.get(r.kind, 9), r.id))
+
+
+def render(view: RunView) -> None:
+    researchers = ordered(view)
+    running = sum(r.status == "running" for r in researchers)
+    st.subheader(":material/groups: Researchers", anchor=False)
+    if not researchers:
+        st.caption("Researchers appear here as the supervisor sends them out.")
+        return
+    st.caption(f"{plural(len(researchers), 'researcher')} · {running} running")
+    for start in range(0, len(researchers), PER_ROW):
+        columns = st.columns(PER_ROW)
+        for column, researcher in zip(columns, researchers[start : start + PER_ROW]):
+            with column:
+                _card(view, researcher)
+
+
+def _card(view: RunView, r: ResearcherView) -> None:
+    with st.container(border=True, key=f"researcher-card-{r.id}"):
+        follow_up = f" :violet-badge[follow-up · round {r.iteration + 1}]" if r.is_follow_up else ""
+        st.markdown(f"{kind_icon(r.kind)} **{md_escape(r.id)}** {_STATUS.get(r.status, '')}{follow_up}")
+        st.markdown(md_escape(r.question) or ":gray[No question yet.]")
+        if r.angle:
+            st.caption(md_escape(r.angle))
+        if r.queries:
+            st.markdown("\n".join(f"- :material/search: {md_escape(q)}" for q in r.queries))
+        elapsed = r.seconds if r.seconds is not None else (time.time() - r.started_ts if r.started_ts else None)
+        st.markdown(
+            f":material/description: **{len(r.source_ids)}** sources · :material/timer: {duration(elapsed)}"
+        )
+        for warning in view.warnings:
+            if warning.get("researcher_id") == r.id:
+                st.warning(f"{md_escape(warning['source'])}: {md_escape(warning['message'])}", icon=":material/warning:")
+        if r.error:
+            st.error(md_escape(r.error), icon=":material/error:")

@@ -1,0 +1,59 @@
+""""Sources": the table (filter by kind, CSV download) and the chart of sources by kind and provider."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+from pandas.io.formats.style import Styler
+
+from research.api import RESEARCHER_KINDS, RunView
+from ui.panels import sources_chart
+from ui.sources_frame import SHOWN, csv_frame, sources_frame
+from ui.text import KIND_LABELS, kind_icon, safe_filename
+
+_COLUMN_CONFIG = {
+    "Link": st.column_config.LinkColumn("Title", width=380, help="Opens the source."),
+    "Kind": st.column_config.TextColumn("Kind", width="small"),
+    "Year": st.column_config.NumberColumn("Year", format="%d", width="small"),
+    "Relevance": st.column_config.ProgressColumn(
+        "Relevance", min_value=0.0, max_value=1.0, format="%.2f", width="small",
+        help="Score relative to the best match from the same provider.",
+    ),
+    "Cited": st.column_config.CheckboxColumn("Cited", width="small", help="Cited in the writer's draft."),
+    "Snippet": st.column_config.TextColumn("Snippet", width="large"),
+    "Researcher": st.column_config.TextColumn("Researcher", width="medium"),
+}
+
+
+def styled(shown: pd.DataFrame) -> Styler:
+    """The table with each link cell displaying its source's title (shown as text, never HTML)."""
+    titles = dict(zip(shown["Link"], shown["Title"]))
+    return shown.style.format(lambda link: titles.get(link, link), subset=["Link"])
+
+
+def render(view: RunView) -> None:
+    st.subheader(":material/description: Sources", anchor=False)
+    frame = sources_frame(view)
+    if frame.empty:
+        st.caption("Sources appear here as the researchers find them.")
+        return
+    filter_col, count_col, download_col = st.columns([3, 2, 1.4], vertical_alignment="bottom")
+    with filter_col:
+        chosen = st.pills(
+            "Filter by kind", RESEARCHER_KINDS, selection_mode="multi", default=list(RESEARCHER_KINDS),
+            format_func=lambda k: f"{kind_icon(k)} {KIND_LABELS[k]}", key=f"source-kinds-{view.run_id}",
+        )
+    shown = frame[frame["Kind"].isin(chosen or RESEARCHER_KINDS)]
+    count_col.markdown(
+        f"**{len(shown)}** of {len(frame)} sources · **{int(frame['Cited'].sum())}** cited in the draft"
+    )
+    download_col.download_button(
+        "Download sources (CSV)", csv_frame(view).to_csv(index=False).encode("utf-8"),
+        file_name=safe_filename(view.topic, "-sources.csv"), mime="text/csv", icon=":material/download:",
+        key=f"sources-csv-{view.run_id}",
+    )
+    st.dataframe(
+        styled(shown), column_order=SHOWN, column_config=_COLUMN_CONFIG, hide_index=True,
+        height=min(420, 38 + 35 * len(shown)), key=f"sources-table-{view.run_id}",
+    )
+    sources_chart.render(frame, key=f"sources-chart-{view.run_id}")

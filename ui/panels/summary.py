@@ -1,0 +1,57 @@
+"""The run header and summary: status, the error of a broken run, counts, usage and all warnings."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from research.api import RunView
+from ui.text import duration, md_escape, plural, when
+
+_STATUS = {
+    "running": ":blue-badge[:material/progress_activity: Running]",
+    "finished": ":green-badge[:material/check_circle: Finished]",
+    "failed": ":red-badge[:material/error: Failed]",
+    "pending": ":gray-badge[Starting]",
+}
+
+
+def render_header(view: RunView, *, orphaned: bool = False) -> None:
+    status = ":orange-badge[:material/pause_circle: Interrupted]" if orphaned else _STATUS.get(view.status, view.status)
+    st.markdown(f"### {md_escape(view.topic) or 'Untitled run'}")
+    brain = "offline brain" if view.brain == "offline" else md_escape(view.model or view.brain)
+    st.markdown(
+        f"{status} · :gray[run {md_escape(view.run_id)} · started {when(view.started_ts)} · {brain}"
+        f" · sources: {md_escape(view.source_mode or '?')}]"
+    )
+    if view.status == "failed":
+        st.error(
+            f"**The run failed:** {md_escape(view.error or 'unknown error')}  \n"
+            "Everything it found before the failure is kept below.", icon=":material/error:",
+        )
+
+
+def render_summary(view: RunView) -> None:
+    finished = sum(r.status != "running" for r in view.researchers.values())
+    elapsed = view.seconds
+    if elapsed is None and view.started_ts:
+        elapsed = time.time() - view.started_ts
+    columns = st.columns(6)
+    columns[0].metric("Researchers", f"{finished}/{len(view.researchers)}")
+    columns[1].metric("Sources", len(view.sources))
+    columns[2].metric("Cited", len(view.cited_source_ids))
+    columns[3].metric("Rounds", len(view.critiques))
+    columns[4].metric("Time", duration(elapsed))
+    usage = view.usage
+    if usage.get("calls"):
+        tokens = usage["prompt_tokens"] + usage["completion_tokens"]
+        cost = f" · ${usage['cost_usd']:.4f}" if usage.get("cost_usd") else ""
+        columns[5].metric("Model calls", usage["calls"], help=f"{tokens:,} tokens{cost}".replace("$", "\\$"))
+    else:
+        columns[5].metric("Warnings", len(view.warnings))
+    if view.warnings:
+        with st.expander(f"{plural(len(view.warnings), 'warning')} during this run", icon=":material/warning:"):
+            for w in view.warnings:
+                where = f" ({md_escape(w['researcher_id'])})" if w.get("researcher_id") else ""
+                st.markdown(f"- **{md_escape(w.get('source', ''))}**{where}: {md_escape(w.get('message', ''))}")

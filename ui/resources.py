@@ -1,0 +1,36 @@
+"""Process-wide resources: the settings and the one RunManager every session shares.
+
+The manager is cached per settings fingerprint (@st.cache_resource), so all browser sessions see
+the same run threads (a refresh re-attaches to a live run) while tests that point
+RESEARCH_DATA_DIR at a fresh temp dir get a fresh manager.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from research.api import ResearchRunner, RunManager, Settings
+from ui.secrets_env import apply_streamlit_secrets
+
+
+def load_settings() -> Settings:
+    """Settings from secrets + environment, read on every script run (cheap, always current)."""
+    apply_streamlit_secrets()
+    return Settings()
+
+
+def _fingerprint(settings: Settings) -> str:
+    # model_dump_json masks secrets; hash them separately so a new key still means a new manager.
+    secrets = hashlib.sha256("\0".join(settings.secret_values()).encode()).hexdigest()
+    return f"{settings.model_dump_json()}|{secrets}"
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _manager(fingerprint: str, _settings: Settings) -> RunManager:
+    return RunManager(ResearchRunner(_settings))
+
+
+def get_manager(settings: Settings) -> RunManager:
+    return _manager(_fingerprint(settings), settings)

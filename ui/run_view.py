@@ -1,0 +1,51 @@
+"""All panels of one run, refreshed live while it runs.
+
+A fragment re-runs on a timer while the run's thread is alive: each tick folds only the new events
+into this session's view and redraws the panels; the rest of the page (inputs, sidebar) is left
+alone. When the run ends, one full rerun draws the final state and the timer stops.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from research.api import RunManager
+from ui import session
+from ui.panels import critiques, draft, pipeline, researchers, sources_table, summary, supervisor, transcript
+
+POLL_SECONDS = 1.0
+
+
+def show_run(manager: RunManager, run_id: str) -> None:
+    live = manager.is_active(run_id)
+
+    @st.fragment(run_every=POLL_SECONDS if live else None)
+    def panels() -> None:
+        active = manager.is_active(run_id)  # read before the events: a finished run has logged them all
+        view = session.current_view(manager.store, run_id)
+        orphaned = not active and view.status == "running" and manager.is_orphaned(run_id)
+        summary.render_header(view, orphaned=orphaned)
+        if orphaned:
+            _offer_resume(manager, run_id)
+        pipeline.render(view)
+        summary.render_summary(view)
+        supervisor.render(view)
+        researchers.render(view)
+        sources_table.render(view)
+        critiques.render(view)
+        draft.render(view, manager.store)
+        transcript.render(view)
+        if live and not active:
+            st.rerun()  # the run just ended: redraw everything once, without the timer
+
+    panels()
+
+
+def _offer_resume(manager: RunManager, run_id: str) -> None:
+    st.warning(
+        "This run stopped when the app that ran it did. It can continue from its last checkpoint.",
+        icon=":material/pause_circle:",
+    )
+    if st.button("Resume run", icon=":material/play_arrow:", key=f"resume-{run_id}"):
+        manager.resume(run_id)
+        st.rerun()

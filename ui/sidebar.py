@@ -1,0 +1,32 @@
+"""The sidebar: which brain, which sources and which limits this dashboard runs with."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from research.api import Settings
+from ui.text import md_escape
+
+SOURCE_MODES = {
+    "library": "Local library (offline)",
+    "live": "Live providers",
+    "auto": "Live providers, library fallback",
+}
+
+
+def brain_label(settings: Settings) -> str:
+    return "Offline (no key, no network)" if settings.brain_kind() == "offline" else f"OpenAI-compatible · {settings.model}"
+
+
+def render(settings: Settings) -> None:
+    with st.sidebar:
+        st.markdown("#### :material/tune: This desk")
+        st.markdown(
+            f":material/psychology: **Brain:** {md_escape(brain_label(settings))}  \n"
+            f":material/travel_explore: **Sources:** {SOURCE_MODES.get(settings.sources, settings.sources)}  \n"
+            f":material/replay: **Revision cap:** {settings.max_iterations} "
+            f"round{'s' if settings.max_iterations != 1 else ''}  \n"
+            f":material/groups: **Researcher cap:** {settings.max_researchers}"
+        )
+        if settings.demo_delay:
+            st.caption(f":material/slow_motion_video: Demo pacing: {settings.demo_delay:g} s per library search")

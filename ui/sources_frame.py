@@ -1,0 +1,60 @@
+"""The Sources table's rows, built from a run view (pure: no Streamlit, easy to test)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from research.api import RunView
+from ui.text import domain_of
+
+COLUMNS = ["Source id", "Title", "Link", "Kind", "Provider", "Domain", "Year", "Researcher", "Relevance", "Cited",
+           "Snippet", "URL"]
+# What the table shows: "Link" is displayed as the title (see ui/panels/sources_table.py).
+SHOWN = ["Link", "Cited", "Kind", "Provider", "Domain", "Year", "Researcher", "Relevance", "Snippet"]
+
+
+def found_by(view: RunView) -> dict[str, list[str]]:
+    """Source id -> the researchers that found it (a source can be found by several)."""
+    out: dict[str, list[str]] = {}
+    for researcher in view.researchers.values():
+        for source_id in researcher.source_ids:
+            out.setdefault(source_id, []).append(researcher.id)
+    return out
+
+
+def sources_frame(view: RunView) -> pd.DataFrame:
+    """One row per source. Relevance is the score relative to the best hit of the same provider
+    (providers score on different scales), so 1.0 = that provider's best match."""
+    finders = found_by(view)
+    best: dict[str, float] = {}
+    for source in view.sources.values():
+        provider = source.get("provider", "")
+        best[provider] = max(best.get(provider, 0.0), float(source.get("score") or 0.0))
+    cited = view.cited_source_ids
+    rows = []
+    for source_id, s in view.sources.items():
+        url, provider = s.get("url") or "", s.get("provider", "")
+        top = best.get(provider) or 0.0
+        rows.append({
+            "Source id": source_id,
+            "Title": s.get("title", ""),
+            # Every row needs a distinct link value, since the table shows it as the title.
+            "Link": url or f"source:{source_id}",
+            "Kind": s.get("kind", ""),
+            "Provider": provider,
+            "Domain": domain_of(url, provider),
+            "Year": s.get("year"),
+            "Researcher": ", ".join(finders.get(source_id) or [s.get("researcher_id") or ""]).strip(", "),
+            "Relevance": round(float(s.get("score") or 0.0) / top, 3) if top > 0 else 0.0,
+            "Cited": source_id in cited,
+            "Snippet": s.get("snippet", ""),
+            "URL": url,
+        })
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame["Year"] = frame["Year"].astype("Int64")
+    return frame.sort_values(["Cited", "Relevance"], ascending=[False, False], kind="stable").reset_index(drop=True)
+
+
+def csv_frame(view: RunView) -> pd.DataFrame:
+    """The CSV download: every column but the display-only link (the full URL is kept)."""
+    return sources_frame(view).drop(columns=["Link"])

@@ -1,0 +1,72 @@
+"""Formatting helpers for outside text (titles, snippets, drafts) and small display values.
+
+Text from the web is never rendered as HTML: every markdown element receives it through
+`md_escape` (single-line fields) or `draft_markdown` (the draft, whose markdown we do want).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import urlsplit
+
+KIND_ICONS = {"web": ":material/public:", "academic": ":material/school:", "book": ":material/menu_book:"}
+KIND_LABELS = {"web": "Web", "academic": "Academic", "book": "Book"}
+ORIGIN_LABELS = {"user": "Set by you", "llm": "Chosen by the model", "default": "Balanced default"}
+
+# Every ASCII punctuation mark CommonMark lets us escape that could start markup, plus `$` (LaTeX),
+# `:` (Streamlit directives such as :red[...] and :material/...:) and `~` (strikethrough).
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+
+
+def md_escape(text: object) -> str:
+    """Outside text as literal markdown: no links, images, HTML, LaTeX, directives or lists."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text or "").split()))
+
+
+def draft_markdown(markdown: str) -> str:
+    """The draft's own markdown for display inside the page: headings two levels down (the page
+    has its own title), one line per numbered source, and `$` never starting LaTeX ("$5 and $10")."""
+    text = re.sub(r"(?<!\\)\$", r"\\$", markdown or "")
+    text = re.sub(r"(?m)^(#{1,4})(?=\s)", lambda m: "#" * min(6, len(m.group(1)) + 2), text)
+    return re.sub(r"(?m)^(\[\d{1,3}\] .*?)\s*$", r"\1  ", text)  # two spaces: a hard line break
+
+
+def kind_icon(kind: str) -> str:
+    return KIND_ICONS.get(kind, ":material/search:")
+
+
+def domain_of(url: str, fallback: str = "") -> str:
+    parts = urlsplit(url or "")
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return parts.netloc.lower().removeprefix("www.")
+    return fallback
+
+
+def is_web_link(url: str) -> bool:
+    return urlsplit(url or "").scheme in ("http", "https")
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def when(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "–"
+
+
+def safe_filename(topic: str, suffix: str) -> str:
+    """A file name from any topic: ASCII letters, digits and dashes only, never empty."""
+    stem = re.sub(r"[^A-Za-z0-9]+", "-", topic or "").strip("-").lower()[:60].rstrip("-")
+    return f"{stem or 'research'}{suffix}"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
