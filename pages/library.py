@@ -9,6 +9,17 @@ from ui.text import KIND_LABELS, kind_icon, md_escape
 
 library = get_manager(load_settings()).runner.library
 
+
+def _import(library) -> None:
+    """Form callback: runs before the page is drawn, so the counts above include the new files."""
+    imported, skipped = [], []
+    for file in st.session_state.get("library-files") or []:
+        report = import_bytes(library, file.name, file.getvalue(), st.session_state["library-kind"])
+        imported += [doc.title for doc in report.imported]
+        skipped += [(s.name, s.reason) for s in report.skipped]
+    st.session_state["library-import"] = (imported, skipped)
+
+
 st.title(":material/library_books: Library", anchor=False)
 st.caption("The local documents every researcher searches when there is no network "
            "(and as a fallback when a live provider fails).")
@@ -48,21 +59,18 @@ with search_col:
 with upload_col:
     st.subheader(":material/upload_file: Add documents", anchor=False)
     with st.form("library-upload", clear_on_submit=True, border=True):
-        files = st.file_uploader(
-            "Documents", accept_multiple_files=True,
+        st.file_uploader(
+            "Documents", accept_multiple_files=True, key="library-files",
             help=f"Supported: {', '.join(SUPPORTED_SUFFIXES)}. Anything else is refused with the reason.",
         )
-        upload_kind = st.selectbox("Add as", RESEARCHER_KINDS, format_func=lambda k: f"{KIND_LABELS[k]} documents")
-        submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
-    if submitted and files:
-        imported, skipped = [], []
-        for file in files:
-            report = import_bytes(library, file.name, file.getvalue(), upload_kind)
-            imported += report.imported
-            skipped += report.skipped
+        st.selectbox("Add as", RESEARCHER_KINDS, key="library-kind", format_func=lambda k: f"{KIND_LABELS[k]} documents")
+        st.form_submit_button("Import", type="primary", icon=":material/upload:", on_click=_import, args=(library,))
+    outcome = st.session_state.pop("library-import", None)
+    if outcome is not None:
+        imported, skipped = outcome
+        if not imported and not skipped:
+            st.warning("Choose at least one file to import.", icon=":material/info:")
         if imported:
-            st.success("Imported: " + "; ".join(md_escape(d.title) for d in imported), icon=":material/check_circle:")
+            st.success("Imported: " + "; ".join(md_escape(title) for title in imported), icon=":material/check_circle:")
         for name, reason in skipped:
             st.error(f"**{md_escape(name)}** was not imported: {md_escape(reason)}", icon=":material/block:")
-    elif submitted:
-        st.warning("Choose at least one file to import.", icon=":material/info:")

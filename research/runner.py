@@ -108,7 +108,9 @@ class ResearchRunner:
         )
         config = {
             "configurable": {"thread_id": run_id},
-            "max_concurrency": self.settings.max_concurrency,
+            # +1: graph.stream() parks a waiter for its output queue on one pool slot, so with
+            # max_concurrency=1 no node could ever run (a deadlock); the setting counts tasks.
+            "max_concurrency": self.settings.max_concurrency + 1,
             "recursion_limit": 100,
         }
         try:

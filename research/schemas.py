@@ -128,7 +128,8 @@ class Source(BaseModel):
     snippet: str = ""
     authors: list[str] = Field(default_factory=list)
     year: int | None = None
-    score: float = 0.0
+    score: float = 0.0  # the provider's own ranking score
+    relevance: float | None = None  # share of the run's subject terms the source contains (0-1)
     researcher_id: str | None = None
     query: str | None = None
 

@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     stackexchange_url: str = "https://api.stackexchange.com/2.3"
     # DuckDuckGo HTML endpoint used by ddgs (None = the library's own, html.duckduckgo.com/html/).
     ddgs_url: str | None = None
+    # False (RESEARCH_RATE_LIMITS=off) drops the per-provider request spacing, e.g. arXiv's one request
+    # per 3 s: only for base URLs pointed at local fakes or mirrors. Concurrency caps stay.
+    rate_limits: bool = True
     enable_github: bool = False
     enable_stackexchange: bool = False
     # Seconds each local-library search waits, to pace live demos (and make a run observable in tests).

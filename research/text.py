@@ -164,18 +164,31 @@ class BM25:
     IDF uses the non-negative variant log(1 + (N - df + 0.5) / (df + 0.5)).
     """
 
-    def __init__(self, corpus: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(
+        self,
+        corpus: Sequence[Sequence[str]],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        total_docs: int | None = None,
+        avg_length: float | None = None,
+    ) -> None:
+        """`total_docs` / `avg_length` describe the full collection when `corpus` is only the part
+        of it that can match (every document holding a query term): IDFs stay exact that way."""
         self.k1 = k1
         self.b = b
         self.size = len(corpus)
         self.lengths = [len(doc) for doc in corpus]
-        self.avg_length = (sum(self.lengths) / self.size) if self.size else 0.0
+        self.total_docs = max(total_docs or 0, self.size)
+        if avg_length is None:
+            avg_length = (sum(self.lengths) / self.size) if self.size else 0.0
+        self.avg_length = avg_length
         self._postings: dict[str, list[tuple[int, int]]] = {}
         for index, doc in enumerate(corpus):
             for term, freq in Counter(doc).items():
                 self._postings.setdefault(term, []).append((index, freq))
         self._idf = {
-            term: math.log(1.0 + (self.size - len(post) + 0.5) / (len(post) + 0.5))
+            term: math.log(1.0 + (self.total_docs - len(post) + 0.5) / (len(post) + 0.5))
             for term, post in self._postings.items()
         }
 
@@ -214,9 +227,25 @@ class ScoredSentence(NamedTuple):
     score: float
 
 
+_PREFILTER_FROM = 64  # sentences; below this, ranking everything is cheaper than filtering
+
+
+def _probe(token: str) -> str:
+    """A substring every word that tokenizes to `token` contains (stems are prefixes, bar -ies -> -y)."""
+    return token if len(token) <= 3 else token[:-1]
+
+
 def _rank(query_tokens: list[str], located: list[tuple[int, int, str]], k: int) -> list[ScoredSentence]:
-    ranking = BM25([tokenize(sentence) for _, _, sentence in located]).top(query_tokens, k)
-    return [ScoredSentence(*located[i], score) for i, score in ranking]
+    candidates = located
+    if len(located) >= _PREFILTER_FROM:
+        # Long texts (books): tokenise only sentences that can hold a query term. Every sentence
+        # with a query term survives, so document frequencies, and hence IDFs, stay exact.
+        probes = {_probe(token) for token in query_tokens}
+        candidates = [item for item in located if any(p in _fold(item[2]) for p in probes)]
+    token_lists = [tokenize(sentence) for _, _, sentence in candidates]
+    average = sum(map(len, token_lists)) / len(token_lists) if token_lists else 0.0
+    ranking = BM25(token_lists, total_docs=len(located), avg_length=average).top(query_tokens, k)
+    return [ScoredSentence(*candidates[i], score) for i, score in ranking]
 
 
 def top_sentences(query: str, texts: Sequence[str], k: int = 5) -> list[ScoredSentence]:

@@ -53,7 +53,10 @@ def test_words_fold_accents_and_split_on_punctuation() -> None:
             ["Some languages, e.g. Rust, forbid races.", "Others do not."],
         ),
         ("The U.S. Army grew quickly. Then it shrank.", ["The U.S. Army grew quickly.", "Then it shrank."]),
-        ("Pi is 3.14159 and e is 2.718. Both are irrational.", ["Pi is 3.14159 and e is 2.718.", "Both are irrational."]),
+        (
+            "Pi is 3.14159 and e is 2.718. Both are irrational.",
+            ["Pi is 3.14159 and e is 2.718.", "Both are irrational."],
+        ),
         ("See Fig. 2 and No. 7 for details. The answer is no. Then stop.",
          ["See Fig. 2 and No. 7 for details.", "The answer is no.", "Then stop."]),
         ("J. R. R. Tolkien wrote it. Really? Yes! Fine.", ["J. R. R. Tolkien wrote it.", "Really?", "Yes!", "Fine."]),
@@ -144,3 +147,21 @@ def test_best_snippet_falls_back_to_the_opening_without_a_match() -> None:
         "First sentence. Second one."
     )
     assert best_snippet("anything", "") == ""
+
+
+def test_long_texts_rank_like_a_full_bm25_over_every_sentence() -> None:
+    # Equal-length sentences, so the only shortcut in play is skipping sentences with no query term.
+    topics = ["otters eat urchins", "kelp grows fast", "storms tear kelp", "urchins graze kelp"]
+    sentences = [f"Note {i} says {topics[i % 4]} here." for i in range(120)]
+    text = " ".join(sentences)
+    best = top_sentences("urchins kelp", [text], k=5)
+    full = BM25([tokenize(s) for s in sentences]).top(tokenize("urchins kelp"), 5)
+    assert [s.sentence_index for s in best] == [i for i, _ in full]
+    assert [s.score for s in best] == pytest.approx([score for _, score in full])
+    assert all("urchins graze kelp" in s.sentence for s in best)
+
+
+def test_bm25_idf_can_describe_a_larger_collection() -> None:
+    subset = BM25([["kelp"], ["kelp", "otter"]], total_docs=100)
+    assert subset.idf("kelp") == pytest.approx(math.log(1 + (100 - 2 + 0.5) / 2.5))
+    assert len(subset.scores(["kelp"])) == 2

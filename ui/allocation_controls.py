@@ -55,7 +55,7 @@ def render_inputs(settings: Settings) -> RunInputs:
         "Let the model decide", key="alloc_auto",
         help="The supervisor picks how many researchers of each kind this topic needs.",
     )
-    *slider_cols, notation_col = st.columns([2, 2, 2, 1.2], gap="large", vertical_alignment="bottom")
+    *slider_cols, notation_col = st.columns([2, 2, 2, 1.5], gap="large", vertical_alignment="bottom")
     for column, (key, label, _kind) in zip(slider_cols, SLIDERS):
         column.slider(label, 0, MAX_PER_KIND, key=key, on_change=_sliders_changed, disabled=auto)
     notation_col.text_input(

@@ -27,6 +27,7 @@ from research.schemas import (
     Source,
     Usage,
 )
+from research.relevance import is_on_topic
 from research.text import BM25, split_sentences, tokenize
 
 # A source is relevant to a question when it contains this share of the question's terms.
@@ -222,9 +223,23 @@ def _relevant_sources(question: str, subject: str, sources: list[Source], text_o
     relevant = []
     for source in sources:
         terms = set(tokenize(f"{source.title} {_source_text(source, text_of)}"))
-        if _on_subject(subject, terms) and len(_stems(focus) & _stems(terms)) >= (needed if focus else 0):
+        if _on_subject(subject, terms) and _focus_matches(focus, terms) >= (needed if focus else 0):
             relevant.append(source)
     return relevant
+
+
+# Question words whose evidence is usually phrased differently (six-letter stems).
+_RELATED_STEMS: dict[str, set[str]] = {
+    "receiv": {"recept", "critic", "review"},
+    "legacy": {"influe", "afterm", "inheri"},
+    "origin": {"began", "begin", "emerge", "invent", "founde", "histor"},
+    "contex": {"backgr", "histor", "before"},
+    "develo": {"histor", "invent"},
+    "effect": {"impact", "conseq"},
+    "impact": {"effect", "conseq"},
+    "mechan": {"deliver", "immune", "respon"},
+    "future": {"next", "emergi", "prospe"},
+}
 
 
 def _stems(terms: set[str]) -> set[str]:
@@ -232,14 +247,14 @@ def _stems(terms: set[str]) -> set[str]:
     return {t[:6] for t in terms}
 
 
+def _focus_matches(focus: set[str], terms: set[str]) -> int:
+    """How many focus terms the text speaks to, directly or through a related stem."""
+    text_stems = _stems(terms)
+    return sum(1 for f in _stems(focus) if f in text_stems or _RELATED_STEMS.get(f, set()) & text_stems)
+
+
 def _on_subject(subject: str, text_or_terms: str | set[str]) -> bool:
-    """At least half of the subject's terms appear (all of them for a one- or two-word subject)."""
-    subject_terms = set(tokenize(subject))
-    if not subject_terms:
-        return True
-    terms = text_or_terms if isinstance(text_or_terms, set) else set(tokenize(text_or_terms))
-    needed = len(subject_terms) if len(subject_terms) <= 2 else (len(subject_terms) + 1) // 2
-    return len(subject_terms & terms) >= needed
+    return is_on_topic(subject, text_or_terms)
 
 
 def _best_sentences(

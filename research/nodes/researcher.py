@@ -15,7 +15,8 @@ from langgraph.types import Send
 from research.brains.base import BudgetExceeded
 from research.context import RunContext
 from research.events import emit
-from research.nodes.common import log_tool, report_usage, warn
+from research.nodes.common import agent_log, log_tool, report_usage, warn
+from research.relevance import is_on_topic, topic_relevance
 from research.schemas import ResearcherReport, RunWarning
 from research.state import ResearcherState, RetrieveTask
 
@@ -50,13 +51,23 @@ def retrieve(payload: RetrieveTask, runtime: Runtime[RunContext]) -> dict:
     limit = ctx.settings.results_per_query
     log_tool("researcher", f"search_{task.kind}", {"researcher": task.researcher_id, "query": query, "limit": limit})
     result = ctx.sources.retrieve(task.kind, query, limit)
-    ctx.store.put_texts(ctx.run_id, result.texts)
-    sources = [s.model_copy(update={"researcher_id": task.researcher_id, "query": query}) for s in result.sources]
+    sources, off_topic = [], 0
+    for s in result.sources:
+        relevance = topic_relevance(task.topic, f"{s.title} {s.snippet} {result.texts.get(s.id, '')}")
+        if not is_on_topic(task.topic, f"{s.title} {s.snippet} {result.texts.get(s.id, '')}"):
+            off_topic += 1  # a broad query's stray hit: never shown as a source of this run
+            continue
+        sources.append(s.model_copy(update={
+            "researcher_id": task.researcher_id, "query": query, "relevance": round(relevance, 2),
+        }))
+    ctx.store.put_texts(ctx.run_id, {s.id: result.texts[s.id] for s in sources if s.id in result.texts})
     for w in result.warnings:
         warn(w.source, w.message, researcher_id=task.researcher_id)
+    if off_topic:
+        agent_log.info("[RESEARCHER] %s dropped %d off-topic results for %r", task.researcher_id, off_topic, query)
     emit(
         "sources_found", researcher_id=task.researcher_id, iteration=task.iteration, query=query,
-        providers=result.providers_used, sources=[s.model_dump() for s in sources],
+        providers=result.providers_used, sources=[s.model_dump() for s in sources], off_topic=off_topic,
     )
     preview = "; ".join(s.title for s in sources[:3])
     log_tool("researcher", f"search_{task.kind}", {"query": query}, preview=f"{len(sources)} results: {preview}")

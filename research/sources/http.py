@@ -90,6 +90,8 @@ class RateLimiter:
 
     @property
     def min_interval(self) -> float:
+        if not _spacing_enabled:  # RESEARCH_RATE_LIMITS=off: servers that are not the real services
+            return 0.0
         return 1.0 / self.per_second if self.per_second > 0 else 0.0
 
     def acquire(self) -> None:
@@ -121,6 +123,22 @@ PROVIDER_LIMITS: dict[str, tuple[int, float]] = {
 }
 _limiters: dict[str, RateLimiter] = {}
 _limiters_lock = threading.Lock()
+_spacing_enabled = True
+
+
+def set_request_spacing(enabled: bool) -> None:
+    """Turn per-provider request spacing on or off for the whole process (RESEARCH_RATE_LIMITS).
+
+    Off is for base URLs that are not the real services (local fakes, mirrors, a whole run in a
+    test subprocess): arXiv's one request per three seconds would otherwise pace every run.
+    Concurrency caps stay either way.
+    """
+    global _spacing_enabled
+    _spacing_enabled = bool(enabled)
+
+
+def request_spacing_enabled() -> bool:
+    return _spacing_enabled
 
 
 def limiter_for(provider: str, *, concurrency: int = 4, per_second: float = 5.0) -> RateLimiter:

@@ -4,7 +4,7 @@ It is the offline source for every researcher kind (web / academic / book): the 
 documents, plus whatever the user imports. One connection per thread (WAL mode) lets several
 researcher threads read at once; writes are serialised by a lock.
 
-Search runs inside SQLite (one FTS5 index per kind, bm25 ranking and LIMIT in SQL; see
+Search runs inside SQLite (an FTS5 index per kind and one for all kinds, bm25 ranking and LIMIT in SQL; see
 library_index.py for the query planner); only the top rows are read back from `documents`.
 """
 
@@ -23,7 +23,7 @@ from typing import Iterable
 
 from research.schemas import RESEARCHER_KINDS, SNIPPET_CHARS, ResearcherKind, Source
 from research.sources.base import ProviderError, Retrieval
-from research.sources.library_index import SCHEMA, fts_table, query_terms, ranked_ids
+from research.sources.library_index import fts_table, migrate, query_terms, ranked_ids
 from research.text import best_snippet
 
 log = logging.getLogger(__name__)
@@ -107,14 +107,18 @@ class Library:
             conn = sqlite3.connect(
                 self.path, timeout=30.0, check_same_thread=False, isolation_level=None, factory=_Connection
             )
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA busy_timeout = 30000")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            try:
+                conn.row_factory = sqlite3.Row
+                conn.execute("PRAGMA busy_timeout = 30000")
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                self._ensure_schema(conn)
+            except BaseException:
+                conn.close()  # a broken file: no half-set-up connection stays behind
+                raise
             self._local.conn = conn
             with self._registry_lock:
                 self._connections.add(conn)
-            self._ensure_schema(conn)
         return conn
 
     def _ensure_schema(self, conn: sqlite3.Connection) -> None:
@@ -122,7 +126,7 @@ class Library:
             return
         with self._write_lock:
             if not self._schema_ready:
-                conn.executescript(SCHEMA)
+                migrate(conn)
                 self._schema_ready = True
 
     def close(self) -> None:
@@ -205,15 +209,13 @@ class Library:
     def search(self, query: str, *, kind: ResearcherKind | None = None, limit: int = 5) -> list[LibraryHit]:
         """The best `limit` documents for free-text `query`, best first. Never raises on odd
         query text (quotes, operators, emoji, empty); an unknown kind is a ValueError."""
-        kinds = [_check_kind(kind)] if kind else list(RESEARCHER_KINDS)
+        if kind is not None:
+            _check_kind(kind)
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
         conn = self._conn()
-        share = 1.0 / len(kinds)  # searching every kind costs about as much as searching one
-        ranked = [pair for k in kinds for pair in ranked_ids(conn, k, terms, limit, budget=share)]
-        ranked.sort(key=lambda pair: -pair[1])  # stable: equal scores keep each kind's order
-        ranked = ranked[:limit]
+        ranked = ranked_ids(conn, kind, terms, limit)
         if not ranked:
             return []
         marks = ", ".join("?" * len(ranked))

@@ -49,7 +49,14 @@ BREAKER = CircuitBreaker()
 
 
 def live_providers(kind: ResearcherKind, settings: Settings) -> list[SourceProvider]:
-    """The live services for one kind, as the settings enable them (imported lazily)."""
+    """The live services for one kind, as the settings enable them (imported lazily).
+
+    Every live provider is built here (runs and the Settings page's check), so this is also where
+    the process-wide RESEARCH_RATE_LIMITS switch takes effect.
+    """
+    from research.sources.http import set_request_spacing
+
+    set_request_spacing(settings.rate_limits)
     if kind == "web":
         from research.sources.scraper import PageTextProvider
 
@@ -122,30 +129,42 @@ class SourceRouter:
         active = [p for p in providers if p not in resting]
         for provider in resting:
             outcome.warnings.append(RunWarning(
-                source=provider.name, message=f"skipped: it failed within the last {self.breaker.seconds:.0f} s",
+                source=provider.name, message=f"skipped: it failed within the last {self.breaker.seconds:g} s",
             ))
         if active:
             with ThreadPoolExecutor(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
                 for provider, result in zip(active, pool.map(lambda p: _safe_search(p, query, limit), active)):
                     if provider.name in result.providers_used:
                         self.breaker.reset(provider.name)
+                        if not result.sources and not result.warnings:  # an empty reply is shown, not hidden
+                            result.warnings.append(RunWarning(source=provider.name, message=f"no results for {query!r}"))
                     else:
                         self.breaker.trip(provider.name)
                     outcome.extend(result)
-        live_failed = not outcome.providers_used
-        if live_failed and self.settings.sources == "auto":
-            fallback = self._library_search(kind, query, limit)
-            names = ", ".join(p.name for p in providers) or kind
-            outcome.warnings.append(
-                RunWarning(source="library", message=f"{names} failed for {query!r}; used the local library instead.")
-            )
-            outcome.extend(fallback)
+        # Fall back when the kind has nothing to show: every provider failed, rested, or found nothing.
+        if not outcome.sources and self.settings.sources == "auto":
+            outcome.warnings.append(RunWarning(
+                source="library",
+                message=f"{_why_nothing(kind, providers, outcome.providers_used)} for {query!r}; "
+                        "used the local library instead.",
+            ))
+            outcome.extend(self._library_search(kind, query, limit))
         return outcome
 
     def _library_search(self, kind: ResearcherKind, query: str, limit: int) -> Retrieval:
         if self.settings.demo_delay:  # presenters pace a live demo so the audience can follow it
             time.sleep(self.settings.demo_delay)
         return _safe_search(self._library_provider(kind), query, limit)
+
+
+def _why_nothing(kind: ResearcherKind, providers: list[SourceProvider], answered: list[str]) -> str:
+    """'arxiv, openalex failed' / 'tavily found nothing' / 'arxiv failed and openalex found nothing'."""
+    if not providers:
+        return f"{kind} providers unavailable"
+    failed = [p.name for p in providers if p.name not in answered]
+    empty = [p.name for p in providers if p.name in answered]
+    parts = ([f"{', '.join(failed)} failed"] if failed else []) + ([f"{', '.join(empty)} found nothing"] if empty else [])
+    return " and ".join(parts)
 
 
 def _safe_search(provider: SourceProvider, query: str, limit: int) -> Retrieval:

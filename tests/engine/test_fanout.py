@@ -3,6 +3,8 @@ really run at the same time."""
 
 from __future__ import annotations
 
+import threading
+
 from research.brains.offline import OfflineBrain
 from research.nodes.supervisor import build_tasks
 from research.runner import ResearchRunner
@@ -72,3 +74,18 @@ def test_branches_run_concurrently(settings: Settings) -> None:
         calls = [c for c in router.calls if c.kind == kind]
         assert len(calls) >= 2
         assert max(c.start for c in calls) < min(c.end for c in calls), kind
+
+
+def test_max_concurrency_one_does_not_hang(settings: Settings) -> None:
+    # graph.stream() keeps one pool slot for its own output waiter; with the setting passed through
+    # unchanged, max_concurrency=1 left no slot for any node and the run hung forever.
+    router = SlowRouter(delay=0.05)
+    runner = ResearchRunner(settings.model_copy(update={"max_concurrency": 1}), sources=router)
+    request = ResearchRequest(topic="How do heat pumps work?", allocation="110", max_iterations=0)
+    run_id = runner.create(request)
+    worker = threading.Thread(target=runner.run, args=(request,), kwargs={"run_id": run_id}, daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "the run hung with max_concurrency=1"
+    assert runner.store.get_run(run_id).status == "finished"
+    assert {c.kind for c in router.calls} == {"web", "academic"}

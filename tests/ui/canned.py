@@ -70,6 +70,7 @@ def canned_events(run_id: str, topic: str, *, fail: bool = False) -> list[Event]
         return events + [ev("run_failed", error="RuntimeError: the brain crashed mid-run")]
     return events + [
         ev("researcher_finished", "web-1", 0, kind="web", status="done", source_ids=["s1", "s3"], seconds=1.2),
+        ev("message", name="web-1", role="ai", content=f"2 sources.\n- {HOSTILE_SNIPPET} ({HOSTILE_TITLE})"),
         ev("researcher_finished", "academic-1", 0, kind="academic", status="done", source_ids=["s2"], seconds=1.4),
         ev("phase", iteration=0, phase="analyst"),
         ev("critique_issued", iteration=0, status="NEEDS_IMPROVEMENT", critique=["Thin on storage."],

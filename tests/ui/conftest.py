@@ -46,3 +46,12 @@ def texts(at: AppTest) -> list[str]:
     values = [m.value for m in at.markdown] + [c.value for c in at.caption]
     values += [e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
     return [plain(v) for v in values]
+
+
+def has_block(at: AppTest, key: str) -> bool:
+    """Whether a keyed container (e.g. "researcher-card-web-1") is on the page."""
+    try:
+        at.container(key=key)
+    except KeyError:
+        return False
+    return True

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from research.api import RunStore
 from tests.ui.canned import DRAFT, HOSTILE_SNIPPET, HOSTILE_TITLE, store_canned_run
-from tests.ui.conftest import plain, texts
+from tests.ui.conftest import has_block, plain, texts
+
+
+def sources_table(at):
+    return next(d for d in at.dataframe if "Snippet" in d.value.columns)
+
+
+def version_picker(at):
+    return next(s for s in at.selectbox if s.label == "Version")
 
 
 def test_panels_fill_from_the_event_log(make_app, data_dir):
@@ -17,7 +25,7 @@ def test_panels_fill_from_the_event_log(make_app, data_dir):
     assert "1. How is mRNA delivered?" in page
     # One card per researcher, follow-ups marked with their round.
     for rid in ("web-1", "academic-1", "book-1-r1"):
-        assert at.container(key=f"researcher-card-{rid}") is not None
+        assert has_block(at, f"researcher-card-{rid}")
     assert any("book-1-r1" in t and "follow-up · round 2" in t for t in page.splitlines())
     # The provider warning appears in the card of the researcher it happened to.
     card = at.container(key="researcher-card-academic-1")
@@ -27,7 +35,7 @@ def test_panels_fill_from_the_event_log(make_app, data_dir):
 def test_sources_table_has_one_row_per_source_with_citations(make_app, data_dir):
     run_id = store_canned_run(data_dir)
     at = make_app(run_id).run()
-    table = next(d for d in at.dataframe if d.key == f"sources-table-{run_id}")
+    table = sources_table(at)
     frame = table.value
     assert len(frame) == 4
     assert set(frame["Kind"]) == {"web", "academic", "book"}
@@ -42,7 +50,7 @@ def test_kind_filter_narrows_the_table(make_app, data_dir):
     run_id = store_canned_run(data_dir)
     at = make_app(run_id).run()
     at.button_group(key=f"source-kinds-{run_id}").set_value(["book"]).run()
-    table = next(d for d in at.dataframe if d.key == f"sources-table-{run_id}")
+    table = sources_table(at)
     assert list(table.value["Title"]) == ["Cold Chain Logistics"]
 
 
@@ -64,7 +72,7 @@ def test_draft_is_rendered_with_its_sources(make_app, data_dir):
     assert "Lipid nanoparticles carry the mRNA into cells [1]." in rendered
     assert "[2] Phase 3 Trials Review." in rendered
     assert "#### Summary" in rendered  # demoted below the page's own headings
-    assert at.selectbox(key=f"draft-version-{run_id}").options[0].startswith("v1 · Writer's draft")
+    assert version_picker(at).options[0].startswith("v1 · Writer's draft")
 
 
 def test_saving_an_edit_creates_a_version_and_rechecks_citations(make_app, data_dir):
@@ -82,7 +90,7 @@ def test_saving_an_edit_creates_a_version_and_rechecks_citations(make_app, data_
     assert any("[7] has no entry in the Sources list." in plain(w.value) for w in at.warning)
     # Back in view mode the latest version is shown, still flagged.
     at.toggle(key=f"draft-edit-{run_id}").set_value(False).run()
-    assert at.selectbox(key=f"draft-version-{run_id}").value == 2
+    assert version_picker(at).value == 2
     assert "lasting effects [7]" in at.container(key=f"draft-body-{run_id}").markdown[0].value
     assert any("[7] has no entry" in plain(w.value) for w in at.warning)
 
@@ -92,7 +100,7 @@ def test_an_older_version_can_be_restored_as_a_new_one(make_app, data_dir):
     store = RunStore(data_dir / "runs.sqlite")
     store.save_draft_version(run_id, "# Rewritten\n\nShort.\n", note="Edited")
     at = make_app(run_id).run()
-    at.selectbox(key=f"draft-version-{run_id}").set_value(1).run()
+    version_picker(at).set_value(1).run()
     next(b for b in at.button if b.label == "Restore v1").click().run()
     versions = store.draft_versions(run_id)
     assert [(v.version, v.note) for v in versions][-1] == (3, "Restored v1")
@@ -107,7 +115,7 @@ def test_outside_html_is_shown_as_text_never_rendered(make_app, data_dir):
     assert not at.get("html")
     assert all(not m.proto.allow_html for m in at.markdown)
     # The hostile title and snippet reach the table as plain cell text.
-    frame = next(d for d in at.dataframe if d.key == f"sources-table-{run_id}").value
+    frame = sources_table(at).value
     assert HOSTILE_TITLE in set(frame["Title"]) and HOSTILE_SNIPPET in set(frame["Snippet"])
     # The topic heading carries the tags escaped, so markdown shows them literally.
     heading = next(m.value for m in at.markdown if m.value.startswith("### "))
@@ -118,6 +126,6 @@ def test_a_failed_run_shows_its_error_and_keeps_what_it_found(make_app, data_dir
     run_id = store_canned_run(data_dir, fail=True)
     at = make_app(run_id).run()
     assert any("The run failed: RuntimeError: the brain crashed mid-run" in plain(e.value) for e in at.error)
-    frame = next(d for d in at.dataframe if d.key == f"sources-table-{run_id}").value
+    frame = sources_table(at).value
     assert len(frame) == 3
-    assert at.container(key="researcher-card-web-1") is not None
+    assert has_block(at, "researcher-card-web-1")

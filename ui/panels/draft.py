@@ -31,8 +31,8 @@ def render(view: RunView, store: RunStore) -> None:
     by_number = {v.version: v for v in versions}
     pick_col, edit_col, download_col = st.columns([3, 1.2, 1.4], vertical_alignment="bottom")
     with pick_col:
-        number = st.selectbox(
-            "Version", [v.version for v in reversed(versions)], key=f"draft-version-{view.run_id}",
+        number = st.selectbox(  # keyed by the latest version: a new save selects the new version
+            "Version", [v.version for v in reversed(versions)], key=f"draft-version-{view.run_id}-{latest.version}",
             format_func=lambda n: _label(by_number[n]),
         )
     shown = by_number.get(number, latest)

@@ -33,7 +33,6 @@ def save(store: RunStore, run_id: str, latest: str) -> None:
 def restore(store: RunStore, run_id: str, version: DraftVersion) -> None:
     number = store.save_draft_version(run_id, version.markdown, note=f"Restored v{version.version}")
     st.session_state[_text_key(run_id)] = version.markdown
-    st.session_state.pop(f"draft-version-{run_id}", None)  # show the new latest version
     st.toast(f"Restored v{version.version} as version {number}.", icon=":material/restore:")
 
 

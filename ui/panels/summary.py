@@ -19,12 +19,13 @@ _STATUS = {
 
 def render_header(view: RunView, *, orphaned: bool = False) -> None:
     status = ":orange-badge[:material/pause_circle: Interrupted]" if orphaned else _STATUS.get(view.status, view.status)
-    st.markdown(f"### {md_escape(view.topic) or 'Untitled run'}")
     brain = "offline brain" if view.brain == "offline" else md_escape(view.model or view.brain)
-    st.markdown(
-        f"{status} · :gray[run {md_escape(view.run_id)} · started {when(view.started_ts)} · {brain}"
-        f" · sources: {md_escape(view.source_mode or '?')}]"
-    )
+    with st.container(key="run-header"):
+        st.markdown(f"### {md_escape(view.topic) or 'Untitled run'}")
+        st.markdown(
+            f"{status} · :gray[run {md_escape(view.run_id)} · started {when(view.started_ts)} · {brain}"
+            f" · sources: {md_escape(view.source_mode or '?')}]"
+        )
     if view.status == "failed":
         st.error(
             f"**The run failed:** {md_escape(view.error or 'unknown error')}  \n"
@@ -38,7 +39,7 @@ def render_summary(view: RunView) -> None:
     if elapsed is None and view.started_ts:
         elapsed = time.time() - view.started_ts
     columns = st.columns(6)
-    columns[0].metric("Researchers", f"{finished}/{len(view.researchers)}")
+    columns[0].metric("Researchers done", f"{finished} of {len(view.researchers)}")
     columns[1].metric("Sources", len(view.sources))
     columns[2].metric("Cited", len(view.cited_source_ids))
     columns[3].metric("Rounds", len(view.critiques))

@@ -1,0 +1,117 @@
+"""Figure 1: critical-path efficiency = measured wall time / ideal wall time.
+
+The ideal comes from the run's own event log: the longest chain of dependent model calls and
+search requests (supervisor, then per round the slowest researcher chain and the analyst, then the
+writer), with every independent call assumed to run in parallel and each call costing exactly its
+fixed latency. A researcher's chain is its own model calls (queries, notes) plus its slowest
+retrieve; a retrieve is the deepest chain of dependent requests among the providers that served it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.harness import BenchContext, log, median, rounded
+from bench.loopback import PROVIDER_REQUEST_DEPTH, LoopbackRun, LoopbackWorld, warnings_of
+from research.events import Event
+
+MODEL_LATENCY = 0.2
+SEARCH_LATENCY = 0.3
+# (allocation, max_researchers): the last one needs the researcher cap raised to 9.
+CASES = [("100", 3), ("111", 3), ("210", 3), ("300", 3), ("333", 9)]
+TARGET = 1.10
+
+
+@dataclass
+class CriticalPath:
+    """The ideal broken into its parts, so a miss can be traced to a phase."""
+
+    supervisor: float = 0.0
+    rounds: list[dict[str, float]] = field(default_factory=list)  # {researchers, analyst} per round
+    writer: float = 0.0
+
+    @property
+    def seconds(self) -> float:
+        return self.supervisor + sum(r["researchers"] + r["analyst"] for r in self.rounds) + self.writer
+
+
+def search_depth(providers: list[str]) -> int:
+    """Dependent requests in one retrieve: the deepest of the providers that answered it."""
+    return max((PROVIDER_REQUEST_DEPTH.get(p, 1) for p in providers), default=0)
+
+
+def critical_path(events: list[Event], model_latency: float, search_latency: float) -> CriticalPath:
+    node_calls: dict[tuple[str, int], int] = defaultdict(int)  # (node, round) -> model calls
+    researcher_calls: dict[str, int] = defaultdict(int)
+    researcher_round: dict[str, int] = {}
+    researcher_search: dict[str, int] = defaultdict(int)  # deepest retrieve, in requests
+    phase, phase_round = "supervisor", 0
+    for event in events:
+        if event.type == "phase":
+            phase, phase_round = event.data["phase"], event.iteration or 0
+        elif event.type == "researcher_started":
+            researcher_round[event.researcher_id] = event.iteration or 0
+        elif event.type == "sources_found":
+            depth = search_depth(event.data.get("providers") or [])
+            researcher_search[event.researcher_id] = max(researcher_search[event.researcher_id], depth)
+        elif event.type == "usage":
+            if event.researcher_id:
+                researcher_calls[event.researcher_id] += event.data["calls"]
+            else:
+                node_calls[(event.data["node"], phase_round if phase != "supervisor" else 0)] += event.data["calls"]
+    chains: dict[int, float] = defaultdict(float)
+    for rid, round_ in researcher_round.items():
+        chain = researcher_calls[rid] * model_latency + researcher_search[rid] * search_latency
+        chains[round_] = max(chains[round_], chain)
+    path = CriticalPath(supervisor=node_calls[("supervisor", 0)] * model_latency)
+    for round_ in sorted(chains):
+        path.rounds.append({
+            "researchers": chains[round_],
+            "analyst": node_calls[("analyst", round_)] * model_latency,
+        })
+    path.writer = sum(calls for (node, _), calls in node_calls.items() if node == "writer") * model_latency
+    return path
+
+
+def measure_case(world: LoopbackWorld, allocation: str, max_researchers: int, repeats: int) -> dict[str, Any]:
+    runs: list[LoopbackRun] = [
+        world.run(allocation, max_iterations=1, max_researchers=max_researchers) for _ in range(repeats)
+    ]
+    walls = [r.wall_seconds for r in runs]
+    best = runs[walls.index(median(walls))] if repeats % 2 else runs[0]
+    path = critical_path(best.events, world.model_latency, world.search_latency)
+    measured = median(walls)
+    return {
+        "ratio": rounded(measured / path.seconds),
+        "measured_seconds": rounded(measured),
+        "ideal_seconds": rounded(path.seconds),
+        "ideal_parts": {
+            "supervisor": rounded(path.supervisor),
+            "rounds": [{k: rounded(v) for k, v in r.items()} for r in path.rounds],
+            "writer": rounded(path.writer),
+        },
+        "model_calls": best.calls,
+        "search_requests": best.search_requests,
+        "status": best.status,
+        "warnings": warnings_of(best)[:5],
+    }
+
+
+def measure(ctx: BenchContext) -> dict[str, Any]:
+    repeats = 1 if ctx.quick else 3
+    details: dict[str, Any] = {}
+    with LoopbackWorld(ctx.scratch("critical-path"), ctx.log_dir, MODEL_LATENCY, SEARCH_LATENCY) as world:
+        world.run("111", max_iterations=0)  # warm-up: imports, first connections, library load
+        for allocation, cap in CASES:
+            details[allocation] = measure_case(world, allocation, cap, repeats)
+            log(f"critical path {allocation}: {details[allocation]['ratio']} "
+                f"({details[allocation]['measured_seconds']} s / {details[allocation]['ideal_seconds']} s)")
+    return {
+        "critical_path_efficiency": {a: d["ratio"] for a, d in details.items()},
+        "critical_path_details": {
+            "model_latency_s": MODEL_LATENCY, "search_latency_s": SEARCH_LATENCY, "max_iterations": 1,
+            "repeats": repeats, "target": TARGET, "cases": details,
+        },
+    }

@@ -1,0 +1,132 @@
+"""Browser fixtures: `streamlit run` on a free loopback port, driven by Debian's Chromium.
+
+Outside CI the tests skip, with a message, when /usr/bin/chromium is missing; in CI (CI=true)
+a missing browser fails them. Playwright's own browser download is never used.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("RESEARCH_TEST_CHROMIUM", "/usr/bin/chromium"))
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+DEMO_DELAY = "2.0"  # seconds per library search: long enough to watch the panels fill
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _require_browser() -> None:
+    if CHROMIUM.exists():
+        return
+    message = f"Chromium not found at {CHROMIUM}: install Debian's chromium package to run the browser tests"
+    if _in_ci():
+        pytest.fail(message + " (CI=true: browser tests must run in CI)", pytrace=False)
+    pytest.skip(message + " (skipped outside CI)")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.25)
+    raise RuntimeError(f"streamlit was not healthy within {timeout:.0f} s")
+
+
+@pytest.fixture(scope="session")
+def app_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("browser-data")
+
+
+@pytest.fixture(scope="session")
+def app_url(app_data_dir: Path) -> Iterator[str]:
+    _require_browser()
+    port = _free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY")},
+        "RESEARCH_DATA_DIR": str(app_data_dir), "RESEARCH_LOG_DIR": str(app_data_dir / "logs"),
+        "RESEARCH_SOURCES": "library", "RESEARCH_LLM": "offline", "RESEARCH_DEMO_DELAY": DEMO_DELAY,
+    }
+    log = (app_data_dir / "streamlit.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser(app_url: str):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    """A full-page screenshot in test-artifacts/ (Streamlit scrolls inside its main block, so the
+    viewport is stretched to the content first)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    height = page.evaluate(
+        "() => { const m = document.querySelector('[data-testid=stMain]');"
+        " return m ? m.scrollHeight : document.body.scrollHeight }"
+    )
+    size = page.viewport_size or {"width": 1440, "height": 900}
+    page.set_viewport_size({"width": size["width"], "height": max(900, min(int(height) + 40, 9000))})
+    page.wait_for_timeout(700)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+    return path

@@ -1,0 +1,63 @@
+"""Starts a run in this process and kills the process mid-run (os._exit, as a crash or `kill -9`
+would: no cleanup, no exception handler, no final event). Used by test_resume in a subprocess.
+
+    python -m tests.engine.interrupted_run DATA_DIR analyst|academic-retrieve
+
+Prints the run id first, so the test can resume it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from research.brains.offline import OfflineBrain
+from research.runner import ResearchRunner
+from research.schemas import ResearchRequest
+from research.settings import Settings
+from research.sources.library import LibraryProvider
+from research.sources.router import SourceRouter
+
+KILLED = 17
+
+
+def main() -> None:
+    data_dir, where = Path(sys.argv[1]), sys.argv[2]
+    settings = Settings(_env_file=None, data_dir=data_dir, log_dir=data_dir / "logs", sources="library", llm="offline")
+    runner = ResearchRunner(settings)
+    if where == "analyst":
+        # The researchers' superstep completes, then the process dies inside the analyst (after a
+        # pause, so the main thread has logged every event the researchers produced).
+        def judge(*args, **kwargs):
+            time.sleep(0.5)
+            os._exit(KILLED)
+
+        OfflineBrain.judge = judge  # type: ignore[method-assign]
+    elif where == "academic-retrieve":
+        # The web researcher finishes; the academic one is still retrieving when the process dies.
+        library = SourceRouter(settings, lambda kind: LibraryProvider(runner.library, kind))
+
+        class DyingRouter:
+            def describe(self, kind):
+                return library.describe(kind)
+
+            def retrieve(self, kind, query, limit):
+                if kind == "academic":
+                    time.sleep(1.0)
+                    os._exit(KILLED)
+                return library.retrieve(kind, query, limit)
+
+        runner.sources = DyingRouter()  # type: ignore[assignment]
+    else:
+        raise SystemExit(f"unknown interruption point {where!r}")
+    request = ResearchRequest(topic="How do mRNA vaccines work?", allocation="110")
+    run_id = runner.create(request)
+    print(run_id, flush=True)
+    runner.run(request, run_id=run_id)
+    raise SystemExit("the run was meant to be killed but finished")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Fixtures for whole-run integration tests: every live service and the model on loopback fakes.
+
+Each test gets a clean environment (no developer RESEARCH_* / OPENAI_* / service keys, no .env),
+no provider request spacing, and its own logging handlers, which are removed afterwards:
+`configure_logging` adds one process-wide handler per log path, and a handler left behind would
+keep receiving (and its secret filter never see) later tests' records.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from research import logging_setup
+from research.brains.structured import forget_methods
+from research.sources import http as http_core
+from tests.fakes import FakeServer, lift_rate_limits
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.integration.services import LIVE_PROVIDERS, ServiceFakes
+
+CONFIG_PREFIXES = ("RESEARCH_", "OPENAI_")
+CONFIG_NAMES = {"TAVILY_API_KEY", "GITHUB_TOKEN"}
+
+
+def clean_environ() -> dict[str, str]:
+    """os.environ without any engine configuration."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(CONFIG_PREFIXES) and k not in CONFIG_NAMES}
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    keep = clean_environ()
+    for name in list(os.environ):
+        if name not in keep:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # Settings reads .env from the working directory
+    lift_rate_limits(*LIVE_PROVIDERS, "scraper")
+    forget_methods()
+    research_logger = logging.getLogger("research")
+    handlers = list(research_logger.handlers)
+    configured = set(logging_setup._configured)
+    yield
+    for handler in research_logger.handlers[:]:
+        if handler not in handlers:
+            research_logger.removeHandler(handler)
+            handler.close()
+    logging_setup._configured.intersection_update(configured)
+    http_core.reset_limiters()
+    http_core.set_request_spacing(True)
+    forget_methods()
+
+
+@pytest.fixture
+def services() -> Iterator[ServiceFakes]:
+    with FakeServer() as server:
+        yield ServiceFakes(server)
+
+
+@pytest.fixture
+def model() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Back-off and Retry-After waits are recorded, not slept (they are asserted instead)."""
+    recorded: list[float] = []
+    monkeypatch.setattr(http_core, "_sleep", recorded.append)
+    return recorded

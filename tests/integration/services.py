@@ -1,0 +1,155 @@
+"""Every live service of a run on one loopback FakeServer: Tavily, two article pages for the
+scraper, arXiv, OpenAlex, Open Library and Wikipedia, in their real wire formats.
+
+    with FakeServer() as server:
+        services = ServiceFakes(server)
+        settings = Settings(**services.settings_fields(), ...)   # in-process runs
+        env = services.environ()                                  # RESEARCH_*_URL for a subprocess
+        services.break_provider("arxiv", "500")                   # a fault mode, for every call
+
+Tavily's results point at the fake's own HTML pages with no `raw_content`, so the scraper has to
+fetch them (which needs RESEARCH_ALLOW_PRIVATE_URLS=1: the pages are on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.fakes.http_server import FakeServer, Handler, Reply, json_reply, slow, text_reply
+from tests.fakes.service_fakes import (
+    ARXIV_PATH,
+    ATOM_TYPE,
+    OPENALEX_PATH,
+    OPENLIBRARY_SEARCH_PATH,
+    WIKIPEDIA_PATH,
+    arxiv_fixture,
+    install_academic_book_fakes,
+    mediawiki_search_reply,
+    openalex_reply,
+    openlibrary_search_reply,
+)
+
+TAVILY_PATH = "/search"
+# name -> (path, method) of the request that a fault breaks; the one request every search starts with.
+PROVIDER_ROUTES: dict[str, tuple[str, str | None]] = {
+    "tavily": (TAVILY_PATH, "POST"),
+    "arxiv": (ARXIV_PATH, None),
+    "openalex": (OPENALEX_PATH, None),
+    "openlibrary": (OPENLIBRARY_SEARCH_PATH, None),
+    "wikipedia": (WIKIPEDIA_PATH, None),
+}
+LIVE_PROVIDERS = tuple(PROVIDER_ROUTES)
+FAULT_MODES = ("500", "429", "timeout", "malformed", "empty")
+RETRY_AFTER_SECONDS = 1.0
+HANG_SECONDS = 5.0  # far beyond the tests' HTTP timeout: a hang
+
+PAGES = {
+    "/pages/lipid-nanoparticles": (
+        "How lipid nanoparticles deliver mRNA",
+        "Lipid nanoparticles wrap the fragile mRNA strand and carry it into cells, where ribosomes "
+        "translate it into the spike protein that trains the immune system.",
+    ),
+    "/pages/immune-response": (
+        "The immune response to mRNA vaccines",
+        "After vaccination, antigen-presenting cells display the spike protein; B cells make "
+        "neutralising antibodies and T cells remember the pathogen for months.",
+    ),
+}
+PAGE_PHRASE = "ribosomes translate it into the spike protein"  # only on a page: proves it was scraped
+
+
+def page_html(title: str, text: str) -> bytes:
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
+        f"<script>var tracker = 'SCRIPT-MARKER';</script></head><body><nav>Home | About</nav>"
+        f"<article><h1>{title}</h1><p>{text}</p><p>{text}</p></article><footer>Example museum</footer>"
+        f"</body></html>"
+    ).encode()
+
+
+def tavily_reply(server: FakeServer, query: str = "mRNA vaccines") -> dict[str, Any]:
+    """POST /search as Tavily answers it, with results on the fake's pages and no raw_content."""
+    return {
+        "query": query,
+        "follow_up_questions": None,
+        "answer": None,
+        "images": [],
+        "results": [
+            {"url": server.url(path), "title": title, "content": text[:90], "score": 0.9 - i / 10, "raw_content": None}
+            for i, (path, (title, text)) in enumerate(PAGES.items())
+        ],
+        "response_time": 0.42,
+        "request_id": "0b7d5c5e-5d8e-4d0c-9d4f-2c8f0e7a1b11",
+    }
+
+
+# Replies per fault mode. A fault answers every call (a service that stays broken).
+MALFORMED: dict[str, Reply] = {
+    "tavily": Reply(200, b"<html><body>502 Bad Gateway</body></html>", {"Content-Type": "text/html"}),
+    "arxiv": Reply(200, b"<html><body>Service unavailable</body></html>", {"Content-Type": "text/html"}),
+    "openalex": Reply(200, b'{"meta": {"count": 3}, "results": [', {"Content-Type": "application/json"}),
+    "openlibrary": Reply(200, b"upstream timed out", {"Content-Type": "text/plain"}),
+    "wikipedia": Reply(200, {"batchcomplete": True, "warnings": {"main": {"*": "unrecognised"}}}),
+}
+
+
+def empty_reply(name: str) -> Reply:
+    if name == "tavily":
+        return Reply(200, {"query": "q", "answer": None, "images": [], "results": [], "response_time": 0.2})
+    if name == "arxiv":
+        return Reply(200, arxiv_fixture("arxiv_empty.xml"), {"Content-Type": ATOM_TYPE})
+    if name == "openalex":
+        return Reply(200, openalex_reply([]))
+    if name == "openlibrary":
+        return Reply(200, openlibrary_search_reply([]))
+    return Reply(200, mediawiki_search_reply([]))
+
+
+class ServiceFakes:
+    def __init__(self, server: FakeServer) -> None:
+        self.server = server
+        self._fields = install_academic_book_fakes(server)
+        self._healthy: dict[str, Handler] = {}
+        server.route(TAVILY_PATH, lambda request: Reply(200, tavily_reply(server, str(request.json().get("query")))), method="POST")
+        for path, (title, text) in PAGES.items():
+            server.route(path, text_reply(page_html(title, text), "text/html; charset=utf-8"))
+
+    def settings_fields(self) -> dict[str, str]:
+        """Settings field overrides pointing every provider at the fake."""
+        return {**self._fields, "tavily_url": self.server.url()}
+
+    def environ(self) -> dict[str, str]:
+        """The same, as the documented environment variables."""
+        return {f"RESEARCH_{name.upper()}": value for name, value in self.settings_fields().items()}
+
+    def requests_of(self, name: str) -> list:
+        path, method = PROVIDER_ROUTES[name]
+        return [r for r in self.server.requests(path) if method is None or r.method == method]
+
+    def page_requests(self) -> list:
+        return [r for path in PAGES for r in self.server.requests(path)]
+
+    def break_provider(self, name: str, mode: str) -> None:
+        """Make every call to `name` fail in `mode` (see FAULT_MODES)."""
+        path, method = PROVIDER_ROUTES[name]
+        self.server.route(path, fault_handler(name, mode), method=method)
+
+    def break_all(self, mode: str) -> None:
+        for name in LIVE_PROVIDERS:
+            self.break_provider(name, mode)
+
+
+def fault_handler(name: str, mode: str) -> Handler:
+    if mode == "500":
+        return json_reply({"error": "internal error"}, status=500)
+    if mode == "429":
+        return json_reply({"error": "rate limited"}, status=429, headers={"Retry-After": f"{RETRY_AFTER_SECONDS:g}"})
+    if mode == "timeout":
+        return slow(json_reply({"results": []}), HANG_SECONDS)
+    if mode == "malformed":
+        reply = MALFORMED[name]
+        return lambda _request: reply
+    if mode == "empty":
+        reply = empty_reply(name)
+        return lambda _request: reply
+    raise ValueError(f"unknown fault mode {mode!r}")
