@@ -5,12 +5,11 @@ Sets the page up, maps secrets onto settings, draws the sidebar and hands over t
 
 import streamlit as st
 
-from ui import session, sidebar
+from ui import sidebar
 from ui.resources import load_settings
 
 st.set_page_config(page_title="Research Desk", page_icon=":material/travel_explore:", layout="wide")
 
-session.keep_inputs()
 settings = load_settings()
 sidebar.render(settings)
 

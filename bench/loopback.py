@@ -269,12 +269,17 @@ class LoopbackWorld:
     _search: SearchFakes | None = field(default=None, init=False)
     _runners: dict[int, ResearchRunner] = field(default_factory=dict, init=False)
     _nagle: bool = field(default=False, init=False)
+    _backlog: int = field(default=5, init=False)
 
     def __enter__(self) -> LoopbackWorld:
         # The fakes write headers and body separately; with Nagle's algorithm on, the body then
         # waits for the client's delayed ACK (~40 ms per reply), a stall no real server adds.
         self._nagle = socketserver.StreamRequestHandler.disable_nagle_algorithm
         socketserver.StreamRequestHandler.disable_nagle_algorithm = True
+        # socketserver's listen backlog is 5: a burst of new connections (nine researchers' searches)
+        # overflows it and the dropped SYNs are retried after 1 s. Real servers queue far more.
+        self._backlog = socketserver.TCPServer.request_queue_size
+        socketserver.TCPServer.request_queue_size = 256
         # The real per-provider limits (arXiv: one request per 3 s) would measure politeness, not
         # the engine; a high concurrency keeps the limiter from ever being the bottleneck.
         lift_rate_limits(*BENCH_PROVIDERS, concurrency=64)
@@ -292,6 +297,7 @@ class LoopbackWorld:
         if self._model:
             self._model.stop()
         socketserver.StreamRequestHandler.disable_nagle_algorithm = self._nagle
+        socketserver.TCPServer.request_queue_size = self._backlog
 
     def script_model(self, *, approve_from_round: int) -> None:
         """Change when the scripted analyst approves (review rounds count from 1)."""

@@ -3,18 +3,18 @@
 import pandas as pd
 import streamlit as st
 
-from research.api import RESEARCHER_KINDS, SUPPORTED_SUFFIXES, import_bytes
+from research.api import RESEARCHER_KINDS, SUPPORTED_SUFFIXES, Library, import_bytes
 from ui.resources import get_manager, load_settings
 from ui.text import KIND_LABELS, kind_icon, md_escape
 
 library = get_manager(load_settings()).runner.library
 
 
-def _import(library) -> None:
+def _import(target: Library) -> None:
     """Form callback: runs before the page is drawn, so the counts above include the new files."""
     imported, skipped = [], []
     for file in st.session_state.get("library-files") or []:
-        report = import_bytes(library, file.name, file.getvalue(), st.session_state["library-kind"])
+        report = import_bytes(target, file.name, file.getvalue(), st.session_state["library-kind"])
         imported += [doc.title for doc in report.imported]
         skipped += [(s.name, s.reason) for s in report.skipped]
     st.session_state["library-import"] = (imported, skipped)
@@ -30,7 +30,7 @@ for column, kind in zip(columns, RESEARCHER_KINDS):
     column.metric(f"{kind_icon(kind)} {KIND_LABELS[kind]}", counts.get(kind, 0))
 columns[-1].metric(":material/functions: Total", sum(counts.values()))
 
-search_col, upload_col = st.columns([3, 2], gap="large")
+search_col, upload_col = st.columns([2, 1], gap="large")
 with search_col:
     st.subheader(":material/search: Search", anchor=False)
     query_col, kind_col = st.columns([3, 1], vertical_alignment="bottom")
@@ -63,7 +63,9 @@ with upload_col:
             "Documents", accept_multiple_files=True, key="library-files",
             help=f"Supported: {', '.join(SUPPORTED_SUFFIXES)}. Anything else is refused with the reason.",
         )
-        st.selectbox("Add as", RESEARCHER_KINDS, key="library-kind", format_func=lambda k: f"{KIND_LABELS[k]} documents")
+        st.selectbox(
+            "Add as", RESEARCHER_KINDS, key="library-kind", format_func=lambda k: f"{KIND_LABELS[k]} documents",
+        )
         st.form_submit_button("Import", type="primary", icon=":material/upload:", on_click=_import, args=(library,))
     outcome = st.session_state.pop("library-import", None)
     if outcome is not None:

@@ -15,7 +15,7 @@ st.title(":material/settings: Settings", anchor=False)
 st.caption("Set keys in `.streamlit/secrets.toml` or the environment (`RESEARCH_*`, `OPENAI_API_KEY`, "
            "`TAVILY_API_KEY`); restart the app after changing them.")
 
-keys_col, limits_col = st.columns(2, gap="large")
+keys_col, limits_col = st.columns([2, 3], gap="large")
 with keys_col:
     st.subheader(":material/key: Keys", anchor=False)
     configured = {
@@ -23,8 +23,8 @@ with keys_col:
         "Tavily API key": settings.tavily_api_key, "GitHub token": settings.github_token,
     }
     st.dataframe(
-        pd.DataFrame([{"Key": name, "Configured": bool(value)} for name, value in configured.items()]),
-        hide_index=True, column_config={"Configured": st.column_config.CheckboxColumn()},
+        pd.DataFrame([{"Key": name, "Configured": "yes" if value else "no"} for name, value in configured.items()]),
+        hide_index=True,
     )
     st.markdown(f"**Brain:** {brain_label(settings)}")
 
@@ -37,7 +37,7 @@ with limits_col:
         {"Setting": "Results per query", "Value": str(settings.results_per_query)},
         {"Setting": "HTTP timeout", "Value": f"{settings.http_timeout:g} s"},
         {"Setting": "Demo pacing (per library search)", "Value": f"{settings.demo_delay:g} s"},
-    ]), hide_index=True, column_config={"Value": st.column_config.TextColumn(width="large")})
+    ]), hide_index=True)
 
 st.subheader(":material/lan: Sources", anchor=False)
 st.markdown(f"**Mode:** {SOURCE_MODES.get(settings.sources, settings.sources)}")

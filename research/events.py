@@ -27,6 +27,11 @@ EventType = Literal[
     "warning",  # source, message
     "run_finished",  # status, seconds, counts
     "run_failed",  # error
+    # Plan review (ResearchRequest.review_plan): the run pauses after the supervisor.
+    "plan_review_requested",  # allocation {web,academic,book}, allocation_notation, allocation_origin,
+    #                           research_questions, max_researchers, max_questions, max_question_chars
+    "plan_approved",  # allocation {web,academic,book}, origin, reasoning, research_questions, edited
+    "run_cancelled",  # reason
 ]
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
 _MARK = "research_event"  # key that marks our custom stream payloads
@@ -67,9 +72,15 @@ def emit(type_: EventType, *, researcher_id: str | None = None, iteration: int |
 class EventAdapter:
     """Turns LangGraph stream parts into numbered `Event`s for one run."""
 
-    def __init__(self, run_id: str, start_seq: int = 0) -> None:
+    def __init__(
+        self, run_id: str, start_seq: int = 0, logged_messages: set[tuple[str, str]] | None = None
+    ) -> None:
         self.run_id = run_id
         self._seq = start_seq
+        # (name, content) of transcript messages already in the log. On resume LangGraph replays
+        # the updates of tasks that finished before the interruption (marked "cached"); those
+        # already logged are skipped so the transcript does not show them twice.
+        self._logged_messages = logged_messages or set()
 
     def make(self, type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> Event:
         self._seq += 1
@@ -88,12 +99,15 @@ class EventAdapter:
             )
         elif mode == "updates" and not namespace and isinstance(data, dict):
             # The transcript: messages the top-level nodes added (subgraph updates would repeat them).
-            for update in data.values():
+            replayed = bool((data.get("__metadata__") or {}).get("cached"))
+            # A node with several tasks in one part (parallel Sends) maps to a list of updates.
+            updates = [u for value in data.values() for u in (value if isinstance(value, list) else [value])]
+            for update in updates:
                 for message in (update or {}).get("messages", []) if isinstance(update, dict) else []:
-                    yield self.make(
-                        "message", name=getattr(message, "name", None) or "",
-                        role=getattr(message, "type", "ai"), content=str(getattr(message, "content", "")),
-                    )
+                    name, content = getattr(message, "name", None) or "", str(getattr(message, "content", ""))
+                    if replayed and (name, content) in self._logged_messages:
+                        continue
+                    yield self.make("message", name=name, role=getattr(message, "type", "ai"), content=content)
 
 
 def _unpack(part: Any) -> tuple[tuple, str | None, Any]:

@@ -1,4 +1,5 @@
-"""The research graph: supervisor -> researchers (Send fan-out) -> analyst -> [follow-up] -> writer."""
+"""The research graph: supervisor -> [plan review] -> researchers (Send fan-out) -> analyst ->
+[follow-up] -> writer. Plan review is a no-op unless the run asked for it (`review_plan`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from langgraph.graph import END, START, StateGraph
 from research.context import RunContext
 from research.nodes import Node
 from research.nodes.analyst import analyst, dispatch_follow_up, follow_up
+from research.nodes.plan_review import plan_review
 from research.nodes.researcher import researcher
 from research.nodes.routing import route_after_analyst
 from research.nodes.supervisor import dispatch, supervisor
@@ -19,13 +21,16 @@ from research.state import ResearchState
 def build_graph(*, max_consecutive_same: int = 3, checkpointer=None):
     builder = StateGraph(ResearchState, context_schema=RunContext)
     builder.add_node(Node.SUPERVISOR.value, supervisor)
+    builder.add_node(Node.PLAN_REVIEW.value, plan_review)
     builder.add_node(Node.RESEARCHER.value, researcher)
     builder.add_node(Node.ANALYST.value, analyst)
     builder.add_node(Node.FOLLOW_UP.value, follow_up)
     builder.add_node(Node.WRITER.value, writer)
 
     builder.add_edge(START, Node.SUPERVISOR.value)
-    builder.add_conditional_edges(Node.SUPERVISOR.value, dispatch, [Node.RESEARCHER.value])
+    builder.add_edge(Node.SUPERVISOR.value, Node.PLAN_REVIEW.value)
+    # The fan-out reads the plan from state after the review, so edited questions/allocation apply.
+    builder.add_conditional_edges(Node.PLAN_REVIEW.value, dispatch, [Node.RESEARCHER.value])
     builder.add_edge(Node.RESEARCHER.value, Node.ANALYST.value)
     builder.add_conditional_edges(
         Node.ANALYST.value,

@@ -7,8 +7,6 @@ from logging.handlers import RotatingFileHandler
 
 from research.settings import Settings
 
-_configured: set[str] = set()
-
 
 class SecretFilter(logging.Filter):
     """Replaces configured secret values in every record before it is written."""
@@ -16,6 +14,9 @@ class SecretFilter(logging.Filter):
     def __init__(self, secrets: list[str]) -> None:
         super().__init__()
         self.secrets = [s for s in secrets if len(s) >= 4]
+
+    def add(self, secrets: list[str]) -> None:
+        self.secrets += [s for s in secrets if len(s) >= 4 and s not in self.secrets]
 
     def filter(self, record: logging.LogRecord) -> bool:
         if self.secrets:
@@ -26,16 +27,22 @@ class SecretFilter(logging.Filter):
         return True
 
 
+_configured: dict[str, SecretFilter] = {}  # log path -> the filter of its handler
+
+
 def configure_logging(settings: Settings) -> None:
     path = (settings.log_dir / "multiagent.log").resolve()
     if str(path) in _configured:
+        # Same log, possibly new keys (the dashboard builds a new runner when a key changes).
+        _configured[str(path)].add(settings.secret_values())
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = RotatingFileHandler(path, maxBytes=5_000_000, backupCount=3, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(SecretFilter(settings.secret_values()))
+    secret_filter = SecretFilter(settings.secret_values())
+    handler.addFilter(secret_filter)
     logger = logging.getLogger("research")
     logger.setLevel(logging.INFO)
     logger.addHandler(handler)
     logger.propagate = False
-    _configured.add(str(path))
+    _configured[str(path)] = secret_filter

@@ -8,12 +8,14 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+import traceback
 import uuid
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
 
 from research.allocation import parse_allocation
 from research.brains.factory import make_brain
@@ -21,6 +23,7 @@ from research.context import RunContext
 from research.events import Event, EventAdapter
 from research.graph import build_graph
 from research.logging_setup import configure_logging
+from research.nodes.plan_review import validate_plan_edit
 from research.runs import RunStore
 from research.schemas import ResearchRequest
 from research.settings import Settings
@@ -68,7 +71,7 @@ class ResearchRunner:
         max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
         initial = {
             "run_id": run_id, "topic": request.topic, "requested_allocation": request.allocation,
-            "max_iterations": max_iterations,
+            "max_iterations": max_iterations, "review_plan": request.review_plan,
         }
         self._execute(run_id, request, initial, on_event, started=True)
         return run_id
@@ -83,9 +86,57 @@ class ResearchRunner:
         self._execute(run_id, request, None, on_event, started=False)
         return run_id
 
+    # --- plan review: a run paused after the supervisor ------------------------------------------
+    def continue_plan(
+        self,
+        run_id: str,
+        questions: list[str] | None = None,
+        allocation: str | None = None,
+        *,
+        on_event: EventCallback | None = None,
+        llm: str | None = None,
+    ) -> str:
+        """Resume a run paused for plan review, with the user's edits (None keeps that part).
+
+        Raises KeyError (no such run), PlanReviewError (not paused) or PlanEditError (a bad edit)
+        before anything runs; then runs the rest of the research in this thread.
+        """
+        record = self._paused_run(run_id)
+        questions, parsed = validate_plan_edit(questions, allocation, max_researchers=self.settings.max_researchers)
+        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
+        self.store.update_run(run_id, status="running", error=None)
+        answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
+        self._execute(run_id, request, Command(resume=answer), on_event, started=False, resumed_note=None)
+        return run_id
+
+    def cancel_plan(self, run_id: str, on_event: EventCallback | None = None) -> None:
+        """Cancel a run paused for plan review: status "cancelled" and a run_cancelled event."""
+        self._paused_run(run_id)
+        event = EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
+            "run_cancelled", reason="Cancelled at plan review."
+        )
+        self.store.append_event(event)
+        self.store.update_run(run_id, status="cancelled", finished_at=time.time())
+        if on_event:
+            on_event(event)
+
+    def _paused_run(self, run_id: str):
+        record = self.store.get_run(run_id)
+        if record is None:
+            raise KeyError(f"No run with id {run_id!r}")
+        if record.status != "paused":
+            raise PlanReviewError(f"Run {run_id} is not waiting for plan review (status: {record.status}).")
+        return record
+
     # --- the run itself ---------------------------------------------------------------------------
-    def _execute(self, run_id, request, initial, on_event, *, started: bool) -> None:
-        adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id))
+    def _execute(
+        self, run_id, request, initial, on_event, *, started: bool,
+        resumed_note: str | None = "Resumed from the last checkpoint.",
+    ) -> None:
+        logged = set() if started else {
+            (e.data.get("name", ""), e.data.get("content", "")) for e in self.store.events(run_id) if e.type == "message"
+        }
+        adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged)
         t0 = time.time()
 
         def publish(event: Event) -> None:
@@ -101,8 +152,8 @@ class ResearchRunner:
                 brain=brain.kind, model=brain.name, source_mode=self.settings.sources,
                 max_iterations=initial["max_iterations"] if initial else self.settings.max_iterations,
             ))
-        else:
-            publish(adapter.make("warning", source="runner", message="Resumed from the last checkpoint."))
+        elif resumed_note:
+            publish(adapter.make("warning", source="runner", message=resumed_note))
         ctx = RunContext(
             run_id=run_id, settings=self.settings, brain=brain, sources=self.sources, store=self.store,
         )
@@ -121,12 +172,18 @@ class ResearchRunner:
                 ):
                     for event in adapter.adapt(part):
                         publish(event)
-                final = graph.get_state(config).values
+                snapshot = graph.get_state(config)
+                final = snapshot.values
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
-            log.exception("Run %s failed", run_id)
+            # Not log.exception: the log's secret filter only sees the message, not the traceback.
+            log.error("Run %s failed\n%s", run_id, _scrub("".join(traceback.format_exception(exc)), self.settings))
             message = _scrub(f"{type(exc).__name__}: {exc}", self.settings)
             publish(adapter.make("run_failed", error=message))
             self.store.update_run(run_id, status="failed", error=message, finished_at=time.time())
+            return
+        if snapshot.interrupts:  # paused for plan review: the checkpoint holds the pause
+            publish(adapter.make("plan_review_requested", **snapshot.interrupts[0].value))
+            self.store.update_run(run_id, status="paused")
             return
         seconds = round(time.time() - t0, 3)
         counts = {
@@ -147,6 +204,12 @@ class ResearchRunner:
                 event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
                 allocation_origin=event.data["origin"],
             )
+        elif event.type == "plan_approved":
+            alloc = event.data["allocation"]
+            self.store.update_run(
+                event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
+                allocation_origin=event.data["origin"],
+            )
         elif event.type == "draft_ready":
             self.store.save_draft_version(event.run_id, event.data["markdown"], note="Writer's draft")
 
@@ -155,7 +218,8 @@ class ResearchRunner:
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.settings.checkpoints_db, check_same_thread=False, timeout=30)
         try:
-            saver = SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES))
+            serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
+            saver = SqliteSaver(conn, serde=SecretMaskingSerializer(serde, self.settings.secret_values()))
             yield saver
         finally:
             conn.close()
@@ -163,6 +227,34 @@ class ResearchRunner:
     def _brain_label(self, request: ResearchRequest) -> str:
         kind = request.llm if request.llm and request.llm != "auto" else self.settings.brain_kind()
         return "offline" if kind == "offline" else self.settings.model
+
+
+class SecretMaskingSerializer:
+    """The checkpoint serializer, masking known secret values in every blob it writes.
+
+    LangGraph checkpoints a failed task's exception text (its `__error__` write), and exception
+    texts are where echoed keys end up. The mask keeps each byte length (msgpack frames strings by
+    length), so a checkpoint still decodes: it reads '****' where a key was.
+    """
+
+    MIN_SECRET_BYTES = 8  # shorter values could match unrelated bytes and corrupt a checkpoint
+
+    def __init__(self, inner: JsonPlusSerializer, secrets: list[str]) -> None:
+        self.inner = inner
+        self._secrets = [s.encode() for s in secrets if len(s.encode()) >= self.MIN_SECRET_BYTES]
+
+    def dumps_typed(self, obj: object) -> tuple[str, bytes]:
+        type_, data = self.inner.dumps_typed(obj)
+        for secret in self._secrets:
+            data = data.replace(secret, b"*" * len(secret))
+        return type_, data
+
+    def loads_typed(self, data: tuple[str, bytes]) -> object:
+        return self.inner.loads_typed(data)
+
+
+class PlanReviewError(RuntimeError):
+    """Continue/cancel asked of a run that is not paused for plan review."""
 
 
 def _scrub(text: str, settings: Settings) -> str:

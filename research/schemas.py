@@ -155,7 +155,13 @@ class Source(BaseModel):
         return normalise_url(self.url) if self.url else self.id
 
 
-_TRACKING_PARAMS = ("utm_", "fbclid", "gclid", "ref", "mc_")
+_TRACKING_PREFIXES = ("utm_", "mc_")
+_TRACKING_NAMES = frozenset({"fbclid", "gclid", "msclkid", "ref", "ref_src", "igshid"})
+
+
+def _is_tracking(name: str) -> bool:
+    name = name.lower()
+    return name in _TRACKING_NAMES or name.startswith(_TRACKING_PREFIXES)
 
 
 def normalise_url(url: str) -> str:
@@ -163,7 +169,7 @@ def normalise_url(url: str) -> str:
     parts = urlsplit(url.strip())
     host = parts.netloc.lower().removeprefix("www.")
     query = urlencode(
-        [(k, v) for k, v in parse_qsl(parts.query) if not k.lower().startswith(_TRACKING_PARAMS)]
+        [(k, v) for k, v in parse_qsl(parts.query) if not _is_tracking(k)]
     )
     path = parts.path.rstrip("/")
     scheme = "https" if parts.scheme in ("http", "https") else parts.scheme
@@ -278,6 +284,8 @@ class ResearchRequest(BaseModel):
     allocation: str | None = None
     llm: Literal["auto", "offline", "openai"] | None = None
     max_iterations: int | None = Field(None, ge=0, le=5)
+    # Pause after the supervisor so the user can edit the questions and allocation (plan review).
+    review_plan: bool = False
 
     @field_validator("topic")
     @classmethod
@@ -296,3 +304,47 @@ def validate_topic(topic: str) -> str:
     if len(stripped) > MAX_TOPIC_CHARS:
         raise TopicError(f"Topic is too long: {len(stripped):,} characters, at most 2,000 allowed.")
     return stripped
+
+
+# --- run bundles: one run moved between machines as a single file ----------------------------------
+
+BUNDLE_FORMAT = "research-desk-run"
+BUNDLE_VERSION = 1
+
+
+class BundleRun(BaseModel):
+    """The run record as a bundle carries it (timestamps as recorded on the exporting machine)."""
+
+    run_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    topic: str = Field(min_length=1)
+    status: str
+    created_at: float
+    requested_allocation: str | None = None
+    allocation: str | None = None
+    allocation_origin: str | None = None
+    brain: str | None = None
+    finished_at: float | None = None
+    source_count: int = 0
+    error: str | None = None
+    summary: dict = Field(default_factory=dict)
+
+
+class BundleDraft(BaseModel):
+    version: int = Field(ge=1)
+    created_at: float
+    note: str = ""
+    markdown: str
+
+
+class RunBundle(BaseModel):
+    """A run as one file: its record, event log, draft versions and the page text of its sources.
+
+    `events` are Event dicts (validated against research.events.Event on import)."""
+
+    format: Literal["research-desk-run"]
+    version: int = Field(ge=1)
+    exported_at: float
+    run: BundleRun
+    events: list[dict] = Field(default_factory=list)
+    drafts: list[BundleDraft] = Field(default_factory=list)
+    source_texts: dict[str, str] = Field(default_factory=dict)

@@ -54,6 +54,7 @@ class ResearchState(TypedDict, total=False):
     warnings: Annotated[list[RunWarning], operator.add]
     draft: Draft
     messages: Annotated[list[AnyMessage], add_messages]
+    review_plan: bool  # pause after the supervisor for the user to edit the plan (plan_review node)
 
 
 class ResearcherState(TypedDict, total=False):

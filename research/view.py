@@ -38,7 +38,7 @@ class ResearcherView:
 class RunView:
     run_id: str = ""
     topic: str = ""
-    status: str = "pending"  # pending | running | finished | failed
+    status: str = "pending"  # pending | running | paused | finished | failed | cancelled
     brain: str = ""
     model: str = ""
     source_mode: str = ""
@@ -64,6 +64,9 @@ class RunView:
     seconds: float | None = None
     error: str | None = None
     last_seq: int = 0
+    # While paused for plan review: the plan_review_requested data (allocation, research_questions,
+    # limits); None otherwise.
+    plan_review: dict[str, Any] | None = None
 
     @property
     def allocation_notation(self) -> str:
@@ -76,7 +79,11 @@ class RunView:
 
     @property
     def done(self) -> bool:
-        return self.status in ("finished", "failed")
+        return self.status in ("finished", "failed", "cancelled")
+
+    @property
+    def paused(self) -> bool:
+        return self.status == "paused"
 
     def apply(self, event: Event) -> None:
         handler = getattr(self, f"_on_{event.type}", None)
@@ -159,6 +166,21 @@ class RunView:
         self.status = d.get("status", "finished")
         self.finished_ts, self.seconds, self.phase = e.ts, d.get("seconds"), None
 
+    def _on_plan_review_requested(self, e: Event, d: dict) -> None:
+        self.status, self.plan_review = "paused", dict(d)
+
+    def _on_plan_approved(self, e: Event, d: dict) -> None:
+        self.status, self.plan_review, self.phase = "running", None, "researchers"
+        self.allocation = d.get("allocation", self.allocation)
+        self.allocation_origin = d.get("origin", self.allocation_origin)
+        self.allocation_reasoning = d.get("reasoning", self.allocation_reasoning)
+        self.research_questions = d.get("research_questions", self.research_questions)
+
+    def _on_run_cancelled(self, e: Event, d: dict) -> None:
+        self.status, self.plan_review, self.phase, self.finished_ts = "cancelled", None, None, e.ts
+        if self.started_ts:
+            self.seconds = round(e.ts - self.started_ts, 3)
+
     def _on_run_failed(self, e: Event, d: dict) -> None:
         self.status, self.error, self.finished_ts = "failed", d.get("error"), e.ts
         if self.started_ts:
@@ -205,4 +227,5 @@ def to_json(view: RunView) -> dict[str, Any]:
         },
         "usage": {k: view.usage[k] for k in ("calls", "prompt_tokens", "completion_tokens", "cost_usd")},
         "error": view.error,
+        "plan_review": view.plan_review,
     }

@@ -205,7 +205,7 @@ def test_an_unexpected_exception_in_the_only_provider_falls_back_in_auto_mode() 
 def test_the_breaker_skips_a_provider_that_just_failed_then_tries_it_again() -> None:
     answers = iter([fails("arxiv"), found("arxiv", "academic")])
     arxiv = StubProvider("arxiv", "academic", lambda q: next(answers)(q))
-    setup = Setup("auto", {"academic": [arxiv]}, breaker_seconds=0.2)
+    setup = Setup("auto", {"academic": [arxiv]}, breaker_seconds=0.5)
 
     setup.retrieve("academic")
     assert len(arxiv.calls) == 1 and setup.breaker.is_open("arxiv")

@@ -3,17 +3,30 @@
 A fragment re-runs on a timer while the run's thread is alive: each tick folds only the new events
 into this session's view and redraws the panels; the rest of the page (inputs, sidebar) is left
 alone. When the run ends, one full rerun draws the final state and the timer stops.
+`render_panels` draws any RunView, so a replay can feed it a partly folded view.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunManager
+from research.api import RunManager, RunStore, RunView
 from ui import session
 from ui.panels import critiques, draft, pipeline, researchers, sources_table, summary, supervisor, transcript
 
 POLL_SECONDS = 1.0
+
+
+def render_panels(view: RunView, store: RunStore, *, orphaned: bool = False) -> None:
+    summary.render_header(view, orphaned=orphaned)
+    pipeline.render(view)
+    summary.render_summary(view)
+    supervisor.render(view)
+    researchers.render(view)
+    sources_table.render(view)
+    critiques.render(view)
+    draft.render(view, store)
+    transcript.render(view)
 
 
 def show_run(manager: RunManager, run_id: str) -> None:
@@ -24,17 +37,9 @@ def show_run(manager: RunManager, run_id: str) -> None:
         active = manager.is_active(run_id)  # read before the events: a finished run has logged them all
         view = session.current_view(manager.store, run_id)
         orphaned = not active and view.status == "running" and manager.is_orphaned(run_id)
-        summary.render_header(view, orphaned=orphaned)
         if orphaned:
             _offer_resume(manager, run_id)
-        pipeline.render(view)
-        summary.render_summary(view)
-        supervisor.render(view)
-        researchers.render(view)
-        sources_table.render(view)
-        critiques.render(view)
-        draft.render(view, manager.store)
-        transcript.render(view)
+        render_panels(view, manager.store, orphaned=orphaned)
         if live and not active:
             st.rerun()  # the run just ended: redraw everything once, without the timer
 

@@ -15,18 +15,6 @@ RUN_PARAM = "run"
 _RUN_KEY = "attached_run_id"
 _VIEWS_KEY = "run_views"
 
-# Widget keys of the Research page inputs; kept alive while other pages are shown.
-INPUT_KEYS = ("topic", "alloc_web", "alloc_academic", "alloc_book", "alloc_notation", "alloc_auto")
-
-
-def keep_inputs() -> None:
-    """Streamlit drops a widget's state when a run does not draw it (e.g. on another page).
-    Re-assigning the value each run keeps the Research page inputs across page switches."""
-    for key in INPUT_KEYS:
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
-
-
 def attached_run_id(store: RunStore) -> str | None:
     """The run this session shows: the URL's, else the one remembered for this session."""
     run_id = st.query_params.get(RUN_PARAM) or st.session_state.get(_RUN_KEY)

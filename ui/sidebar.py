@@ -15,7 +15,9 @@ SOURCE_MODES = {
 
 
 def brain_label(settings: Settings) -> str:
-    return "Offline (no key, no network)" if settings.brain_kind() == "offline" else f"OpenAI-compatible · {settings.model}"
+    if settings.brain_kind() == "offline":
+        return "Offline (no key, no network)"
+    return f"OpenAI-compatible · {settings.model}"
 
 
 def render(settings: Settings) -> None:

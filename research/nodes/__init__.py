@@ -5,6 +5,7 @@ from enum import StrEnum
 
 class Node(StrEnum):
     SUPERVISOR = "supervisor"
+    PLAN_REVIEW = "plan_review"  # optional pause for the user to edit the plan
     RESEARCHER = "researcher"
     ANALYST = "analyst"
     FOLLOW_UP = "follow_up"

@@ -251,6 +251,23 @@ def is_name_resolution_failure(exc: BaseException) -> bool:
     return any(marker in text for marker in _NAME_RESOLUTION_MARKERS)
 
 
+_shared: httpx.Client | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_client() -> httpx.Client:
+    """The process-wide pooled client for requests that bring none (thread-safe, created once).
+
+    A client per request cost every request a new CA-bundle load (~25 ms of CPU, which parallel
+    researchers queue for) and a new TCP and TLS handshake; a pooled one reuses connections.
+    """
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = httpx.Client(follow_redirects=True, headers={"User-Agent": USER_AGENT})
+        return _shared
+
+
 def request_with_retries(
     method: str,
     url: str,
@@ -271,55 +288,49 @@ def request_with_retries(
     sleeps do not. With a caller's client, its redirect policy is kept (3xx are returned).
     """
     where = safe_url(url)
-    own_client = client is None
-    if client is None:
-        client = httpx.Client(follow_redirects=True, headers={"User-Agent": USER_AGENT})
+    client = client if client is not None else shared_client()
     kwargs = {"params": params, "headers": headers, "json": json, "data": data}
     limiter = limiter_for(provider)
     attempts = max(1, policy.retries)
-    try:
-        for attempt in range(1, attempts + 1):
-            wait: float | None = None
-            try:
-                with limiter:
-                    response = _attempt(client, method, url, policy, **kwargs)
-            except httpx.TimeoutException:
-                failure = f"timed out after {policy.timeout:g}s ({_attempts(attempt)}) at {where}"
-            except httpx.UnsupportedProtocol:
-                raise ProviderError(provider, f"unsupported URL scheme for {where}") from None
-            except httpx.TransportError as exc:
-                if is_name_resolution_failure(exc):  # no DNS: offline, retrying only delays the fallback
-                    raise ProviderError(provider, f"host not found (no network?) at {where}") from None
-                failure = f"connection failed ({type(exc).__name__}) after {_attempts(attempt)} at {where}"
-            except _BodyTooLarge as exc:
-                raise ProviderError(provider, f"{exc} from {where}") from None
-            except httpx.InvalidURL:
-                raise ProviderError(provider, f"invalid URL {where}") from None
-            except httpx.DecodingError:
-                raise ProviderError(provider, f"malformed reply: undecodable body from {where}") from None
-            except httpx.HTTPError as exc:  # e.g. too many redirects: not worth retrying
-                raise ProviderError(provider, f"request failed ({type(exc).__name__}) at {where}") from None
-            else:
-                status = response.status_code
-                if status < 400:
-                    return response
-                if status not in RETRYABLE_STATUS:
-                    raise HttpStatusError(provider, f"HTTP {status} from {where}", status)
-                failure = f"HTTP {status} after {_attempts(attempt)} from {where}"
-                retry_after = parse_retry_after(response.headers.get("Retry-After"))
-                if retry_after is not None:
-                    wait = min(retry_after, policy.retry_after_cap)
-                if attempt == attempts:
-                    raise HttpStatusError(provider, failure, status)
+    for attempt in range(1, attempts + 1):
+        wait: float | None = None
+        try:
+            with limiter:
+                response = _attempt(client, method, url, policy, **kwargs)
+        except httpx.TimeoutException:
+            failure = f"timed out after {policy.timeout:g}s ({_attempts(attempt)}) at {where}"
+        except httpx.UnsupportedProtocol:
+            raise ProviderError(provider, f"unsupported URL scheme for {where}") from None
+        except httpx.TransportError as exc:
+            if is_name_resolution_failure(exc):  # no DNS: offline, retrying only delays the fallback
+                raise ProviderError(provider, f"host not found (no network?) at {where}") from None
+            failure = f"connection failed ({type(exc).__name__}) after {_attempts(attempt)} at {where}"
+        except _BodyTooLarge as exc:
+            raise ProviderError(provider, f"{exc} from {where}") from None
+        except httpx.InvalidURL:
+            raise ProviderError(provider, f"invalid URL {where}") from None
+        except httpx.DecodingError:
+            raise ProviderError(provider, f"malformed reply: undecodable body from {where}") from None
+        except httpx.HTTPError as exc:  # e.g. too many redirects: not worth retrying
+            raise ProviderError(provider, f"request failed ({type(exc).__name__}) at {where}") from None
+        else:
+            status = response.status_code
+            if status < 400:
+                return response
+            if status not in RETRYABLE_STATUS:
+                raise HttpStatusError(provider, f"HTTP {status} from {where}", status)
+            failure = f"HTTP {status} after {_attempts(attempt)} from {where}"
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            if retry_after is not None:
+                wait = min(retry_after, policy.retry_after_cap)
             if attempt == attempts:
-                raise ProviderError(provider, failure)
-            wait = policy.backoff(attempt) if wait is None else wait
-            log.info("%s: %s; retrying in %.2fs", provider, failure, wait)
-            _sleep(wait)
-        raise AssertionError("unreachable")  # the loop always returns or raises
-    finally:
-        if own_client:
-            client.close()
+                raise HttpStatusError(provider, failure, status)
+        if attempt == attempts:
+            raise ProviderError(provider, failure)
+        wait = policy.backoff(attempt) if wait is None else wait
+        log.info("%s: %s; retrying in %.2fs", provider, failure, wait)
+        _sleep(wait)
+    raise AssertionError("unreachable")  # the loop always returns or raises
 
 
 def get_json(

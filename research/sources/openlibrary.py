@@ -21,7 +21,10 @@ from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, get_json
 
 SEARCH_FIELDS = "key,title,author_name,first_publish_year,first_sentence,subject"
-DESCRIPTION_WORKERS = 2  # the openlibrary rate limiter allows 2 in flight anyway
+# Descriptions are fetched all at once; the process-wide openlibrary rate limiter (2 in flight) is
+# what throttles them. A pool of 2 here made each search three sequential waves of requests even
+# where the limiter allows more (mirrors, fakes), and added nothing where it does not.
+MAX_DESCRIPTION_WORKERS = 20
 
 
 def description_text(value: Any) -> str:
@@ -89,7 +92,8 @@ class OpenLibraryProvider:
         keys = [d["key"] for d in docs if isinstance(d.get("key"), str) and d["key"].startswith("/")]
         if not keys:
             return {}
-        with ThreadPoolExecutor(max_workers=DESCRIPTION_WORKERS, thread_name_prefix="openlibrary") as pool:
+        workers = min(len(keys), MAX_DESCRIPTION_WORKERS)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="openlibrary") as pool:
             outcomes = list(pool.map(self._description, keys))
         failures = [error for _, error in outcomes if error]
         if failures:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+from typing import Callable, Sequence
 
 from research.schemas import ResearcherKind, RunWarning
 from research.settings import Settings
@@ -133,7 +134,9 @@ class SourceRouter:
             ))
         if active:
             with ThreadPoolExecutor(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
-                for provider, result in zip(active, pool.map(lambda p: _safe_search(p, query, limit), active)):
+                secrets = self.settings.secret_values()
+                searches = pool.map(lambda p: _safe_search(p, query, limit, secrets), active)
+                for provider, result in zip(active, searches):
                     if provider.name in result.providers_used:
                         self.breaker.reset(provider.name)
                         if not result.sources and not result.warnings:  # an empty reply is shown, not hidden
@@ -157,6 +160,12 @@ class SourceRouter:
         return _safe_search(self._library_provider(kind), query, limit)
 
 
+def _masked(text: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
 def _why_nothing(kind: ResearcherKind, providers: list[SourceProvider], answered: list[str]) -> str:
     """'arxiv, openalex failed' / 'tavily found nothing' / 'arxiv failed and openalex found nothing'."""
     if not providers:
@@ -167,7 +176,7 @@ def _why_nothing(kind: ResearcherKind, providers: list[SourceProvider], answered
     return " and ".join(parts)
 
 
-def _safe_search(provider: SourceProvider, query: str, limit: int) -> Retrieval:
+def _safe_search(provider: SourceProvider, query: str, limit: int, secrets: Sequence[str] = ()) -> Retrieval:
     """One provider call that can never raise: failures become warnings (and no provider used)."""
     try:
         result = provider.search(query, limit=limit)
@@ -175,7 +184,9 @@ def _safe_search(provider: SourceProvider, query: str, limit: int) -> Retrieval:
         log.warning("Provider %s failed: %s", provider.name, exc.message)
         return Retrieval(warnings=[RunWarning(source=provider.name, message=exc.message)])
     except Exception as exc:  # noqa: BLE001 - a bug in one provider must not end the run
-        log.exception("Provider %s crashed", provider.name)
+        # Not log.exception: client libraries put URLs (keys included) in exception texts, and the
+        # log's secret filter only sees the message, not the traceback.
+        log.error("Provider %s crashed\n%s", provider.name, _masked("".join(traceback.format_exception(exc)), secrets))
         return Retrieval(warnings=[RunWarning(source=provider.name, message=f"unexpected error: {type(exc).__name__}")])
     if provider.name not in result.providers_used:
         result.providers_used.append(provider.name)

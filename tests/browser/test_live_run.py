@@ -44,6 +44,7 @@ def test_a_run_fills_the_panels_live_and_a_saved_edit_survives_reload(page, app_
     # Touching a widget mid-run must not kill the run.
     page.get_by_role("slider", name="Book researchers").focus()
     page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
 
     expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=60_000)
     expect(card).to_contain_text("done")

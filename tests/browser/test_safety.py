@@ -20,7 +20,7 @@ def test_html_in_topic_titles_and_snippets_stays_text(page, app_url, app_data_di
     heading = page.locator("h3").filter(has_text="Impressionism")
     expect(heading).to_have_text(topic)
     expect(page.locator("[data-testid=stDataFrame]").first).to_be_visible()
-    page.get_by_text("Transcript", exact=False).first.click()  # worker notes quote snippets and titles
+    page.get_by_text("Transcript", exact=True).click()  # worker notes quote snippets and titles
     expect(page.get_by_text(f"{HOSTILE_SNIPPET} ({HOSTILE_TITLE})", exact=True)).to_be_visible()
     page.wait_for_timeout(1000)
     assert page.locator("img[src=x]").count() == 0

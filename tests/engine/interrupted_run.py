@@ -21,20 +21,32 @@ from research.sources.library import LibraryProvider
 from research.sources.router import SourceRouter
 
 KILLED = 17
+SETTLE = 0.3  # time for LangGraph's background checkpoint writes to land before the kill
 
 
 def main() -> None:
     data_dir, where = Path(sys.argv[1]), sys.argv[2]
     settings = Settings(_env_file=None, data_dir=data_dir, log_dir=data_dir / "logs", sources="library", llm="offline")
     runner = ResearchRunner(settings)
-    if where == "analyst":
-        # The researchers' superstep completes, then the process dies inside the analyst (after a
-        # pause, so the main thread has logged every event the researchers produced).
-        def judge(*args, **kwargs):
-            time.sleep(0.5)
-            os._exit(KILLED)
+    request = ResearchRequest(topic="How do mRNA vaccines work?", allocation="110")
+    run_id = runner.create(request)
+    print(run_id, flush=True)
 
-        OfflineBrain.judge = judge  # type: ignore[method-assign]
+    def die_once_logged(*names: str) -> None:
+        """Wait until the named researchers' closing messages are in the event log (their work is
+        done and recorded), let pending checkpoint writes land, then die."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            logged = {e.data.get("name") for e in runner.store.events(run_id) if e.type == "message"}
+            if set(names) <= logged:
+                break
+            time.sleep(0.05)
+        time.sleep(SETTLE)
+        os._exit(KILLED)
+
+    if where == "analyst":
+        # The researchers' superstep completes, then the process dies inside the analyst.
+        OfflineBrain.judge = lambda *args, **kwargs: die_once_logged("web-1", "academic-1")  # type: ignore[method-assign]
     elif where == "academic-retrieve":
         # The web researcher finishes; the academic one is still retrieving when the process dies.
         library = SourceRouter(settings, lambda kind: LibraryProvider(runner.library, kind))
@@ -45,16 +57,12 @@ def main() -> None:
 
             def retrieve(self, kind, query, limit):
                 if kind == "academic":
-                    time.sleep(1.0)
-                    os._exit(KILLED)
+                    die_once_logged("web-1")
                 return library.retrieve(kind, query, limit)
 
         runner.sources = DyingRouter()  # type: ignore[assignment]
     else:
         raise SystemExit(f"unknown interruption point {where!r}")
-    request = ResearchRequest(topic="How do mRNA vaccines work?", allocation="110")
-    run_id = runner.create(request)
-    print(run_id, flush=True)
     runner.run(request, run_id=run_id)
     raise SystemExit("the run was meant to be killed but finished")
 

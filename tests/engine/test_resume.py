@@ -79,6 +79,9 @@ def test_resume_after_a_kill_mid_research_reruns_only_the_unfinished_researcher(
     assert counts(runner.store, run_id, "researcher_started")["web-1"] == 1  # not redone
     finished = counts(runner.store, run_id, "researcher_finished")
     assert finished["web-1"] == 1 and finished["academic-1"] == 1
+    # LangGraph replays web-1's saved writes on resume; its message must not enter the log twice.
+    names = Counter(e.data["name"] for e in runner.store.events(run_id) if e.type == "message")
+    assert names["web-1"] == 1 and names["academic-1"] == 1, names
 
 
 def test_resume_of_an_unknown_run_is_bad_input(tmp_path: Path) -> None:

@@ -48,7 +48,9 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
         if handler not in handlers:
             research_logger.removeHandler(handler)
             handler.close()
-    logging_setup._configured.intersection_update(configured)
+    registry = logging_setup._configured  # private: a set of log paths, or a dict path -> filter
+    for path in set(registry) - configured:
+        registry.pop(path, None) if isinstance(registry, dict) else registry.discard(path)
     http_core.reset_limiters()
     http_core.set_request_spacing(True)
     forget_methods()

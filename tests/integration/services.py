@@ -22,11 +22,15 @@ from tests.fakes.service_fakes import (
     OPENALEX_PATH,
     OPENLIBRARY_SEARCH_PATH,
     WIKIPEDIA_PATH,
+    WikiArticle,
     arxiv_fixture,
-    install_academic_book_fakes,
+    install_openlibrary,
     mediawiki_search_reply,
     openalex_reply,
+    openalex_work,
+    openlibrary_doc,
     openlibrary_search_reply,
+    wikipedia_handler,
 )
 
 TAVILY_PATH = "/search"
@@ -45,8 +49,8 @@ HANG_SECONDS = 5.0  # far beyond the tests' HTTP timeout: a hang
 
 PAGES = {
     "/pages/lipid-nanoparticles": (
-        "How lipid nanoparticles deliver mRNA",
-        "Lipid nanoparticles wrap the fragile mRNA strand and carry it into cells, where ribosomes "
+        "How lipid nanoparticles deliver mRNA vaccines",
+        "Lipid nanoparticles wrap the fragile mRNA strand of a vaccine and carry it into cells, where ribosomes "
         "translate it into the spike protein that trains the immune system.",
     ),
     "/pages/immune-response": (
@@ -83,6 +87,99 @@ def tavily_reply(server: FakeServer, query: str = "mRNA vaccines") -> dict[str, 
     }
 
 
+# --- on-topic replies: the researchers drop hits that do not mention the run's subject -------------
+
+ARXIV_ENTRY = """  <entry>
+    <id>http://arxiv.org/abs/{id}</id>
+    <updated>2022-03-09T17:41:07Z</updated>
+    <published>{published}T09:15:22Z</published>
+    <title>{title}</title>
+    <summary>  {summary}
+</summary>
+    <author>
+      <name>{author}</name>
+    </author>
+    <link href="http://arxiv.org/abs/{id}" rel="alternate" type="text/html"/>
+    <link title="pdf" href="http://arxiv.org/pdf/{id}" rel="related" type="application/pdf"/>
+    <arxiv:primary_category xmlns:arxiv="http://arxiv.org/schemas/atom" term="q-bio.BM" scheme="http://arxiv.org/schemas/atom"/>
+    <category term="q-bio.BM" scheme="http://arxiv.org/schemas/atom"/>
+  </entry>
+"""
+ARXIV_ENTRIES = [
+    {"id": "2203.01234v1", "published": "2022-03-02", "author": "Ana Kovac",
+     "title": "Modelling antigen expression after mRNA vaccines",
+     "summary": "We model how mRNA vaccines are translated in muscle cells and how long the spike antigen persists."},
+    {"id": "2106.04567v2", "published": "2021-06-16", "author": "Ravi Menon",
+     "title": "Thermal stability of lipid nanoparticles in mRNA vaccines",
+     "summary": "Lipid nanoparticles protect mRNA vaccines from degradation; we measure their stability when frozen."},
+]
+
+
+def arxiv_feed(entries: list[dict[str, str]]) -> bytes:
+    """An export.arxiv.org Atom reply with these entries."""
+    head = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n'
+        '  <link href="http://arxiv.org/api/query?search_query%3Dall%3AmRNA" rel="self" type="application/atom+xml"/>\n'
+        '  <title type="html">ArXiv Query: search_query=all:mRNA</title>\n'
+        '  <id>http://arxiv.org/api/mRNAvaccinesQueryId</id>\n  <updated>2024-05-14T00:00:00-04:00</updated>\n'
+        f'  <opensearch:totalResults xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">{len(entries)}</opensearch:totalResults>\n'
+        '  <opensearch:startIndex xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">0</opensearch:startIndex>\n'
+        f'  <opensearch:itemsPerPage xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">{len(entries)}</opensearch:itemsPerPage>\n'
+    )
+    return (head + "".join(ARXIV_ENTRY.format(**e) for e in entries) + "</feed>\n").encode()
+
+
+OPENALEX_WORKS = [
+    openalex_work(
+        "Efficacy and safety of mRNA vaccines: a systematic review", work_id="W3200000001",
+        doi="10.1000/mrna.2021.001", year=2021, authors=("Lea Fischer", "Omar Haddad"),
+        abstract="Across phase 3 trials mRNA vaccines prevented symptomatic infection with high efficacy.",
+    ),
+    openalex_work(
+        "How mRNA vaccines instruct the immune system", work_id="W3200000002", doi=None, year=2022,
+        authors=("Grace Liu",), abstract="mRNA vaccines make cells produce an antigen that primes B and T cells.",
+    ),
+]
+OPENLIBRARY_DOCS = [
+    openlibrary_doc("mRNA Vaccines: A Handbook", key="/works/OL9000001W", authors=("Helen Park",), year=2022),
+    openlibrary_doc(
+        "The Messenger: the story of mRNA vaccines", key="/works/OL9000002W", authors=("Tom Reyes",), year=2023,
+        first_sentence="Few expected mRNA vaccines to work at all.",
+    ),
+]
+OPENLIBRARY_DESCRIPTIONS = {
+    "/works/OL9000001W": {"type": "/type/text", "value": "A practical guide to how mRNA vaccines are designed and made."},
+    "/works/OL9000002W": "Decades of research behind the mRNA vaccines of 2020.",
+}
+WIKI_ARTICLES = [
+    WikiArticle(
+        "mRNA vaccine", 60000001,
+        "An mRNA vaccine is a type of vaccine that uses a copy of messenger RNA to produce an immune response.",
+        'An <span class="searchmatch">mRNA</span> <span class="searchmatch">vaccine</span> is a type of vaccine',
+    ),
+    WikiArticle(
+        "Lipid nanoparticle", 60000002,
+        "Lipid nanoparticles are the delivery vehicle of mRNA vaccines, carrying the mRNA into cells.",
+        'the delivery vehicle of <span class="searchmatch">mRNA vaccines</span>',
+    ),
+]
+
+
+def install_on_topic_services(server: FakeServer) -> dict[str, str]:
+    """arXiv, OpenAlex, Open Library and Wikipedia answering about mRNA vaccines; the Settings
+    field overrides pointing the providers at them."""
+    server.route(ARXIV_PATH, text_reply(arxiv_feed(ARXIV_ENTRIES), ATOM_TYPE))
+    server.route(OPENALEX_PATH, json_reply(openalex_reply(OPENALEX_WORKS)))
+    install_openlibrary(server, OPENLIBRARY_DOCS, OPENLIBRARY_DESCRIPTIONS)
+    server.route(WIKIPEDIA_PATH, wikipedia_handler(WIKI_ARTICLES, base_url=server.base_url))
+    return {
+        "arxiv_url": server.url(ARXIV_PATH),
+        "openalex_url": server.url(),
+        "openlibrary_url": server.url(),
+        "wikipedia_url": server.url(WIKIPEDIA_PATH),
+    }
+
+
 # Replies per fault mode. A fault answers every call (a service that stays broken).
 MALFORMED: dict[str, Reply] = {
     "tavily": Reply(200, b"<html><body>502 Bad Gateway</body></html>", {"Content-Type": "text/html"}),
@@ -108,8 +205,7 @@ def empty_reply(name: str) -> Reply:
 class ServiceFakes:
     def __init__(self, server: FakeServer) -> None:
         self.server = server
-        self._fields = install_academic_book_fakes(server)
-        self._healthy: dict[str, Handler] = {}
+        self._fields = install_on_topic_services(server)
         server.route(TAVILY_PATH, lambda request: Reply(200, tavily_reply(server, str(request.json().get("query")))), method="POST")
         for path, (title, text) in PAGES.items():
             server.route(path, text_reply(page_html(title, text), "text/html; charset=utf-8"))

@@ -35,7 +35,7 @@ def run_environment(tmp_path: Path, services: ServiceFakes, model: FakeOpenAISer
         TAVILY_API_KEY=TAVILY_KEY,
         RESEARCH_SOURCES="live",
         RESEARCH_ALLOW_PRIVATE_URLS="1",  # the scraped pages are on the fake, at 127.0.0.1
-        RESEARCH_RATE_LIMITS="off",  # no arXiv 3 s spacing against a fake
+        RESEARCH_RATE_LIMITS="on",  # no arXiv 3 s spacing against a fake
         RESEARCH_HTTP_TIMEOUT="2",
         RESEARCH_LLM_TIMEOUT="10",
         RESEARCH_DATA_DIR=str(tmp_path / "data"),

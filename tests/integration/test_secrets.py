@@ -63,3 +63,33 @@ def to_json_and_events(outcome: Outcome) -> dict:
         "events": [e.model_dump(mode="json") for e in outcome.events],
         "drafts": [v.markdown for v in outcome.runner.store.draft_versions(outcome.run_id)],
     }
+
+
+class CrashingBrain:
+    """A brain whose plan step crashes with a key in the exception text (no fallback catches it)."""
+
+    kind, name = "openai", "crashing"
+
+    def plan(self, topic: str, **_kwargs: object):
+        raise RuntimeError(f"client misconfigured: Authorization: Bearer {OPENAI_KEY}")
+
+    def take_usage(self):
+        from research.schemas import Usage
+
+        return Usage()
+
+
+def test_a_crashed_run_records_the_failure_without_the_key(
+    tmp_path: Path, services: ServiceFakes, model: FakeOpenAIServer, monkeypatch
+) -> None:
+    monkeypatch.setattr("research.runner.make_brain", lambda _settings, _choice=None: CrashingBrain())
+    settings = run_settings(tmp_path, services, model)
+    outcome = run_once(settings)
+
+    assert outcome.result["status"] == "failed"
+    assert "RuntimeError: client misconfigured" in outcome.result["error"]
+    assert outcome.runner.store.get_run(outcome.run_id).status == "failed"
+    log = (settings.log_dir / "multiagent.log").read_text(encoding="utf-8")
+    assert "client misconfigured" in log and "Traceback" in log  # the failure is logged, in full
+    assert OPENAI_KEY not in json.dumps(to_json_and_events(outcome))
+    assert files_containing(OPENAI_KEY, settings.data_dir, settings.log_dir) == []

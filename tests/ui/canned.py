@@ -57,6 +57,7 @@ def canned_events(run_id: str, topic: str, *, fail: bool = False) -> list[Event]
         ev("phase", iteration=0, phase="supervisor"),
         ev("allocation_decided", allocation={"web": 2, "academic": 1, "book": 0}, origin="user",
            reasoning="Set by the user (210).", research_questions=["How is mRNA delivered?", "Does it work?"]),
+        ev("warning", source="supervisor", message="The model's allocation 500 was invalid; used the default 111."),
         ev("message", name="Supervisor", role="ai", content="Supervisor Directive: web-1 to research delivery."),
         ev("researcher_started", "web-1", 0, kind="web", question="How is mRNA delivered?", angle="news"),
         ev("queries_generated", "web-1", 0, queries=["mrna delivery lipid", "lnp news"]),
@@ -84,6 +85,7 @@ def canned_events(run_id: str, topic: str, *, fail: bool = False) -> list[Event]
            recommended_queries=[], coverage=[]),
         ev("phase", iteration=1, phase="writer"),
         ev("draft_ready", markdown=DRAFT, citations={"1": "s1", "2": "s2"}, known_gaps=[]),
+        ev("warning", source="writer", message="Removed citations that matched no source: [9]."),
         ev("message", name="writer", role="ai", content="Draft ready: 2 sources cited."),
         ev("run_finished", status="finished", seconds=3.2, counts={"sources": 4}),
     ]
@@ -97,7 +99,9 @@ def store_canned_run(data_dir: Path, topic: str = "Canned topic", *, fail: bool 
     for event in canned_events(run_id, topic, fail=fail):
         store.append_event(event)
     if fail:
-        store.update_run(run_id, status="failed", error="RuntimeError: the brain crashed mid-run", finished_at=time.time())
+        store.update_run(
+            run_id, status="failed", error="RuntimeError: the brain crashed mid-run", finished_at=time.time(),
+        )
     else:
         store.save_draft_version(run_id, DRAFT, note="Writer's draft")
         store.update_run(run_id, status="finished", allocation="210", allocation_origin="user",

@@ -84,3 +84,14 @@ def test_letting_the_model_decide_disables_the_allocation_controls(make_app):
     assert at.text_input(key="alloc_notation").disabled
     assert not _run_button(at).disabled  # the broken notation no longer matters
     assert not at.error
+
+
+def test_inputs_survive_a_trip_to_another_page(make_app):
+    at = make_app().run()
+    at.text_area(key="topic").input("Kept topic").run()
+    at.text_input(key="alloc_notation").input("102").run()
+    at.switch_page("pages/library.py").run()
+    at.switch_page("pages/research.py").run()
+    assert at.text_area(key="topic").value == "Kept topic"
+    assert at.text_input(key="alloc_notation").value == "102"
+    assert _sliders(at) == [1, 0, 2]

@@ -64,7 +64,7 @@ def test_settings_page_says_which_keys_are_set_but_never_shows_them(make_app, da
     at = make_app().run().switch_page("pages/settings.py").run()
     keys = at.dataframe[0].value
     assert dict(zip(keys["Key"], keys["Configured"])) == {
-        "OpenAI API key": True, "OpenAI base URL": False, "Tavily API key": False, "GitHub token": False,
+        "OpenAI API key": "yes", "OpenAI base URL": "no", "Tavily API key": "no", "GitHub token": "no",
     }
     limits = at.dataframe[1].value
     shown = dict(zip(limits["Setting"], limits["Value"]))

@@ -9,11 +9,17 @@ from research.api import RunStore
 from tests.ui.conftest import has_block, texts
 
 
+def _run_id(at) -> str:
+    """The run id the page put in the URL (?run=...)."""
+    value = at.query_params["run"]
+    return value[0] if isinstance(value, list) else value
+
+
 def _start(at, topic: str, notation: str) -> str:
     at.text_area(key="topic").input(topic).run()
     at.text_input(key="alloc_notation").input(notation).run()
     next(b for b in at.button if b.label == "Run research").click().run()
-    return at.query_params["run"][0] if isinstance(at.query_params["run"], list) else at.query_params["run"]
+    return _run_id(at)
 
 
 def _wait_finished(data_dir: Path, run_id: str, timeout: float = 30.0) -> None:
@@ -65,3 +71,18 @@ def test_two_sessions_keep_their_own_runs(make_app, data_dir):
     assert has_block(one, "researcher-card-web-1")
     assert has_block(two, "researcher-card-book-1")
     assert not has_block(one, "researcher-card-book-1") and not has_block(two, "researcher-card-web-1")
+
+
+def test_letting_the_model_decide_sends_no_allocation(make_app, data_dir):
+    at = make_app().run()
+    at.text_area(key="topic").input("What did the first Impressionist exhibition show?").run()
+    at.toggle(key="alloc_auto").set_value(True).run()
+    next(b for b in at.button if b.label == "Run research").click().run()
+    run_id = _run_id(at)
+    record = RunStore(data_dir / "runs.sqlite").get_run(run_id)
+    assert record.requested_allocation is None
+    _wait_finished(data_dir, run_id)
+    at.run()
+    page = "\n".join(texts(at))
+    assert "Set by you" not in page
+    assert "Chosen by the model" in page or "Balanced default" in page

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research.api import RunStore
-from tests.ui.canned import DRAFT, HOSTILE_SNIPPET, HOSTILE_TITLE, store_canned_run
+from tests.ui.canned import DRAFT, HOSTILE_SNIPPET, HOSTILE_TITLE, canned_events, store_canned_run
 from tests.ui.conftest import has_block, plain, texts
 
 
@@ -129,3 +129,37 @@ def test_a_failed_run_shows_its_error_and_keeps_what_it_found(make_app, data_dir
     frame = sources_table(at).value
     assert len(frame) == 3
     assert has_block(at, "researcher-card-web-1")
+
+
+def test_warnings_appear_where_they_happened_and_in_the_summary(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    at = make_app(run_id).run()
+    warnings = [plain(w.value) for w in at.warning]
+    assert warnings == [
+        "supervisor: The model's allocation 500 was invalid; used the default 111.",  # supervisor panel
+        "openalex: HTTP 503; used the local library instead.",  # academic-1's card
+        "writer: Removed citations that matched no source: [9].",  # draft panel
+    ]
+    summary = next(e for e in at.expander if e.label == "Warnings during this run")
+    assert len(summary.markdown) == 3
+
+
+def test_a_run_whose_process_died_is_marked_interrupted_with_resume(make_app, data_dir):
+    store = RunStore(data_dir / "runs.sqlite")
+    store.create_run("orphan000001", "Left running", "100", "offline")  # status running, no thread
+    for event in canned_events("orphan000001", "Left running")[:8]:
+        store.append_event(event)
+    at = make_app("orphan000001").run()
+    assert any(":orange-badge[:material/pause_circle: Interrupted]" in m.value for m in at.markdown)
+    assert any(b.label == "Resume run" for b in at.button)
+    assert has_block(at, "researcher-card-web-1")
+
+
+def test_transcript_lists_the_runs_messages_as_text(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    at = make_app(run_id).run()
+    transcript = next(e for e in at.expander if e.label == "Transcript")
+    said = [plain(m.value) for m in transcript.markdown]
+    assert said[:2] == ["Supervisor", "Supervisor Directive: web-1 to research delivery."]
+    assert f"2 sources.\n\n- {HOSTILE_SNIPPET} ({HOSTILE_TITLE})" in said  # bullet kept, tags as text
+    assert "writer" in said and "Draft ready: 2 sources cited." in said

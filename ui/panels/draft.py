@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import DraftVersion, RunStore, RunView
-from ui.panels import draft_editor
+from ui.panels import draft_editor, warnings
 from ui.text import draft_markdown, md_escape, safe_filename, when
 
 
@@ -23,6 +23,7 @@ def _label(version: DraftVersion) -> str:
 
 def render(view: RunView, store: RunStore) -> None:
     st.subheader(":material/article: Draft", anchor=False)
+    warnings.render_inline(view, "writer")
     versions = versions_of(store, view)
     if not versions:
         st.caption("The writer's cited draft appears here when the research is done.")
@@ -49,7 +50,9 @@ def render(view: RunView, store: RunStore) -> None:
         draft_editor.render(view, store, latest)
         return
     if shown is not latest:
-        st.info(f"Showing an older version (v{shown.version}); the latest is v{latest.version}.", icon=":material/history:")
+        st.info(
+            f"Showing an older version (v{shown.version}); the latest is v{latest.version}.", icon=":material/history:",
+        )
         st.button(
             f"Restore v{shown.version}", key=f"draft-restore-{view.run_id}", icon=":material/restore:",
             on_click=draft_editor.restore, args=(store, view.run_id, shown),

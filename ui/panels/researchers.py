@@ -7,6 +7,7 @@ import time
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS, ResearcherView, RunView
+from ui.panels import warnings
 from ui.text import duration, kind_icon, md_escape, plural
 
 PER_ROW = 3
@@ -50,8 +51,6 @@ def _card(view: RunView, r: ResearcherView) -> None:
         st.markdown(
             f":material/description: **{len(r.source_ids)}** sources · :material/timer: {duration(elapsed)}"
         )
-        for warning in view.warnings:
-            if warning.get("researcher_id") == r.id:
-                st.warning(f"{md_escape(warning['source'])}: {md_escape(warning['message'])}", icon=":material/warning:")
+        warnings.render_inline(view, f"researcher:{r.id}")
         if r.error:
             st.error(md_escape(r.error), icon=":material/error:")

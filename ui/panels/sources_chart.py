@@ -28,4 +28,6 @@ def render(frame: pd.DataFrame, *, key: str) -> None:
         legend={"orientation": "h", "y": -0.25, "title": None}, yaxis_title=None, xaxis_title=None,
         bargap=0.35,
     )
+    if counts["Sources"].max() <= 12:  # small counts: whole-number ticks, not 0.5 steps
+        figure.update_xaxes(dtick=1)
     st.plotly_chart(figure, key=key, config={"displayModeBar": False})

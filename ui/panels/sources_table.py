@@ -11,17 +11,20 @@ from ui.panels import sources_chart
 from ui.sources_frame import SHOWN, csv_frame, sources_frame
 from ui.text import KIND_LABELS, kind_icon, safe_filename
 
+# Pixel widths chosen so every column but the snippet fits a laptop screen without scrolling.
 _COLUMN_CONFIG = {
-    "Link": st.column_config.LinkColumn("Title", width=380, help="Opens the source."),
-    "Kind": st.column_config.TextColumn("Kind", width="small"),
-    "Year": st.column_config.NumberColumn("Year", format="%d", width="small"),
+    "Link": st.column_config.LinkColumn("Title", width=330, help="Opens the source."),
+    "Kind": st.column_config.TextColumn("Kind", width=80),
+    "Provider": st.column_config.TextColumn("Provider", width=90),
+    "Domain": st.column_config.TextColumn("Domain", width=110),
+    "Year": st.column_config.NumberColumn("Year", format="%d", width=60),
     "Relevance": st.column_config.ProgressColumn(
-        "Relevance", min_value=0.0, max_value=1.0, format="%.2f", width="small",
+        "Relevance", min_value=0.0, max_value=1.0, format="%.2f", width=100,
         help="Score relative to the best match from the same provider.",
     ),
-    "Cited": st.column_config.CheckboxColumn("Cited", width="small", help="Cited in the writer's draft."),
+    "Cited": st.column_config.CheckboxColumn("Cited", width=60, help="Cited in the writer's draft."),
     "Snippet": st.column_config.TextColumn("Snippet", width="large"),
-    "Researcher": st.column_config.TextColumn("Researcher", width="medium"),
+    "Researcher": st.column_config.TextColumn("Researcher", width=110),
 }
 
 

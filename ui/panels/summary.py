@@ -7,7 +7,8 @@ import time
 import streamlit as st
 
 from research.api import RunView
-from ui.text import duration, md_escape, plural, when
+from ui.panels import warnings
+from ui.text import duration, md_escape, when
 
 _STATUS = {
     "running": ":blue-badge[:material/progress_activity: Running]",
@@ -26,6 +27,7 @@ def render_header(view: RunView, *, orphaned: bool = False) -> None:
             f"{status} · :gray[run {md_escape(view.run_id)} · started {when(view.started_ts)} · {brain}"
             f" · sources: {md_escape(view.source_mode or '?')}]"
         )
+    warnings.render_inline(view, "run")
     if view.status == "failed":
         st.error(
             f"**The run failed:** {md_escape(view.error or 'unknown error')}  \n"
@@ -52,7 +54,7 @@ def render_summary(view: RunView) -> None:
     else:
         columns[5].metric("Warnings", len(view.warnings))
     if view.warnings:
-        with st.expander(f"{plural(len(view.warnings), 'warning')} during this run", icon=":material/warning:"):
+        with st.expander("Warnings during this run", icon=":material/warning:"):
             for w in view.warnings:
                 where = f" ({md_escape(w['researcher_id'])})" if w.get("researcher_id") else ""
                 st.markdown(f"- **{md_escape(w.get('source', ''))}**{where}: {md_escape(w.get('message', ''))}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS, RunView
+from ui.panels import warnings
 from ui.text import KIND_LABELS, ORIGIN_LABELS, kind_icon, md_escape
 
 _ORIGIN_COLORS = {"user": "blue", "llm": "violet", "default": "gray"}
@@ -12,6 +13,7 @@ _ORIGIN_COLORS = {"user": "blue", "llm": "violet", "default": "gray"}
 
 def render(view: RunView) -> None:
     st.subheader(":material/account_tree: Supervisor's decision", anchor=False)
+    warnings.render_inline(view, "supervisor")
     if not view.allocation:
         st.caption("Waiting for the supervisor to plan the research…")
         return

@@ -5,9 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import RunView
-from ui.text import kind_icon, md_escape
+from ui.text import kind_icon, md_escape, plural
 
-_AVATARS = {"supervisor": ":material/account_tree:", "analyst": ":material/fact_check:", "writer": ":material/edit_note:"}
+_AVATARS = {
+    "supervisor": ":material/account_tree:", "analyst": ":material/fact_check:", "writer": ":material/edit_note:",
+}
 
 
 def avatar(name: str) -> str:
@@ -30,9 +32,9 @@ def escaped_block(text: str) -> str:
 
 
 def render(view: RunView) -> None:
-    with st.expander(f"Transcript ({len(view.messages)} messages)", icon=":material/forum:"):
-        if not view.messages:
-            st.caption("No messages yet.")
+    # A fixed label: a label that changed with every message would re-create (and collapse) it mid-run.
+    with st.expander("Transcript", icon=":material/forum:"):
+        st.caption(f"{plural(len(view.messages), 'message')}: supervisor directives and each worker's closing note.")
         for message in view.messages:
             name = message.get("name") or "system"
             with st.chat_message(name, avatar=avatar(name)):

@@ -1,0 +1,111 @@
+"""The event log: numbered, tagged with the run, and folded into the same picture the graph state
+holds. And the adapter: the one place that reads LangGraph's stream parts."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from research.events import EVENT_TYPES, Event, EventAdapter, event_payload
+from research.runner import ResearchRunner
+from research.schemas import ResearchRequest
+from research.view import fold, to_json
+from tests.engine.helpers import final_state
+
+
+@pytest.fixture
+def finished_run(runner: ResearchRunner) -> tuple[ResearchRunner, str]:
+    seen: list[Event] = []
+    run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="120"), on_event=seen.append)
+    runner.live_events = seen  # type: ignore[attr-defined]
+    return runner, run_id
+
+
+def test_events_are_numbered_without_gaps_and_carry_the_run_id(finished_run) -> None:
+    runner, run_id = finished_run
+    events = runner.store.events(run_id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert {e.run_id for e in events} == {run_id}
+    assert events[0].type == "run_started" and events[-1].type == "run_finished"
+    # The callback saw exactly what the store kept, in order.
+    assert [(e.seq, e.type) for e in runner.live_events] == [(e.seq, e.type) for e in events]
+    # Researcher events name their researcher and iteration.
+    for e in events:
+        if e.type in ("researcher_started", "queries_generated", "sources_found", "researcher_finished"):
+            assert e.researcher_id and e.iteration is not None
+    # Timestamps never go backwards.
+    assert all(a.ts <= b.ts for a, b in zip(events, events[1:]))
+
+
+def test_the_fold_reproduces_the_graph_state(finished_run) -> None:
+    runner, run_id = finished_run
+    view = fold(runner.store.events(run_id))
+    state = final_state(runner, run_id)
+
+    assert view.status == "finished" and view.run_id == run_id
+    assert view.allocation == state["allocation"].allocation.model_dump()
+    assert view.allocation_origin == state["allocation"].origin == "user"
+    assert view.research_questions == state["research_questions"]
+    assert {rid: (r.kind, r.iteration, r.status) for rid, r in view.researchers.items()} == {
+        r.researcher_id: (r.kind, r.iteration, r.status) for r in state["reports"]
+    }
+    for report in state["reports"]:
+        assert view.researchers[report.researcher_id].source_ids == report.source_ids
+        assert view.researchers[report.researcher_id].queries == report.queries
+    assert set(view.sources) == {s.id for s in state["sources"]}
+    assert [(c["iteration"], c["status"], c["missing_topics"]) for c in view.critiques] == [
+        (c.iteration, c.status, c.missing_topics) for c in state["critiques"]
+    ]
+    assert view.draft == state["draft"].markdown
+    assert view.citations == {str(n): sid for n, sid in state["draft"].citations.items()}
+    assert view.known_gaps == state["draft"].known_gaps
+    assert view.iteration == state["research_iterations"]
+
+
+def test_fold_is_incremental(finished_run) -> None:
+    runner, run_id = finished_run
+    events = runner.store.events(run_id)
+    half = len(events) // 2
+    view = fold(runner.store.events(run_id)[:half])
+    assert view.status == "running" and view.draft is None
+    fold(runner.store.events(run_id, after_seq=view.last_seq), view)
+    assert to_json(view) == to_json(fold(events))
+
+
+def test_the_adapter_numbers_custom_events_and_transcript_messages() -> None:
+    adapter = EventAdapter("run-x", start_seq=10)
+    custom = {"type": "custom", "ns": ("researcher:abc",), "data": event_payload("queries_generated", researcher_id="web-1", iteration=0, queries=["q"])}
+    [event] = adapter.adapt(custom)
+    assert (event.type, event.seq, event.run_id, event.researcher_id, event.data) == (
+        "queries_generated", 11, "run-x", "web-1", {"queries": ["q"]}
+    )
+    update = {"type": "updates", "ns": (), "data": {"writer": {"messages": [AIMessage(content="Draft ready", name="writer")]}}}
+    [message] = adapter.adapt(update)
+    assert (message.type, message.seq, message.data["name"], message.data["content"]) == ("message", 12, "writer", "Draft ready")
+    # Subgraph updates repeat what the parent reports; other stream parts are not events.
+    assert list(adapter.adapt({**update, "ns": ("researcher:abc",)})) == []
+    assert list(adapter.adapt({"type": "custom", "ns": (), "data": {"unrelated": 1}})) == []
+    assert list(adapter.adapt({"type": "messages", "ns": (), "data": ("chunk", {})})) == []
+    # v1 tuples (namespace, mode, data) are read the same way.
+    [v1] = adapter.adapt(((), "custom", event_payload("warning", source="x", message="y")))
+    assert (v1.type, v1.seq) == ("warning", 13)
+
+
+def test_replayed_messages_already_logged_are_skipped_on_resume() -> None:
+    adapter = EventAdapter("run-x", start_seq=5, logged_messages={("web-1", "notes")})
+    replay = {"type": "updates", "ns": (), "data": {
+        "researcher": [{"messages": [AIMessage(content="notes", name="web-1")]},
+                       {"messages": [AIMessage(content="other notes", name="academic-1")]}],
+        "__metadata__": {"cached": True},
+    }}
+    assert [(e.data["name"], e.seq) for e in adapter.adapt(replay)] == [("academic-1", 6)]
+    # A fresh (not replayed) message with the same text is a new message and is kept.
+    fresh = {"type": "updates", "ns": (), "data": {"researcher": {"messages": [AIMessage(content="notes", name="web-1")]}}}
+    assert [e.data["name"] for e in adapter.adapt(fresh)] == ["web-1"]
+
+
+def test_unknown_event_types_are_refused() -> None:
+    with pytest.raises(ValueError):
+        event_payload("made_up")  # type: ignore[arg-type]
+    assert {"run_started", "allocation_decided", "researcher_started", "queries_generated", "sources_found",
+            "researcher_finished", "critique_issued", "draft_ready", "warning", "run_finished", "run_failed"} <= EVENT_TYPES
