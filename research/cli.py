@@ -1,7 +1,9 @@
 """The command line.
 
-    python -m research "TOPIC" [--allocation 210] [--llm offline|openai] [--max-iterations N] [--json]
+    python -m research "TOPIC" [--allocation 210] [--llm offline|openai] [--max-iterations N] [--review-plan] [--json]
     python -m research resume RUN_ID
+    python -m research runs | export | replay | bundle | import-run | continue | cancel | revise ...
+      (stored runs: see research/cli_tools.py)
     python -m research library import PATH [PATH ...] --kind web|academic|book
     python -m research library search "QUERY" [--kind KIND] [--limit N]
 
@@ -18,13 +20,14 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from research.allocation import AllocationError
+from research.cli_tools import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
 from research.events import Event
 from research.progress import describe
 from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, validate_topic
 from research.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-SUBCOMMANDS = ("resume", "library")
+SUBCOMMANDS = ("resume", "library", *TOOL_COMMANDS)
 
 
 class BadInput(Exception):
@@ -55,6 +58,10 @@ def _research_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-iterations", type=int, help="revision rounds the analyst may ask for (0-5)")
     p.add_argument("--sources", choices=["auto", "live", "library"], help="where sources come from")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the markdown draft")
+    p.add_argument(
+        "--review-plan", action="store_true",
+        help="pause after the supervisor to review the plan (then: continue RUN_ID / cancel RUN_ID)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
 
@@ -77,7 +84,10 @@ def _research(argv: list[str]) -> int:
     if args.max_iterations is not None and not 0 <= args.max_iterations <= 5:
         raise BadInput(f"--max-iterations must be 0-5, got {args.max_iterations}")
     settings = _settings(args.sources)
-    request = ResearchRequest(topic=topic, allocation=args.allocation, llm=args.llm, max_iterations=args.max_iterations)
+    request = ResearchRequest(
+        topic=topic, allocation=args.allocation, llm=args.llm, max_iterations=args.max_iterations,
+        review_plan=args.review_plan,
+    )
 
     from research.runner import ResearchRunner  # heavy imports only once the input is valid
 
@@ -96,9 +106,11 @@ def _report(runner, run_id: str, *, as_json: bool) -> int:
     view = fold(runner.store.events(run_id))
     if as_json:
         print(json.dumps(to_json(view), indent=2, ensure_ascii=False))
+    elif view.paused:
+        print_plan(view)
     elif view.draft:
         print(view.draft)
-    return EXIT_OK if view.status == "finished" else EXIT_FAILED
+    return EXIT_OK if view.status in ("finished", "paused") else EXIT_FAILED
 
 
 def _print_progress(event: Event) -> None:
@@ -123,10 +135,13 @@ def _subcommand(argv: list[str]) -> int:
     search.add_argument("query")
     search.add_argument("--kind", choices=RESEARCHER_KINDS)
     search.add_argument("--limit", type=int, default=10)
+    add_tool_parsers(sub)
     args = p.parse_args(argv)
     settings = _settings()
     if args.command == "resume":
         return _resume(settings, args)
+    if args.command in TOOL_COMMANDS:
+        return run_tool(args, settings, BadInput, _report, _print_progress)
     return _library(settings, args)
 
 

@@ -15,6 +15,7 @@ RUN_PARAM = "run"
 _RUN_KEY = "attached_run_id"
 _VIEWS_KEY = "run_views"
 
+
 def attached_run_id(store: RunStore) -> str | None:
     """The run this session shows: the URL's, else the one remembered for this session."""
     run_id = st.query_params.get(RUN_PARAM) or st.session_state.get(_RUN_KEY)

@@ -89,6 +89,17 @@ class Brain(Protocol):
         known_gaps: list[str],
     ) -> str: ...
 
+    def revise(
+        self,
+        draft: str,
+        instruction: str,
+        sources: list[NumberedSource],
+        text_of: TextLookup,
+    ) -> str:
+        """Rewrite `draft` (markdown without its Sources list) on the user's instruction, citing [n]
+        only from `sources`. Raises research.revise_offline.RevisionError when it cannot."""
+        ...
+
     def take_usage(self) -> Usage:
         """Usage since the last call (zero for the offline brain)."""
         ...

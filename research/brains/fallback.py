@@ -76,6 +76,9 @@ class FallbackBrain:
     ) -> str:
         return self._step("write", lambda b: b.write(topic, questions, sources, text_of, known_gaps))
 
+    def revise(self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup) -> str:
+        return self._step("revise", lambda b: b.revise(draft, instruction, sources, text_of))
+
     def take_usage(self) -> Usage:
         return self.primary.take_usage() + self.fallback.take_usage()
 

@@ -219,6 +219,23 @@ class LLMBrain:
         draft = draft_guard.ensure_title(draft, topic)
         return draft_guard.tidy_spacing(draft_guard.ensure_known_gaps(draft, known_gaps))
 
+    def revise(self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup) -> str:
+        """The writer again, on the user's instruction, with the same numbered sources."""
+        shown = sources[:WRITER_MAX_SOURCES]
+        blocks = [_source_block(f'n="{ns.n}"', ns.source, text_of, WRITER_SOURCE_CHARS) for ns in shown]
+        numbers = ", ".join(str(ns.n) for ns in shown) or "none"
+        messages = [
+            SystemMessage(prompts.REVISE_SYSTEM.format(numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
+            HumanMessage(prompts.REVISE_USER.format(
+                instruction=instruction, draft=prompts.neutralise(draft), sources=prompts.render_sources(blocks)
+            )),
+        ]
+        revised = self._text(self._main, messages)
+        revised = draft_guard.strip_reference_section(revised)
+        revised = draft_guard.remove_unknown_citations(revised, {ns.n for ns in shown})
+        revised = draft_guard.remove_unknown_urls(revised, {ns.source.url for ns in shown})
+        return draft_guard.tidy_spacing(revised)
+
     def take_usage(self) -> Usage:
         return self.meter.take()
 

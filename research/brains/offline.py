@@ -165,6 +165,14 @@ class OfflineBrain:
             lines += [f"- {gap}" for gap in known_gaps]
         return "\n".join(lines).strip() + "\n"
 
+    def revise(
+        self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup
+    ) -> str:
+        """A deterministic restructure (shorten, expand, reorder, bullets, focus): see revise_offline."""
+        from research.revise_offline import offline_revise
+
+        return offline_revise(draft, instruction, sources, text_of)
+
     def take_usage(self) -> Usage:
         return Usage()
 

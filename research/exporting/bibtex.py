@@ -65,7 +65,7 @@ def render_bibtex(sources: list[Source], *, accessed: float | None = None) -> st
             fields.append(("year", str(source.year)))
         if kind == "article" and source.provider == "arxiv":
             fields.append(("journal", "arXiv preprint"))
-        if kind == "online" and source.domain:
+        if kind == "online" and source.url.startswith("http"):
             fields.append(("organization", bibtex_escape(source.domain)))
         if source.url:
             fields.append(("url", bibtex_url(source.url)))

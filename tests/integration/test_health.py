@@ -10,9 +10,7 @@ from research.health import check_providers
 from research.settings import Settings
 from tests.fakes.http_server import json_reply
 from tests.integration.runs import TAVILY_KEY
-from tests.integration.services import LIVE_PROVIDERS, PROVIDER_ROUTES, ServiceFakes
-
-KIND_OF = {"tavily": "web", "arxiv": "academic", "openalex": "academic", "openlibrary": "book", "wikipedia": "book"}
+from tests.integration.services import LIVE_PROVIDERS, PROVIDER_KINDS, PROVIDER_ROUTES, ServiceFakes
 
 
 def check_settings(tmp_path: Path, services: ServiceFakes) -> Settings:
@@ -29,7 +27,7 @@ def test_every_provider_reports_ok_against_working_services(
     assert [s.name for s in statuses] == list(LIVE_PROVIDERS)
     for status in statuses:
         assert status.ok, status
-        assert status.kind == KIND_OF[status.name]
+        assert status.kind == PROVIDER_KINDS[status.name]
         assert status.message == "ok (1 result)"  # the check asks for one result
         assert 0 <= status.seconds < 2.0
     for name in LIVE_PROVIDERS:

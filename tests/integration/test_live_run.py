@@ -18,7 +18,8 @@ from research.citations import CITATION, SOURCES_HEADING
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.conftest import clean_environ
 from tests.integration.runs import OPENAI_KEY, TAVILY_KEY, TOPIC, files_containing
-from tests.integration.services import LIVE_PROVIDERS, PAGE_PHRASE, ServiceFakes
+from tests.integration.replies import PAGE_PHRASE
+from tests.integration.services import LIVE_PROVIDERS, ServiceFakes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NETWORK_GUARD = Path(__file__).resolve().parent / "netguard"  # its sitecustomize refuses non-loopback
@@ -35,7 +36,7 @@ def run_environment(tmp_path: Path, services: ServiceFakes, model: FakeOpenAISer
         TAVILY_API_KEY=TAVILY_KEY,
         RESEARCH_SOURCES="live",
         RESEARCH_ALLOW_PRIVATE_URLS="1",  # the scraped pages are on the fake, at 127.0.0.1
-        RESEARCH_RATE_LIMITS="on",  # no arXiv 3 s spacing against a fake
+        RESEARCH_RATE_LIMITS="off",  # no arXiv 3 s spacing against a fake
         RESEARCH_HTTP_TIMEOUT="2",
         RESEARCH_LLM_TIMEOUT="10",
         RESEARCH_DATA_DIR=str(tmp_path / "data"),

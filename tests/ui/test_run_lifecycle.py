@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from research.api import RunStore
+from tests.ui.canned import store_canned_run
 from tests.ui.conftest import has_block, texts
 
 
@@ -86,3 +87,14 @@ def test_letting_the_model_decide_sends_no_allocation(make_app, data_dir):
     page = "\n".join(texts(at))
     assert "Set by you" not in page
     assert "Chosen by the model" in page or "Balanced default" in page
+
+
+def test_switching_pages_and_back_reattaches_the_run(make_app, data_dir):
+    run_id = store_canned_run(data_dir, "Still here after History")
+    at = make_app(run_id).run()
+    at.switch_page("pages/history.py")
+    at.query_params.clear()  # the navigation links carry no query string
+    at.run()
+    at.switch_page("pages/research.py").run()
+    assert "### Still here after History" in texts(at)
+    assert _run_id(at) == run_id  # and the URL says so again, ready for a refresh

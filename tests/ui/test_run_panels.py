@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from research.api import RunStore
+from research.api import RunStore, RunView
 from tests.ui.canned import DRAFT, HOSTILE_SNIPPET, HOSTILE_TITLE, canned_events, store_canned_run
 from tests.ui.conftest import has_block, plain, texts
+from ui.panels.pipeline import phase_states
 
 
 def sources_table(at):
@@ -163,3 +164,14 @@ def test_transcript_lists_the_runs_messages_as_text(make_app, data_dir):
     assert said[:2] == ["Supervisor", "Supervisor Directive: web-1 to research delivery."]
     assert f"2 sources.\n\n- {HOSTILE_SNIPPET} ({HOSTILE_TITLE})" in said  # bullet kept, tags as text
     assert "writer" in said and "Draft ready: 2 sources cited." in said
+
+
+def test_pipeline_strip_follows_the_phase_and_the_run_status():
+    view = RunView(status="running", phase="analyst")
+    assert phase_states(view) == {
+        "supervisor": "done", "researchers": "done", "analyst": "active", "writer": "pending",
+    }
+    view.status = "failed"
+    assert phase_states(view)["analyst"] == "failed"
+    assert phase_states(RunView(status="paused", phase="supervisor"))["supervisor"] == "paused"
+    assert set(phase_states(RunView(status="finished")).values()) == {"done"}

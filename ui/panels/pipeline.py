@@ -12,14 +12,14 @@ _ICONS = {"supervisor": ":material/account_tree:", "researchers": ":material/gro
 
 
 def phase_states(view: RunView) -> dict[str, str]:
-    """Each phase as done | active | pending | failed, from where the run is now."""
+    """Each phase as done | active | paused | pending | failed, from where the run is now."""
     if view.status == "finished":
         return {phase: "done" for phase in PHASES}
     current = view.phase if view.phase in PHASES else None
     if current is None:
         return {phase: "pending" for phase in PHASES}
     index = PHASES.index(current)
-    now = "failed" if view.status == "failed" else "active"
+    now = {"failed": "failed", "cancelled": "failed", "paused": "paused"}.get(view.status, "active")
     return {phase: "done" if i < index else now if i == index else "pending" for i, phase in enumerate(PHASES)}
 
 
@@ -29,6 +29,8 @@ def _cell(phase: str, state: str) -> str:
         return f":green[{label}]  \n:green[:material/check_circle: done]"
     if state == "active":
         return f":blue[{label}]  \n:blue-badge[:material/progress_activity: working]"
+    if state == "paused":
+        return f":orange[{label}]  \n:orange-badge[:material/pause_circle: waiting for review]"
     if state == "failed":
         return f":red[{label}]  \n:red[:material/error: stopped here]"
     return f":gray[{label}]  \n:gray[waiting]"

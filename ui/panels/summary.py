@@ -14,6 +14,8 @@ _STATUS = {
     "running": ":blue-badge[:material/progress_activity: Running]",
     "finished": ":green-badge[:material/check_circle: Finished]",
     "failed": ":red-badge[:material/error: Failed]",
+    "paused": ":orange-badge[:material/pause_circle: Waiting for plan review]",
+    "cancelled": ":gray-badge[:material/cancel: Cancelled]",
     "pending": ":gray-badge[Starting]",
 }
 
