@@ -17,6 +17,16 @@ from research.sources.library import Library, LibraryDocument, LibraryHit
 from research.sources.library_import import SUPPORTED_SUFFIXES, ImportReport, import_bytes
 from research.view import PHASES
 
+# Issue 6: plan review, replay, bundles, exports and draft revision.
+from research.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
+from research.export import EXPORT_FORMATS, ExportError, ExportFile, export_run, load_export_document
+from research.exporting.filenames import safe_filename
+from research.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
+from research.replay import SPEEDS, ReplayControl, events_due, parse_speed, replay_events, replay_offsets, replay_run
+from research.revise import Revision, revise_run
+from research.revise_offline import RevisionError
+from research.runner import PlanReviewError
+
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
     "ResearchRunner", "ResearcherAllocation", "ResearcherView", "RunManager", "RunRecord", "RunStore", "RunView",
@@ -24,4 +34,8 @@ __all__ = [
     "validate_topic",
     "ImportReport", "Library", "LibraryDocument", "LibraryHit", "MAX_PER_KIND", "PHASES", "ProviderStatus",
     "RESEARCHER_KINDS", "SUPPORTED_SUFFIXES", "check_providers", "import_bytes",
+    "BUNDLE_EXTENSION", "BundleError", "EXPORT_FORMATS", "ExportError", "ExportFile", "MAX_QUESTION_CHARS",
+    "PlanEditError", "PlanReviewError", "ReplayControl", "Revision", "RevisionError", "SPEEDS", "events_due",
+    "export_bundle", "export_run", "import_bundle", "load_export_document", "parse_speed", "read_bundle",
+    "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
 ]

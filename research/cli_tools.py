@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -60,6 +61,14 @@ def add_tool_parsers(sub) -> None:
 
 
 def run_tool(args, settings: Settings, bad_input: type[Exception], report: Callable, progress: Callable) -> int:
+    try:
+        return _dispatch(args, settings, bad_input, report, progress)
+    except BrokenPipeError:  # `... | head`: the reader left; not an error of ours
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so the interpreter's final flush is quiet
+        return 0
+
+
+def _dispatch(args, settings: Settings, bad_input: type[Exception], report: Callable, progress: Callable) -> int:
     from research.runs import RunStore
 
     store = RunStore(settings.runs_db)

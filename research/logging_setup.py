@@ -20,11 +20,20 @@ class SecretFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if self.secrets:
-            message = record.getMessage()
-            for secret in self.secrets:
-                message = message.replace(secret, "***")
-            record.msg, record.args = message, ()
+            record.msg, record.args = self.scrub(record.getMessage()), ()
+            if record.exc_info and not record.exc_text:
+                # Tracebacks quote exception texts, which may quote a key: format and scrub them here.
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+            if record.exc_text:
+                record.exc_text = self.scrub(record.exc_text)
+            if record.stack_info:
+                record.stack_info = self.scrub(record.stack_info)
         return True
+
+    def scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
 
 
 _configured: dict[str, SecretFilter] = {}  # log path -> the filter of its handler

@@ -40,9 +40,8 @@ _MOVE = re.compile(
 _BULLETS = re.compile(r"\b(bullets?|bulleted|bullet points?|as a list|list form|itemi[sz]e)\b", re.I)
 _PROSE = re.compile(r"\b(prose|no bullets|remove (?:the )?bullets|as paragraphs|into paragraphs)\b", re.I)
 _FOCUS = re.compile(r"\b(?:focus(?:\s+more)?\s+on|concentrate\s+on|emphasi[sz]e)\s+(?P<what>.+)", re.I)
-_CLAUSE_END = re.compile(
-    r"[.;!?]|\s(?:and|then)\s+(?=shorten|expand|reorder|use|make|convert|turn|put|move|sort|reverse)", re.I
-)
+_NEXT_OP = r"(?=shorten|expand|reorder|use|make|convert|turn|put|move|sort|reverse|bullet)"
+_CLAUSE_END = re.compile(rf"[.;!?]|,?\s+(?:and\s+then|and|then)\s+{_NEXT_OP}|,\s*{_NEXT_OP}", re.I)
 _LIST_LINE = re.compile(r"^\s*([-*+]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _MARKER = re.compile(r"\[(\d{1,3})\](?!\()")
@@ -77,7 +76,7 @@ def parse_instruction(instruction: str) -> Operations:
     ops = Operations(shorten=bool(_SHORTEN.search(text)), expand=bool(_EXPAND.search(text)))
     ops.bullets, ops.prose = bool(_BULLETS.search(text)), bool(_PROSE.search(text))
     if focus := _FOCUS.search(text):
-        what = _CLAUSE_END.split(focus.group("what"), maxsplit=1)[0].strip(" \"'")
+        what = _CLAUSE_END.split(focus.group("what"), maxsplit=1)[0].strip(" \"',")
         ops.focus = what or None
     if move := _MOVE.search(text):
         where = "first" if move.group("where").lower() in ("first", "top", "start", "beginning") else "last"

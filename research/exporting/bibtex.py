@@ -34,9 +34,17 @@ def bibtex_url(url: str) -> str:
     return re.sub(r"[{}\\\s]", lambda m: "%{:02X}".format(ord(m.group(0))), url or "")
 
 
+def surname(name: str) -> str:
+    """"Hans Müller" and "Müller, Hans" -> "Müller"."""
+    name = name.strip()
+    if "," in name:
+        return name.split(",", 1)[0].strip()
+    return name.split()[-1] if name.split() else ""
+
+
 def citation_key(source: Source, taken: set[str]) -> str:
-    surname = source.authors[0].replace(",", " ").split()[-1] if source.authors and source.authors[0].split() else ""
-    who = slugify(surname, 20).replace("-", "") or slugify(source.domain.split(".")[0], 20).replace("-", "")
+    surname_ = surname(source.authors[0]) if source.authors else ""
+    who = slugify(surname_, 20).replace("-", "") or slugify(source.domain.split(".")[0], 20).replace("-", "")
     words = [w for w in slugify(source.title, 80).split("-") if w and w not in _STOPWORDS]
     base = f"{who or 'source'}{source.year or ''}{words[0] if words else ''}"[:40] or "source"
     key, n = base, 0

@@ -16,7 +16,6 @@ from research.brains.base import BudgetExceeded
 from research.context import RunContext
 from research.events import emit
 from research.nodes.common import agent_log, log_tool, report_usage, warn
-from research.relevance import is_on_topic, topic_relevance
 from research.schemas import ResearcherReport, RunWarning
 from research.state import ResearcherState, RetrieveTask
 
@@ -50,24 +49,16 @@ def retrieve(payload: RetrieveTask, runtime: Runtime[RunContext]) -> dict:
     task, query = payload["task"], payload["query"]
     limit = ctx.settings.results_per_query
     log_tool("researcher", f"search_{task.kind}", {"researcher": task.researcher_id, "query": query, "limit": limit})
-    result = ctx.sources.retrieve(task.kind, query, limit)
-    sources, off_topic = [], 0
-    for s in result.sources:
-        relevance = topic_relevance(task.topic, f"{s.title} {s.snippet} {result.texts.get(s.id, '')}")
-        if not is_on_topic(task.topic, f"{s.title} {s.snippet} {result.texts.get(s.id, '')}"):
-            off_topic += 1  # a broad query's stray hit: never shown as a source of this run
-            continue
-        sources.append(s.model_copy(update={
-            "researcher_id": task.researcher_id, "query": query, "relevance": round(relevance, 2),
-        }))
-    ctx.store.put_texts(ctx.run_id, {s.id: result.texts[s.id] for s in sources if s.id in result.texts})
+    result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic)
+    sources = [s.model_copy(update={"researcher_id": task.researcher_id, "query": query}) for s in result.sources]
+    ctx.store.put_texts(ctx.run_id, result.texts)
     for w in result.warnings:
         warn(w.source, w.message, researcher_id=task.researcher_id)
-    if off_topic:
-        agent_log.info("[RESEARCHER] %s dropped %d off-topic results for %r", task.researcher_id, off_topic, query)
+    if result.off_topic:  # a broad query's stray hits: never shown as sources of this run
+        agent_log.info("[RESEARCHER] %s dropped %d off-topic results for %r", task.researcher_id, result.off_topic, query)
     emit(
         "sources_found", researcher_id=task.researcher_id, iteration=task.iteration, query=query,
-        providers=result.providers_used, sources=[s.model_dump() for s in sources], off_topic=off_topic,
+        providers=result.providers_used, sources=[s.model_dump() for s in sources], off_topic=result.off_topic,
     )
     preview = "; ".join(s.title for s in sources[:3])
     log_tool("researcher", f"search_{task.kind}", {"query": query}, preview=f"{len(sources)} results: {preview}")
@@ -125,6 +116,8 @@ def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
         message = f"{type(exc).__name__}: {exc}"
+        for secret in runtime.context.settings.secret_values():  # exception texts may quote a key
+            message = message.replace(secret, "***")
         warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
         emit(
             "researcher_finished", researcher_id=task.researcher_id, iteration=task.iteration, kind=task.kind,

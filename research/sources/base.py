@@ -25,11 +25,13 @@ class Retrieval:
     texts: dict[str, str] = field(default_factory=dict)
     warnings: list[RunWarning] = field(default_factory=list)
     providers_used: list[str] = field(default_factory=list)
+    off_topic: int = 0  # results dropped because they are not about the run's subject
 
     def extend(self, other: Retrieval) -> None:
         self.sources.extend(other.sources)
         self.texts.update(other.texts)
         self.warnings.extend(other.warnings)
+        self.off_topic += other.off_topic
         self.providers_used.extend(p for p in other.providers_used if p not in self.providers_used)
 
 

@@ -13,6 +13,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
+from research.relevance import is_on_topic, topic_relevance
 from research.schemas import ResearcherKind, RunWarning
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
@@ -113,9 +114,12 @@ class SourceRouter:
         names = [p.name for p in self._providers(kind, self.settings)]
         return names + (["library (fallback)"] if self.settings.sources == "auto" else [])
 
-    def retrieve(self, kind: ResearcherKind, query: str, limit: int) -> Retrieval:
+    def retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None = None) -> Retrieval:
+        """Sources for one query. With a `topic`, results not about its subject are dropped
+        before deciding on the fallback, so a kind whose live hits are all off-topic still gets
+        the library's."""
         if self.settings.sources == "library":
-            return self._library_search(kind, query, limit)
+            return _on_topic_only(self._library_search(kind, query, limit), topic)
         try:
             providers = self._providers(kind, self.settings)
         except Exception as exc:  # noqa: BLE001 - a provider that cannot even be built is a failure too
@@ -143,7 +147,7 @@ class SourceRouter:
                             result.warnings.append(RunWarning(source=provider.name, message=f"no results for {query!r}"))
                     else:
                         self.breaker.trip(provider.name)
-                    outcome.extend(result)
+                    outcome.extend(_on_topic_only(result, topic))
         # Fall back when the kind has nothing to show: every provider failed, rested, or found nothing.
         if not outcome.sources and self.settings.sources == "auto":
             outcome.warnings.append(RunWarning(
@@ -151,13 +155,29 @@ class SourceRouter:
                 message=f"{_why_nothing(kind, providers, outcome.providers_used)} for {query!r}; "
                         "used the local library instead.",
             ))
-            outcome.extend(self._library_search(kind, query, limit))
+            outcome.extend(_on_topic_only(self._library_search(kind, query, limit), topic))
         return outcome
 
     def _library_search(self, kind: ResearcherKind, query: str, limit: int) -> Retrieval:
         if self.settings.demo_delay:  # presenters pace a live demo so the audience can follow it
             time.sleep(self.settings.demo_delay)
         return _safe_search(self._library_provider(kind), query, limit)
+
+
+def _on_topic_only(result: Retrieval, topic: str | None) -> Retrieval:
+    """Keep the sources about the topic's subject, each with its relevance; count the rest."""
+    if not topic:
+        return result
+    kept = []
+    for source in result.sources:
+        text = f"{source.title} {source.snippet} {result.texts.get(source.id, '')}"
+        if is_on_topic(topic, text):
+            kept.append(source.model_copy(update={"relevance": round(topic_relevance(topic, text), 2)}))
+        else:
+            result.off_topic += 1
+            result.texts.pop(source.id, None)
+    result.sources = kept
+    return result
 
 
 def _masked(text: str, secrets: Sequence[str]) -> str:

@@ -99,7 +99,7 @@ class SlowRouter:
     def describe(self, kind: ResearcherKind) -> list[str]:
         return ["slow-stub"]
 
-    def retrieve(self, kind: ResearcherKind, query: str, limit: int) -> Retrieval:
+    def retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None = None) -> Retrieval:
         start = time.monotonic()
         time.sleep(self.delay)
         sources = [

@@ -55,10 +55,10 @@ def main() -> None:
             def describe(self, kind):
                 return library.describe(kind)
 
-            def retrieve(self, kind, query, limit):
+            def retrieve(self, kind, query, limit, topic=None):
                 if kind == "academic":
                     die_once_logged("web-1")
-                return library.retrieve(kind, query, limit)
+                return library.retrieve(kind, query, limit, topic)
 
         runner.sources = DyingRouter()  # type: ignore[assignment]
     else:

@@ -33,7 +33,7 @@ class BigPageRouter:
     def describe(self, kind):
         return ["big-stub"]
 
-    def retrieve(self, kind, query, limit) -> Retrieval:
+    def retrieve(self, kind, query, limit, topic=None) -> Retrieval:
         sources = [
             Source(title=f"Heat pumps guide {i}", url=f"https://site{i}.example.org/heat-pumps", kind=kind,
                    provider="big-stub", snippet="Heat pumps: a short snippet.")

@@ -62,3 +62,24 @@ def test_the_log_scrubs_keys_of_a_later_runner_on_the_same_log(tmp_path: Path) -
     text = (tmp_path / "logs" / "multiagent.log").read_text()
     assert "calling tavily with key ***" in text
     assert KEY not in text
+
+
+def test_the_log_scrubs_keys_inside_tracebacks(tmp_path):
+    import logging
+
+    from research.logging_setup import SecretFilter
+
+    handler_path = tmp_path / "trace.log"
+    handler = logging.FileHandler(handler_path)
+    handler.addFilter(SecretFilter(["sk-TRACEBACK-KEY-99"]))
+    logger = logging.getLogger("research.test.traceback")
+    logger.addHandler(handler)
+    try:
+        raise RuntimeError("server said: bad key sk-TRACEBACK-KEY-99")
+    except RuntimeError:
+        logger.exception("call failed")
+    handler.close()
+    logger.removeHandler(handler)
+    text = handler_path.read_text()
+    assert "RuntimeError" in text and "***" in text
+    assert "sk-TRACEBACK-KEY-99" not in text
