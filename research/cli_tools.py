@@ -15,7 +15,6 @@ on stderr), 1 a failed run.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys

@@ -31,6 +31,15 @@ class RunManager:
         self._spawn(run_id, lambda: self.runner.resume(run_id))
         return run_id
 
+    def continue_plan(self, run_id: str, questions: list[str] | None = None, allocation: str | None = None) -> str:
+        """Continue a run paused for plan review. A bad edit raises here, before anything runs."""
+        self.runner.check_plan_edit(run_id, questions, allocation)
+        self._spawn(run_id, lambda: self.runner.continue_plan(run_id, questions, allocation))
+        return run_id
+
+    def cancel_plan(self, run_id: str) -> None:
+        self.runner.cancel_plan(run_id)
+
     def is_active(self, run_id: str) -> bool:
         with self._lock:
             thread = self._threads.get(run_id)

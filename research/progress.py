@@ -35,6 +35,12 @@ def describe(event: Event) -> str | None:
             return f"Warning {who}{d['source']}: {d['message']}"
         case "run_finished":
             return f"Finished in {d['seconds']}s: {d['counts']}"
+        case "plan_review_requested":
+            return "Paused for plan review: " + " | ".join(d["research_questions"])
+        case "plan_approved":
+            return f"Plan {'edited and ' if d.get('edited') else ''}approved: allocation {d['allocation']}"
+        case "run_cancelled":
+            return f"Run cancelled: {d.get('reason', '')}"
         case "run_failed":
             return f"Run failed: {d['error']}"
     return None

@@ -101,13 +101,18 @@ class ResearchRunner:
         Raises KeyError (no such run), PlanReviewError (not paused) or PlanEditError (a bad edit)
         before anything runs; then runs the rest of the research in this thread.
         """
-        record = self._paused_run(run_id)
-        questions, parsed = validate_plan_edit(questions, allocation, max_researchers=self.settings.max_researchers)
+        record, questions, parsed = self.check_plan_edit(run_id, questions, allocation)
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
         self.store.update_run(run_id, status="running", error=None)
         answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
         self._execute(run_id, request, Command(resume=answer), on_event, started=False, resumed_note=None)
         return run_id
+
+    def check_plan_edit(self, run_id: str, questions: list[str] | None, allocation: str | None):
+        """Validate a plan edit for a paused run without running anything (raises like continue_plan)."""
+        record = self._paused_run(run_id)
+        questions, parsed = validate_plan_edit(questions, allocation, max_researchers=self.settings.max_researchers)
+        return record, questions, parsed
 
     def cancel_plan(self, run_id: str, on_event: EventCallback | None = None) -> None:
         """Cancel a run paused for plan review: status "cancelled" and a run_cancelled event."""

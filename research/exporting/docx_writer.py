@@ -28,15 +28,16 @@ from research.exporting.markdown_blocks import (
     Table,
     parse_blocks,
     parse_inline,
+    scrub_surrogates,
 )
 
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 MONO_FONT = "Courier New"
 LINK_RGB = RGBColor(0x14, 0x46, 0xA0)
 
 
 def xml_safe(text: str) -> str:
-    return _XML_ILLEGAL.sub("", text or "")
+    return _XML_ILLEGAL.sub("", scrub_surrogates(text))
 
 
 def render_docx(markdown: str, *, title: str = "") -> bytes:

@@ -72,8 +72,17 @@ class Rule:
 Block = Heading | Paragraph | ListBlock | Table | CodeBlock | Quote | Rule
 
 
+def scrub_surrogates(text: str) -> str:
+    """Lone UTF-16 surrogates (possible from JSON "\\ud83d" escapes) can be neither drawn nor
+    encoded; they become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text or "")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def parse_blocks(markdown: str) -> list[Block]:
-    lines = (markdown or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = scrub_surrogates(markdown).replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[Block] = []
     paragraph: list[str] = []
     i = 0

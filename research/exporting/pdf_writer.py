@@ -26,6 +26,7 @@ from research.exporting.markdown_blocks import (
     parse_blocks,
     parse_inline,
     plain_text,
+    scrub_surrogates,
 )
 from research.exporting.pdf_fonts import FontSet, find_fonts
 
@@ -134,7 +135,7 @@ class _Writer:
     # --- document ---------------------------------------------------------------------------
     def render(self, markdown: str, title: str) -> bytes:
         pdf = self.pdf
-        pdf.set_title(self.clean(title)[:200] or "Research draft")
+        pdf.set_title(self.clean(scrub_surrogates(title))[:200] or "Research draft")
         pdf.set_creator("Research Desk")
         pdf.set_margins(18, 18, 18)
         pdf.set_auto_page_break(True, margin=18)

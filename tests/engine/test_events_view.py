@@ -109,3 +109,21 @@ def test_unknown_event_types_are_refused() -> None:
         event_payload("made_up")  # type: ignore[arg-type]
     assert {"run_started", "allocation_decided", "researcher_started", "queries_generated", "sources_found",
             "researcher_finished", "critique_issued", "draft_ready", "warning", "run_finished", "run_failed"} <= EVENT_TYPES
+
+
+def test_every_event_type_has_a_progress_line():
+    from typing import get_args
+
+    from research.events import EventAdapter, EventType
+    from research.progress import describe
+
+    samples = {
+        "plan_review_requested": {"research_questions": ["Q1", "Q2"]},
+        "plan_approved": {"allocation": {"web": 1, "academic": 1, "book": 1}, "edited": True},
+        "run_cancelled": {"reason": "Cancelled at plan review."},
+    }
+    adapter = EventAdapter("r1")
+    for type_, data in samples.items():
+        assert type_ in get_args(EventType)
+        line = describe(adapter.make(type_, **data))
+        assert line and ("Q1" in line or "approved" in line or "cancelled" in line)

@@ -6,8 +6,6 @@ import re
 
 import pytest
 
-from research.brains.base import NumberedSource
-from research.brains.llm import LLMBrain
 from research.citations import check_citations
 from research.draft_sources import source_entries, split_sources_section
 from research.revise import number_sources, renumber, revise_draft, revise_run

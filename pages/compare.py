@@ -1,0 +1,3 @@
+"""Compare (stub)."""
+import streamlit as st
+st.title("Compare", anchor=False)
