@@ -259,3 +259,36 @@ def test_network_guard_refuses_non_loopback_addresses():
 def test_network_guard_allows_loopback(server):
     server.route("/r", json_reply({"ok": 1}))
     assert httpx.get(server.url("/r").replace("127.0.0.1", "localhost")).json() == {"ok": 1}
+
+
+def test_a_refunded_start_lets_the_next_request_go_at_once():
+    """A request whose host did not resolve reached no server: it must not pace the queue behind it
+    (offline, arXiv's 3 s spacing would otherwise delay every fallback to the library)."""
+    limiter = RateLimiter(concurrency=1, per_second=1 / 3)
+    with limiter:
+        limiter.refund()
+    started = time.monotonic()
+    with limiter:
+        pass
+    assert time.monotonic() - started < 1.0  # without the refund: a 3 s wait
+
+
+def test_dns_failures_refund_the_provider_limiter(monkeypatch):
+    import socket
+
+    from research.sources import http as http_core
+
+    def no_dns(address, *args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "create_connection", no_dns)
+    http_core.set_limiter("slowsvc", concurrency=1, per_second=1 / 3)
+    try:
+        policy = HttpPolicy(timeout=2, retries=3)
+        started = time.monotonic()
+        for _ in range(3):
+            with pytest.raises(ProviderError, match="host not found"):
+                request_with_retries("GET", "http://slowsvc.invalid/x", provider="slowsvc", policy=policy)
+        assert time.monotonic() - started < 2.0  # three spaced starts would take 6 s
+    finally:
+        http_core.reset_limiters()

@@ -106,6 +106,13 @@ class RateLimiter:
     def release(self) -> None:
         self._slots.release()
 
+    def refund(self) -> None:
+        """The last start reached no server (its host did not resolve): the next may go now.
+
+        Call while holding the slot, so the next caller computes its start after the refund."""
+        with self._lock:
+            self._next_start = min(self._next_start, time.monotonic())
+
     def __enter__(self) -> RateLimiter:
         self.acquire()
         return self
@@ -296,7 +303,12 @@ def request_with_retries(
         wait: float | None = None
         try:
             with limiter:
-                response = _attempt(client, method, url, policy, **kwargs)
+                try:
+                    response = _attempt(client, method, url, policy, **kwargs)
+                except httpx.TransportError as exc:
+                    if is_name_resolution_failure(exc):
+                        limiter.refund()  # nothing reached the service: the next caller need not wait
+                    raise
         except httpx.TimeoutException:
             failure = f"timed out after {policy.timeout:g}s ({_attempts(attempt)}) at {where}"
         except httpx.UnsupportedProtocol:

@@ -1,0 +1,56 @@
+"""`python -m bench [--quick] [--only NAME ...]`: measure the figures and write the results.
+
+The dashboard figure runs last: it starts `streamlit run` and Chromium, the heaviest neighbours.
+A figure that fails is recorded under "errors" and the others still run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+
+from bench.harness import BenchContext, FigureSkipped, Results, figure_timer, isolate_environment, log
+
+FIGURES = ("critical_path", "fanout", "cost", "offline_speed", "library_scale", "memory", "dashboard")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes (under 2 minutes)")
+    parser.add_argument("--only", nargs="+", choices=FIGURES, help="measure only these figures "
+                        "(the other figures of bench/results.json are kept)")
+    parser.add_argument("--no-readme", action="store_true", help="do not update README.md")
+    args = parser.parse_args(argv)
+    isolate_environment()  # before the engine reads any setting
+
+    from bench import report
+
+    ctx = BenchContext(quick=args.quick)
+    results = Results(quick=args.quick)
+    log(f"{'quick' if args.quick else 'full'} run on {results.machine['cores']} cores, load "
+        f"{results.machine['load_average_1m']}; scratch in {ctx.root}")
+    try:
+        for name in args.only or FIGURES:
+            log(f"--- {name}")
+            with figure_timer(results, name):
+                try:
+                    results.figures.update(importlib.import_module(f"bench.{name}").measure(ctx))
+                except FigureSkipped as exc:
+                    results.skipped[name] = str(exc)
+                    log(f"{name} skipped: {exc}")
+                except Exception as exc:  # noqa: BLE001 - one broken figure must not lose the others
+                    results.errors[name] = f"{type(exc).__name__}: {exc}"[:300]
+                    traceback.print_exc()
+    finally:
+        ctx.cleanup()
+    report.write(results, merge=bool(args.only), readme=None if args.no_readme else report.README)
+    log(f"wrote {report.RESULTS_JSON.relative_to(report.REPO_ROOT)} and {report.RESULTS_MD.name}"
+        f"{'' if args.no_readme else ' and the README Performance section'} in "
+        f"{sum(results.seconds.values()):.0f} s")
+    return 1 if results.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""Writes the results: bench/results.json (every figure, the machine, the changes made), a
+markdown table (bench/results.md), and the README's Performance section between
+`<!-- bench:start -->` and `<!-- bench:end -->` (appended at the end of README.md if absent;
+nothing else in the README is touched)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.changes import CHANGES
+from bench.harness import BENCH_DIR, REPO_ROOT, Results
+
+RESULTS_JSON = BENCH_DIR / "results.json"
+RESULTS_MD = BENCH_DIR / "results.md"
+README = REPO_ROOT / "README.md"
+START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+# The keys issue 5 asks every results file to have (bench/results.json is tracked over time).
+REQUIRED_KEYS = (
+    "machine", "critical_path_efficiency", "fanout_ratio", "tokens_per_run", "offline_graph_seconds",
+    "library", "dashboard", "memory",
+)
+
+
+def results_document(results: Results, previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON document: figures measured now, over those of `previous` (a partial run keeps the
+    other figures of the last full one), with the changes log."""
+    document = dict(previous or {})
+    for stale in ("skipped", "errors"):
+        document.pop(stale, None)
+    document.update(results.as_dict())
+    for key in REQUIRED_KEYS:  # the full shape even when a figure was skipped (see "skipped")
+        document.setdefault(key, {})
+    document["changes"] = CHANGES
+    return document
+
+
+def _ok(value: float | None, target: float, *, below: bool = True) -> str:
+    if value is None:
+        return "–"
+    return "yes" if (value <= target if below else value >= target) else "**no**"
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.3g}{unit}" if abs(value) < 100 else f"{value:,.0f}{unit}"
+    if isinstance(value, int):
+        return f"{value:,}{unit}"
+    return f"{value}{unit}"
+
+
+def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """(figure, measure, result, target, met) rows for every figure present in `doc`."""
+    rows: list[tuple[str, str, str, str, str]] = []
+    for allocation, ratio in (doc.get("critical_path_efficiency") or {}).items():
+        rows.append(("1 critical path", f"measured / ideal, allocation {allocation}", _fmt(ratio), "≤ 1.10",
+                     _ok(ratio, 1.10)))
+    targets = {"3": 1.15, "9": 1.3}
+    for size, ratio in (doc.get("fanout_ratio") or {}).items():
+        target = targets.get(size)
+        rows.append(("2 fan-out", f"wall time, {size} researchers / 1", _fmt(ratio),
+                     f"≤ {target}" if target else "", _ok(ratio, target) if target else ""))
+    for case, cost in (doc.get("tokens_per_run") or {}).items():
+        total = cost["prompt_tokens"] + cost["completion_tokens"]
+        default = case == (doc.get("tokens_details") or {}).get("default_case")
+        rows.append(("3 cost", f"{case}: {cost['calls']} calls, {cost['prompt_tokens']:,} + "
+                     f"{cost['completion_tokens']:,} tokens", f"{total:,} tokens",
+                     "< 60,000" if default else "", _ok(total, 59_999) if default else ""))
+    for allocation, seconds in (doc.get("offline_graph_seconds") or {}).items():
+        rows.append(("4 offline", f"graph wall time, allocation {allocation}", _fmt(seconds, " s"), "< 1 s",
+                     _ok(seconds, 1.0)))
+    cli = ((doc.get("offline_details") or {}).get("cli")) or {}
+    if cli:
+        rows.append(("4 offline", "CLI: process start to first event (python itself: "
+                     f"{_fmt(cli.get('python_start_seconds'), ' s')})", _fmt(cli.get("first_event_seconds"), " s"), "", ""))
+    for docs, lib in (doc.get("library") or {}).items():
+        at_scale = docs == "100000"
+        rows.append(("5 library", f"{int(docs):,} docs: import {_fmt(lib['import_seconds'], ' s')}, p95 "
+                     f"{_fmt(lib['query_p95_ms'], ' ms')}", f"p50 {_fmt(lib['query_p50_ms'], ' ms')}",
+                     "p50 < 10 ms" if at_scale else "", _ok(lib["query_p50_ms"], 10.0) if at_scale else ""))
+    dash = doc.get("dashboard") or {}
+    if dash:
+        rows.append(("6 dashboard", "click → first researcher card", _fmt(dash.get("first_card_seconds"), " s"),
+                     "≤ 1 s", _ok(dash.get("first_card_seconds"), 1.0)))
+        rows.append(("6 dashboard", "click → final draft", _fmt(dash.get("draft_seconds"), " s"), "", ""))
+        rows.append(("6 dashboard", "open a run → 500-row sources table", _fmt(dash.get("table_500_seconds"), " s"),
+                     "", ""))
+    memory = doc.get("memory") or {}
+    if memory:
+        details = doc.get("memory_details") or {}
+        proof = details.get("page_text_not_in_checkpoints") or {}
+        rows.append(("7 memory", "peak RSS, 9-researcher offline run", _fmt(memory.get("peak_rss_mb"), " MB"), "", ""))
+        rows.append(("7 memory", f"checkpoint bytes per default run ({details.get('checkpoints_default_run', '?')} "
+                     "checkpoints)", _fmt(memory.get("checkpoint_bytes_per_run"), " B"), "", ""))
+        if proof:
+            rows.append(("7 memory", f"100 KB page text in checkpoints: {proof['markers_in_checkpoints']} of "
+                         f"{proof['markers_in_text']} marker sentences (snippets)", "not copied" if proof["proven"]
+                         else "**copied**", "not copied", "yes" if proof["proven"] else "**no**"))
+    return rows
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    machine = doc.get("machine") or {}
+    lines = [
+        f"Measured {doc.get('measured_at', '?')} ({doc.get('mode', '?')} mode) on {machine.get('cores', '?')} cores, "
+        f"{machine.get('memory_gb', '?')} GB, Python {machine.get('python', '?')} ({machine.get('cpu', '?')}; "
+        f"load average {machine.get('load_average_1m', '?')} at the start: the machine was shared).",
+        "",
+        "| figure | measure | result | target | met |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    lines += [f"| {' | '.join(row)} |" for row in figure_rows(doc)]
+    for name, reason in (doc.get("skipped") or {}).items():
+        lines.append(f"| {name} | skipped: {reason} | | | |")
+    for name, error in (doc.get("errors") or {}).items():
+        lines.append(f"| {name} | failed: {error} | | | |")
+    lines += [
+        "",
+        "Figures 1-3 run the real graph, LLM brain (`ChatOpenAI`) and providers against loopback fakes with "
+        "fixed latencies (model 200 ms per call, search 300 ms per request); the ideal is the run's own "
+        "longest chain of dependent calls. Tokens are counted by the fake server (4 characters per token).",
+    ]
+    if doc.get("changes"):
+        lines += ["", "Changes made because of these figures:", ""]
+        lines += [f"- {c['what']} (`{c['file']}`): {c['before']} → {c['after']}" for c in doc["changes"]]
+    return "\n".join(lines) + "\n"
+
+
+def update_readme(section: str, readme: Path = README) -> None:
+    """Replace the text between the bench markers; append a Performance section if there is none."""
+    text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    block = f"{START}\n{section.rstrip()}\n{END}"
+    if START in text and END in text and text.index(START) < text.index(END):
+        before, rest = text.split(START, 1)
+        after = rest.split(END, 1)[1]
+        text = before + block + after
+    else:
+        intro = "`make bench` measures these figures (about ten minutes; `make bench-quick` under two)."
+        text = text.rstrip("\n") + f"\n\n## Performance\n\n{intro}\n\n{block}\n"
+    readme.write_text(text, encoding="utf-8")
+
+
+def write(results: Results, *, merge: bool = False, json_path: Path = RESULTS_JSON,
+          md_path: Path = RESULTS_MD, readme: Path | None = README) -> dict[str, Any]:
+    previous = None
+    if merge and json_path.exists():
+        try:
+            previous = json.loads(json_path.read_text())
+        except ValueError:
+            previous = None
+    doc = results_document(results, previous)
+    json_path.write_text(json.dumps(doc, indent=2) + "\n")
+    table = markdown(doc)
+    md_path.write_text("# Benchmark results\n\n" + table)
+    if readme is not None:
+        update_readme(table, readme)
+    return doc

@@ -1,0 +1,139 @@
+"""Compare: the Plotly pictures - sources by kind and by provider, publication years, how much the
+runs' sources overlap, and analyst rounds against gaps left."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from research.api import RESEARCHER_KINDS
+from ui.compare_stats import RunStats, overlap_matrix, shared_by_all, unique_sources
+from ui.text import KIND_LABELS
+
+KIND_COLORS = {"Web": "#1F5FAD", "Academic": "#7A4EC2", "Book": "#E08A1E"}
+_CONFIG = {"displayModeBar": False}
+
+
+def _layout(figure: go.Figure, title: str, height: int = 320) -> go.Figure:
+    figure.update_layout(
+        title={"text": title, "x": 0, "font": {"size": 15}}, height=height,
+        margin={"l": 10, "r": 10, "t": 48, "b": 10}, legend={"orientation": "h", "y": -0.18, "title": None},
+        xaxis_title=None, yaxis_title=None, plot_bgcolor="white",
+    )
+    figure.update_yaxes(gridcolor="#E6EBF2")
+    return figure
+
+
+def kind_frame(stats: list[RunStats]) -> pd.DataFrame:
+    return pd.DataFrame([
+        {"Run": s.label, "Kind": KIND_LABELS[kind], "Sources": s.by_kind.get(kind, 0)}
+        for s in stats for kind in RESEARCHER_KINDS
+    ])
+
+
+def provider_frame(stats: list[RunStats]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"Run": s.label, "Provider": p, "Sources": n} for s in stats for p, n in s.by_provider.items()],
+        columns=["Run", "Provider", "Sources"],
+    )
+
+
+def year_frame(stats: list[RunStats]) -> pd.DataFrame:
+    return pd.DataFrame([{"Run": s.label, "Year": y} for s in stats for y in s.years], columns=["Run", "Year"])
+
+
+def _runs_axis(figure: go.Figure, stats: list[RunStats]) -> None:
+    figure.update_xaxes(type="category", categoryorder="array", categoryarray=[s.label for s in stats])
+
+
+def sources_by_kind(stats: list[RunStats]) -> go.Figure:
+    figure = px.bar(
+        kind_frame(stats), x="Run", y="Sources", color="Kind", text="Sources", color_discrete_map=KIND_COLORS,
+        category_orders={"Kind": [KIND_LABELS[k] for k in RESEARCHER_KINDS]},
+    )
+    figure.update_traces(textposition="inside", texttemplate="%{text:.0f}", insidetextanchor="middle")
+    figure.for_each_trace(lambda t: t.update(text=[v if v else None for v in t.y]))  # no "0" labels
+    _runs_axis(figure, stats)
+    return _layout(figure, "Sources by kind")
+
+
+def sources_by_provider(stats: list[RunStats]) -> go.Figure:
+    figure = px.bar(
+        provider_frame(stats), x="Run", y="Sources", color="Provider", text="Sources",
+        color_discrete_sequence=px.colors.qualitative.Safe,
+    )
+    figure.update_traces(textposition="inside", insidetextanchor="middle")
+    _runs_axis(figure, stats)
+    return _layout(figure, "Sources by provider")
+
+
+def publication_years(stats: list[RunStats]) -> go.Figure:
+    frame = year_frame(stats)
+    figure = px.strip(frame, x="Run", y="Year", color="Run", stripmode="overlay")
+    figure.add_traces(px.box(frame, x="Run", y="Year").update_traces(
+        fillcolor="rgba(31,95,173,0.08)", line={"color": "#8AA4C8", "width": 1}, boxpoints=False, showlegend=False,
+    ).data)
+    figure.update_traces(marker={"size": 9, "opacity": 0.75}, jitter=0.35, selector={"type": "box", "boxpoints": "all"})
+    figure.update_layout(showlegend=False)
+    figure.update_yaxes(tickformat="d", dtick=1 if frame["Year"].nunique() <= 12 else None)
+    _runs_axis(figure, stats)
+    return _layout(figure, "Publication years")
+
+
+def overlap_heatmap(stats: list[RunStats]) -> go.Figure:
+    matrix = overlap_matrix(stats)
+    figure = px.imshow(
+        matrix, text_auto=".2f", color_continuous_scale="Blues", zmin=0, zmax=1, aspect="auto",
+        labels={"color": "Jaccard"},
+    )
+    figure.update_xaxes(side="bottom", type="category")
+    figure.update_yaxes(type="category")
+    figure.update_layout(coloraxis_showscale=False)
+    return _layout(figure, "Source overlap (shared ÷ found by either)")
+
+
+def rounds_and_gaps(stats: list[RunStats]) -> go.Figure:
+    frame = pd.DataFrame(
+        [{"Run": s.label, "Measure": "Analyst rounds", "Count": s.rounds} for s in stats]
+        + [{"Run": s.label, "Measure": "Gaps left", "Count": len(s.gaps)} for s in stats]
+    )
+    figure = px.bar(
+        frame, x="Run", y="Count", color="Measure", barmode="group", text="Count",
+        color_discrete_map={"Analyst rounds": "#1F5FAD", "Gaps left": "#D9534F"},
+    )
+    figure.update_yaxes(dtick=1)
+    _runs_axis(figure, stats)
+    return _layout(figure, "Analyst rounds and gaps left")
+
+
+def time_taken(stats: list[RunStats]) -> go.Figure:
+    frame = pd.DataFrame([{"Run": s.label, "Seconds": round(s.seconds or 0.0, 1)} for s in stats])
+    figure = px.bar(frame, x="Run", y="Seconds", text="Seconds", color_discrete_sequence=["#5B8DB8"])
+    figure.update_traces(texttemplate="%{text:.1f} s")
+    _runs_axis(figure, stats)
+    return _layout(figure, "Time to finish (seconds)")
+
+
+def render(stats: list[RunStats]) -> None:
+    st.subheader(":material/insights: At a glance", anchor=False)
+    left, right = st.columns(2, gap="large")
+    left.plotly_chart(sources_by_kind(stats), key="compare-chart-kinds", config=_CONFIG)
+    right.plotly_chart(sources_by_provider(stats), key="compare-chart-providers", config=_CONFIG)
+    left, right = st.columns(2, gap="large")
+    with left:
+        if any(s.years for s in stats):
+            st.plotly_chart(publication_years(stats), key="compare-chart-years", config=_CONFIG)
+        else:
+            st.caption("No source has a publication year.")
+    with right:
+        st.plotly_chart(overlap_heatmap(stats), key="compare-chart-overlap", config=_CONFIG)
+        unique = unique_sources(stats)
+        st.caption(
+            f"{shared_by_all(stats)} sources found by every run · only by one run: "
+            + ", ".join(f"{s.label} {unique[s.run_id]}" for s in stats)
+        )
+    left, right = st.columns(2, gap="large")
+    left.plotly_chart(rounds_and_gaps(stats), key="compare-chart-rounds", config=_CONFIG)
+    right.plotly_chart(time_taken(stats), key="compare-chart-time", config=_CONFIG)

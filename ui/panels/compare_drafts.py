@@ -1,0 +1,46 @@
+"""Compare: the drafts - which sections each has (and where), a diff of two drafts' structure, and
+the drafts themselves side by side."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.compare_stats import RunStats, heading_diff, heading_matrix
+from ui.text import draft_markdown
+
+DRAFT_HEIGHT = 520  # px: the drafts scroll inside their columns, so they stay side by side
+
+
+def render(stats: list[RunStats]) -> None:
+    st.subheader(":material/article: Drafts", anchor=False)
+    with_draft = [s for s in stats if s.draft]
+    if not with_draft:
+        st.caption("The drafts appear here when the runs finish.")
+        return
+    structure_col, diff_col = st.columns([3, 2], gap="large")
+    with structure_col:
+        st.markdown("**Section structure**")
+        frame = heading_matrix(with_draft)
+        st.dataframe(
+            frame, hide_index=True, key="compare-sections", height=38 + 35 * max(1, len(frame)),
+            column_config={"Section": st.column_config.TextColumn(width="large")},
+        )
+        st.caption("§n: the section's position in that run's draft; – : the draft has no such section.")
+    with diff_col:
+        st.markdown("**Structure diff**")
+        labels = {s.run_id: s.label for s in with_draft}
+        ids = list(labels)
+        if len(ids) < 2:
+            st.caption("Two drafts are needed for a diff.")
+        else:
+            pick_a, pick_b = st.columns(2)
+            a = pick_a.selectbox("From", ids, index=0, format_func=labels.get, key="compare-diff-a")
+            b = pick_b.selectbox("To", ids, index=1, format_func=labels.get, key="compare-diff-b")
+            by_id = {s.run_id: s for s in with_draft}
+            st.code(heading_diff(by_id[a], by_id[b]), language="diff", wrap_lines=True)
+    columns = st.columns(len(with_draft), gap="medium")
+    for column, s in zip(columns, with_draft):
+        with column:
+            st.markdown(f"**{s.label}**")
+            with st.container(height=DRAFT_HEIGHT, border=True, key=f"compare-draft-{s.run_id}"):
+                st.markdown(draft_markdown(s.draft or ""))
