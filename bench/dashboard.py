@@ -24,7 +24,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from bench.harness import REPO_ROOT, BenchContext, FigureSkipped, Stopwatch, clean_environ, free_port, log, median, rounded
+from bench.harness import (
+    REPO_ROOT, BenchContext, FigureSkipped, Stopwatch, clean_environ, free_port, log, median, rounded,
+)
 
 CHROMIUM = Path(os.environ.get("RESEARCH_BENCH_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking"]
@@ -59,7 +61,8 @@ def store_sources_run(data_dir: Path, count: int) -> str:
          "researcher_id": "web-1", "query": f"query {i % 3}"}
         for i in range(count)
     ]
-    draft = f"# Table of {count} sources\n\nA summary [1].\n\n## Sources\n\n[1] Source number 0. <https://site0.example.org/0>\n"
+    draft = (f"# Table of {count} sources\n\nA summary [1].\n\n## Sources\n\n"
+             "[1] Source number 0. <https://site0.example.org/0>\n")
     for event in [
         ev("run_started", topic=f"Table of {count} sources", allocation_request="100", brain="offline",
            model="offline", source_mode="library", max_iterations=0),
@@ -180,7 +183,7 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
         raise FigureSkipped("playwright is not installed (requirements-dev.txt)") from None
     if not (REPO_ROOT / "streamlit_app.py").exists():
         raise FigureSkipped("the dashboard (streamlit_app.py) is not there yet")
-    repeats = 2 if ctx.quick else 5
+    repeats = 3 if ctx.quick else 5
     data_dir = ctx.scratch("dashboard")
     table_run = store_sources_run(data_dir, 500)
     small_run = store_sources_run(data_dir, 5)

@@ -33,7 +33,8 @@ def vocabulary(rng: random.Random, size: int = VOCABULARY) -> list[str]:
     words: set[str] = set()
     while len(words) < size:
         n = rng.randint(2, 4)
-        words.add("".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(n)) + rng.choice(string.ascii_lowercase[:6]))
+        syllables = "".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(n))
+        words.add(syllables + rng.choice(string.ascii_lowercase[:6]))
     return sorted(words)
 
 
@@ -107,7 +108,8 @@ def measure(ctx: BenchContext, sizes: tuple[int, ...] | None = None) -> dict[str
     for size in sizes:
         results[str(size)] = measure_size(root, corpus, size)
         r = results[str(size)]
-        log(f"library {size:,} docs: import {r['import_seconds']} s, p50 {r['query_p50_ms']} ms, p95 {r['query_p95_ms']} ms")
+        log(f"library {size:,} docs: import {r['import_seconds']} s, "
+            f"p50 {r['query_p50_ms']} ms, p95 {r['query_p95_ms']} ms")
     return {
         "library": results,
         "library_details": {

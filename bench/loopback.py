@@ -108,7 +108,8 @@ def _arxiv_entry(query: str, i: int) -> str:
     <author><name>Author {i} B</name></author>
     <link href="http://arxiv.org/abs/{arxiv_id}" rel="alternate" type="text/html"/>
     <link title="pdf" href="http://arxiv.org/pdf/{arxiv_id}" rel="related" type="application/pdf"/>
-    <arxiv:primary_category xmlns:arxiv="http://arxiv.org/schemas/atom" term="cs.CY" scheme="http://arxiv.org/schemas/atom"/>
+    <arxiv:primary_category xmlns:arxiv="http://arxiv.org/schemas/atom" term="cs.CY"
+        scheme="http://arxiv.org/schemas/atom"/>
     <category term="cs.CY" scheme="http://arxiv.org/schemas/atom"/>
   </entry>"""
 

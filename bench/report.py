@@ -56,12 +56,16 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """(figure, measure, result, target, met) rows for every figure present in `doc`."""
     rows: list[tuple[str, str, str, str, str]] = []
     for allocation, ratio in (doc.get("critical_path_efficiency") or {}).items():
-        rows.append(("1 critical path", f"measured / ideal, allocation {allocation}", _fmt(ratio), "≤ 1.10",
+        rows.append(("1 critical path", f"measured / ideal, allocation {allocation}", f"{ratio:.3f}", "≤ 1.10",
                      _ok(ratio, 1.10)))
     targets = {"3": 1.15, "9": 1.3}
+    teams = ((doc.get("fanout_details") or {}).get("teams")) or {}
     for size, ratio in (doc.get("fanout_ratio") or {}).items():
+        if size == "1":  # the baseline itself
+            continue
         target = targets.get(size)
-        rows.append(("2 fan-out", f"wall time, {size} researchers / 1", _fmt(ratio),
+        team = teams.get(size, {}).get("allocation", "")
+        rows.append(("2 fan-out", f"wall time, {size} researchers ({team}) / 1 researcher", f"{ratio:.3f}",
                      f"≤ {target}" if target else "", _ok(ratio, target) if target else ""))
     for case, cost in (doc.get("tokens_per_run") or {}).items():
         total = cost["prompt_tokens"] + cost["completion_tokens"]
@@ -74,8 +78,9 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
                      _ok(seconds, 1.0)))
     cli = ((doc.get("offline_details") or {}).get("cli")) or {}
     if cli:
-        rows.append(("4 offline", "CLI: process start to first event (python itself: "
-                     f"{_fmt(cli.get('python_start_seconds'), ' s')})", _fmt(cli.get("first_event_seconds"), " s"), "", ""))
+        python_start = _fmt(cli.get("python_start_seconds"), " s")
+        rows.append(("4 offline", f"CLI: process start to first event (python itself: {python_start})",
+                     _fmt(cli.get("first_event_seconds"), " s"), "", ""))
     for docs, lib in (doc.get("library") or {}).items():
         at_scale = docs == "100000"
         rows.append(("5 library", f"{int(docs):,} docs: import {_fmt(lib['import_seconds'], ' s')}, p95 "
@@ -107,7 +112,7 @@ def markdown(doc: dict[str, Any]) -> str:
     lines = [
         f"Measured {doc.get('measured_at', '?')} ({doc.get('mode', '?')} mode) on {machine.get('cores', '?')} cores, "
         f"{machine.get('memory_gb', '?')} GB, Python {machine.get('python', '?')} ({machine.get('cpu', '?')}; "
-        f"load average {machine.get('load_average_1m', '?')} at the start: the machine was shared).",
+        f"1-minute load average {machine.get('load_average_1m', '?')} at the start).",
         "",
         "| figure | measure | result | target | met |",
         "| --- | --- | --- | --- | --- |",
@@ -124,9 +129,19 @@ def markdown(doc: dict[str, Any]) -> str:
         "longest chain of dependent calls. Tokens are counted by the fake server (4 characters per token).",
     ]
     if doc.get("changes"):
-        lines += ["", "Changes made because of these figures:", ""]
-        lines += [f"- {c['what']} (`{c['file']}`): {c['before']} → {c['after']}" for c in doc["changes"]]
+        lines += ["", "Changes made because of these figures (before → after; details in bench/results.json):", ""]
+        lines += [f"- {c['what']} (`{c['file']}`): {_change(c['before'], c['after'])}" for c in doc["changes"]]
     return "\n".join(lines) + "\n"
+
+
+def _change(before: Any, after: Any) -> str:
+    if not isinstance(before, dict):
+        return f"{before} → {after}"
+    parts = []
+    for figure in ("critical_path_efficiency", "fanout_ratio"):
+        pairs = [f"{k}: {v} → {after[figure][k]}" for k, v in before.get(figure, {}).items() if k != "1"]
+        parts.append(f"{figure} " + ", ".join(pairs))
+    return "; ".join(parts)
 
 
 def update_readme(section: str, readme: Path = README) -> None:
@@ -138,7 +153,9 @@ def update_readme(section: str, readme: Path = README) -> None:
         after = rest.split(END, 1)[1]
         text = before + block + after
     else:
-        intro = "`make bench` measures these figures (about ten minutes; `make bench-quick` under two)."
+        intro = ("`make bench` measures these figures (about three minutes on 2 cores; `make bench-quick` about "
+                 "90 s). Code and method: `bench/`; every figure, the machine and the changes made: "
+                 "`bench/results.json`.")
         text = text.rstrip("\n") + f"\n\n## Performance\n\n{intro}\n\n{block}\n"
     readme.write_text(text, encoding="utf-8")
 

@@ -3,9 +3,12 @@
 import streamlit as st
 
 from ui import compare_session, compare_setup
+from ui.app_entry import ensure_app_entry
 from ui.compare_view import show
 from ui.comparison_store import ComparisonStore
 from ui.resources import get_manager, load_settings
+
+ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
 
 settings = load_settings()
 manager = get_manager(settings)

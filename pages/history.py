@@ -1,56 +1,104 @@
-"""History: past runs; open one to see its panels as they ended (and its latest draft); delete."""
+"""History: past runs (open one to see its panels as they ended, delete it, import a run file) and
+saved comparisons (reopen one on the Compare page)."""
 
 import pandas as pd
 import streamlit as st
 
-from ui import session
+from research.api import RunManager
+from ui import compare_session, session
+from ui.app_entry import ensure_app_entry
+from ui.comparison_store import ComparisonStore
+from ui.panels import run_import
 from ui.resources import get_manager, load_settings
 from ui.run_view import show_run
 from ui.text import duration, when
 
-manager = get_manager(load_settings())
+ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
+
+settings = load_settings()
+manager = get_manager(settings)
 store = manager.store
+comparisons = ComparisonStore(settings.data_dir)
+
+
+def runs_tab(manager: RunManager) -> None:
+    records = store.list_runs()
+    note_col, import_col = st.columns([5, 1.4], vertical_alignment="center")
+    with import_col.popover("Import a run file", icon=":material/upload_file:", width="stretch"):
+        run_import.render(store)
+    if not records:
+        note_col.info("No runs yet. Start one on the Research page.", icon=":material/info:")
+        return
+    note_col.caption("Select a run to see all its panels as they ended.")
+    frame = pd.DataFrame([
+        {
+            "Topic": r.topic,
+            "Allocation": r.allocation or r.requested_allocation or "model",
+            "Origin": {"llm": "model"}.get(r.allocation_origin or "", r.allocation_origin or "–"),
+            "Status": "interrupted" if manager.is_orphaned(r.run_id) else r.status,
+            "Sources": r.source_count,
+            "Duration": duration(r.seconds),
+            "Date": when(r.created_at),
+            "Run": r.run_id,
+        }
+        for r in records
+    ])
+    picked = st.dataframe(
+        frame, hide_index=True, on_select="rerun", selection_mode="single-row", key="history-table",
+        column_config={"Topic": st.column_config.TextColumn(width="large")},
+    )
+    rows = picked.selection.rows if picked else []
+    if not rows:
+        return
+    run_id = frame.iloc[rows[0]]["Run"]
+    open_col, delete_col, _ = st.columns([1.3, 1, 4])
+    if open_col.button("Open on Research page", icon=":material/open_in_new:", help="Replay, revise and export it there."):
+        session.attach(run_id)
+        st.switch_page("pages/research.py", query_params={session.RUN_PARAM: run_id})
+    with delete_col.popover("Delete run", icon=":material/delete:", disabled=manager.is_active(run_id)):
+        st.write("Delete this run, its events and all draft versions? This cannot be undone.")
+        if st.button("Delete permanently", type="primary", key="history-delete"):
+            store.delete_run(run_id)
+            session.forget_view(run_id)
+            if session.attached_id() == run_id:
+                session.detach()
+            st.rerun()
+    st.divider()
+    show_run(manager, run_id)
+
+
+def comparisons_tab() -> None:
+    saved = comparisons.newest_first()
+    if not saved:
+        st.info("No comparisons yet. Run or pick some on the Compare page.", icon=":material/info:")
+        return
+    labels = {}
+    for c in saved:
+        records = [store.get_run(rid) for rid in c.run_ids]
+        labels[c.id] = " vs ".join(
+            (r.allocation or r.requested_allocation or "model") if r else "deleted" for r in records
+        )
+    frame = pd.DataFrame([
+        {"Topic": c.title, "Runs": labels[c.id], "Count": len(c.run_ids), "Saved": when(c.created_at), "Comparison": c.id}
+        for c in saved
+    ])
+    st.caption("Select a comparison to open it on the Compare page.")
+    picked = st.dataframe(
+        frame, hide_index=True, on_select="rerun", selection_mode="single-row", key="history-comparisons",
+        column_config={"Topic": st.column_config.TextColumn(width="large")},
+    )
+    rows = picked.selection.rows if picked else []
+    if rows:
+        comparison_id = frame.iloc[rows[0]]["Comparison"]
+        if st.button("Open on Compare page", icon=":material/compare_arrows:", type="primary"):
+            compare_session.attach(comparison_id)
+            st.switch_page("pages/compare.py", query_params={compare_session.PARAM: comparison_id})
+
 
 st.title(":material/history: History", anchor=False)
-records = store.list_runs()
-if not records:
-    st.info("No runs yet. Start one on the Research page.", icon=":material/info:")
-    st.stop()
-
-frame = pd.DataFrame([
-    {
-        "Topic": r.topic,
-        "Allocation": r.allocation or r.requested_allocation or "model",
-        "Origin": {"llm": "model"}.get(r.allocation_origin or "", r.allocation_origin or "–"),
-        "Status": "interrupted" if manager.is_orphaned(r.run_id) else r.status,
-        "Sources": r.source_count,
-        "Duration": duration(r.seconds),
-        "Date": when(r.created_at),
-        "Run": r.run_id,
-    }
-    for r in records
-])
-st.caption("Select a run to see all its panels as they ended.")
-picked = st.dataframe(
-    frame, hide_index=True, on_select="rerun", selection_mode="single-row", key="history-table",
-    column_config={"Topic": st.column_config.TextColumn(width="large")},
-)
-rows = picked.selection.rows if picked else []
-if not rows:
-    st.stop()
-
-run_id = frame.iloc[rows[0]]["Run"]
-open_col, delete_col, _ = st.columns([1.3, 1, 4])
-if open_col.button("Open on Research page", icon=":material/open_in_new:"):
-    session.attach(run_id)
-    st.switch_page("pages/research.py", query_params={session.RUN_PARAM: run_id})
-with delete_col.popover("Delete run", icon=":material/delete:", disabled=manager.is_active(run_id)):
-    st.write("Delete this run, its events and all draft versions? This cannot be undone.")
-    if st.button("Delete permanently", type="primary", key="history-delete"):
-        store.delete_run(run_id)
-        session.forget_view(run_id)
-        if session.attached_id() == run_id:
-            session.detach()
-        st.rerun()
-st.divider()
-show_run(manager, run_id)
+saved_count = len(comparisons.newest_first())
+runs, compared = st.tabs([":material/list: Runs", f":material/compare_arrows: Comparisons ({saved_count})"])
+with runs:
+    runs_tab(manager)
+with compared:
+    comparisons_tab()

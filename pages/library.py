@@ -4,8 +4,11 @@ import pandas as pd
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS, SUPPORTED_SUFFIXES, Library, import_bytes
+from ui.app_entry import ensure_app_entry
 from ui.resources import get_manager, load_settings
 from ui.text import KIND_LABELS, kind_icon, md_escape
+
+ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
 
 library = get_manager(load_settings()).runner.library
 

@@ -1,14 +1,17 @@
-"""The Research page: inputs, Run, and the live panels of the run this session is attached to."""
+"""The Research page: inputs, Run, and the panels of the run this session is attached to (live,
+paused for plan review, or ended: replay, revise, export)."""
 
 import streamlit as st
 from pydantic import ValidationError
 
 from research.api import AllocationError, ResearchRequest
-from ui import session
+from ui import session, stored_run
 from ui.allocation_controls import render_inputs, render_run_button
+from ui.app_entry import ensure_app_entry
 from ui.resources import get_manager, load_settings
-from ui.run_view import show_run
 from ui.text import md_escape
+
+ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
 
 settings = load_settings()
 manager = get_manager(settings)
@@ -19,9 +22,18 @@ st.caption("A supervisor sends web, academic and book researchers out on your to
 
 with st.container(border=True, key="run-inputs"):
     inputs = render_inputs(settings)
-    if render_run_button(inputs, settings):
+    button_col, review_col = st.columns([5, 1.5], vertical_alignment="center")
+    with button_col:
+        clicked = render_run_button(inputs, settings)
+    review_col.toggle(
+        "Review plan", key="review_plan", persist_state="session",
+        help="Pause after the supervisor so you can edit the research questions and the allocation first.",
+    )
+    if clicked:
         try:
-            run_id = manager.start(ResearchRequest(topic=inputs.topic, allocation=inputs.allocation))
+            run_id = manager.start(ResearchRequest(
+                topic=inputs.topic, allocation=inputs.allocation, review_plan=st.session_state.review_plan,
+            ))
         except AllocationError as exc:
             st.error(f"Could not start the run: {md_escape(exc)}", icon=":material/error:")
         except ValidationError as exc:
@@ -31,7 +43,7 @@ with st.container(border=True, key="run-inputs"):
 
 run_id = session.attached_run_id(manager.store)
 if run_id:
-    show_run(manager, run_id)
+    stored_run.show(manager, settings, run_id)
 else:
     st.info("Type a topic, choose your researchers and press **Run research**. "
             "Every step shows up here as it happens.", icon=":material/lightbulb:")

@@ -4,9 +4,12 @@ import pandas as pd
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS, check_providers
+from ui.app_entry import ensure_app_entry
 from ui.resources import get_manager, load_settings
 from ui.sidebar import SOURCE_MODES, brain_label
 from ui.text import KIND_LABELS
+
+ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
 
 settings = load_settings()
 manager = get_manager(settings)

@@ -48,6 +48,7 @@ class RunStats:
     error: str | None = None
     warnings: int = 0
     kind_provider: Counter = field(default_factory=Counter)
+    unique: int = 0  # sources no other run in the comparison found (set by `summaries`)
 
     @property
     def rounds(self) -> int:
@@ -160,14 +161,14 @@ def metrics_frame(stats: list[RunStats]) -> pd.DataFrame:
         ("Status", lambda s: s.status),
         ("Researchers", lambda s: s.researchers),
         ("Sources", lambda s: s.sources),
-        *[(f"· {kind}", (lambda k: lambda s: s.by_kind.get(k, 0))(kind)) for kind in RESEARCHER_KINDS],
+        *[(f"Sources: {kind}", (lambda k: lambda s: s.by_kind.get(k, 0))(kind)) for kind in RESEARCHER_KINDS],
         ("Providers", lambda s: ", ".join(f"{p} {n}" for p, n in s.by_provider.items()) or "–"),
         ("Unique domains", lambda s: len(s.domains)),
         ("Found only by this run", lambda s: unique[s.run_id]),
         ("Publication years", _years),
         ("Cited in the draft", lambda s: s.cited),
         ("Analyst verdicts", _verdicts),
-        ("Rounds to approval", lambda s: s.approved_in if s.approved_in else f"not approved ({s.rounds})"),
+        ("Rounds to approval", lambda s: s.approved_in or (f"not approved after {s.rounds}" if s.rounds else "–")),
         ("Gaps left", lambda s: len(s.gaps)),
         ("Draft sections", lambda s: len(s.headings)),
         ("Model calls", lambda s: s.calls),
@@ -205,51 +206,61 @@ def heading_diff(a: RunStats, b: RunStats) -> str:
 
 # --- the one-line summary ---------------------------------------------------------------------------
 
-# (phrase, value, better) - a run "wins" a measure when it has the best value and not every run ties.
-_MEASURES: list[tuple[str, Callable[[RunStats], float | None], str]] = [
-    ("most sources", lambda s: s.sources, "max"),
-    ("most domains", lambda s: len(s.domains), "max"),
-    ("widest year range", lambda s: s.year_span, "max"),
-    ("most cited", lambda s: s.cited, "max"),
-    ("fewest rounds", lambda s: s.rounds, "min"),
-    ("fewest gaps", lambda s: len(s.gaps), "min"),
-    ("fewest tokens", lambda s: s.tokens if s.calls else None, "min"),
-    ("fastest", lambda s: s.seconds, "min"),
+# (phrase, value, better, margin): a run "wins" a measure when it alone has the best value and, for
+# measures with a margin, beats the runner-up by at least that share (2.2 s vs 2.3 s is no win).
+_MEASURES: list[tuple[str, Callable[[RunStats], float | None], str, float]] = [
+    ("most sources", lambda s: s.sources, "max", 0.0),
+    ("most domains", lambda s: len(s.domains), "max", 0.0),
+    ("widest year range", lambda s: s.year_span, "max", 0.0),
+    ("most cited", lambda s: s.cited, "max", 0.0),
+    ("most sources of its own", lambda s: s.unique, "max", 0.0),
+    ("fewest rounds", lambda s: s.rounds, "min", 0.0),
+    ("fewest gaps", lambda s: len(s.gaps), "min", 0.0),
+    ("fewest tokens", lambda s: s.tokens if s.calls else None, "min", 0.1),
+    ("fastest", lambda s: s.seconds, "min", 0.15),
 ]
 
 
 def _wins(stats: list[RunStats]) -> dict[str, list[str]]:
     wins: dict[str, list[str]] = {s.run_id: [] for s in stats}
     finished = [s for s in stats if s.status == "finished"]
-    for phrase, value, better in _MEASURES:
-        values = {s.run_id: value(s) for s in finished}
-        known = {rid: v for rid, v in values.items() if v is not None}
-        if len(known) < 2 or len(set(known.values())) == 1:
-            continue  # one run, or all tied: nothing to tell apart
-        best = max(known.values()) if better == "max" else min(known.values())
-        for rid, v in known.items():
-            if v == best:
-                wins[rid].append(phrase)
+    for phrase, value, better, margin in _MEASURES:
+        known = sorted(
+            ((v, s.run_id) for s in finished if (v := value(s)) is not None), reverse=better == "max",
+        )
+        if len(known) < 2 or known[0][0] == known[1][0]:
+            continue  # one run, or a tie for the best: nothing to tell apart
+        best, second = known[0][0], known[1][0]
+        if margin and abs(best - second) < margin * max(abs(best), abs(second)):
+            continue
+        wins[known[0][1]].append(phrase)
     return wins
 
 
+def _outcome(s: RunStats) -> str:
+    if s.approved_in:
+        return f"approved in round {s.approved_in}"
+    return f"not approved after {plural(s.rounds, 'round')}" if s.rounds else "no analyst verdict"
+
+
 def summaries(stats: list[RunStats]) -> dict[str, str]:
-    """Per run: "210: most sources, fastest · 12 sources, 2 rounds, 1 gap"."""
+    """Per run, e.g. "111: most sources, most cited · 12 sources, approved in round 1, 0 gaps"."""
+    unique = unique_sources(stats)
+    for s in stats:
+        s.unique = unique[s.run_id]
     wins = _wins(stats)
     out = {}
     for s in stats:
-        if s.status == "running" or s.status == "pending":
+        if s.status in ("running", "pending"):
             out[s.run_id] = f"{s.label}: still running ({plural(s.sources, 'source')} so far)"
-            continue
-        if s.status == "paused":
+        elif s.status == "paused":
             out[s.run_id] = f"{s.label}: waiting for plan review"
-            continue
-        if s.status != "finished":
+        elif s.status != "finished":
             out[s.run_id] = f"{s.label}: {s.status}" + (f" ({s.error})" if s.error else "")
-            continue
-        facts = f"{plural(s.sources, 'source')}, {plural(s.rounds, 'round')}, {plural(len(s.gaps), 'gap')}"
-        lead = ", ".join(wins[s.run_id])
-        out[s.run_id] = f"{s.label}: {lead} · {facts}" if lead else f"{s.label}: {facts}"
+        else:
+            facts = f"{plural(s.sources, 'source')}, {_outcome(s)}, {plural(len(s.gaps), 'gap')} left"
+            lead = ", ".join(wins[s.run_id])
+            out[s.run_id] = f"{s.label}: {lead} · {facts}" if lead else f"{s.label}: {facts}"
     return out
 
 

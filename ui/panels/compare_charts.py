@@ -10,7 +10,7 @@ import streamlit as st
 
 from research.api import RESEARCHER_KINDS
 from ui.compare_stats import RunStats, overlap_matrix, shared_by_all, unique_sources
-from ui.text import KIND_LABELS
+from ui.text import KIND_LABELS, plural
 
 KIND_COLORS = {"Web": "#1F5FAD", "Academic": "#7A4EC2", "Book": "#E08A1E"}
 _CONFIG = {"displayModeBar": False}
@@ -94,6 +94,14 @@ def overlap_heatmap(stats: list[RunStats]) -> go.Figure:
     return _layout(figure, "Source overlap (shared ÷ found by either)")
 
 
+def overlap_note(stats: list[RunStats]) -> str:
+    unique = unique_sources(stats)
+    common = f"{plural(shared_by_all(stats), 'source')} found by every run"
+    if not any(unique.values()):
+        return f"{common}; no run found a source that the others missed."
+    return f"{common}; found by one run only: " + ", ".join(f"{s.label} {unique[s.run_id]}" for s in stats)
+
+
 def rounds_and_gaps(stats: list[RunStats]) -> go.Figure:
     frame = pd.DataFrame(
         [{"Run": s.label, "Measure": "Analyst rounds", "Count": s.rounds} for s in stats]
@@ -129,11 +137,7 @@ def render(stats: list[RunStats]) -> None:
             st.caption("No source has a publication year.")
     with right:
         st.plotly_chart(overlap_heatmap(stats), key="compare-chart-overlap", config=_CONFIG)
-        unique = unique_sources(stats)
-        st.caption(
-            f"{shared_by_all(stats)} sources found by every run · only by one run: "
-            + ", ".join(f"{s.label} {unique[s.run_id]}" for s in stats)
-        )
+        st.caption(overlap_note(stats))
     left, right = st.columns(2, gap="large")
     left.plotly_chart(rounds_and_gaps(stats), key="compare-chart-rounds", config=_CONFIG)
     right.plotly_chart(time_taken(stats), key="compare-chart-time", config=_CONFIG)

@@ -3,12 +3,19 @@ the drafts themselves side by side."""
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from ui.compare_stats import RunStats, heading_diff, heading_matrix
 from ui.text import draft_markdown
 
 DRAFT_HEIGHT = 520  # px: the drafts scroll inside their columns, so they stay side by side
+
+
+def without_title(markdown: str) -> str:
+    """The draft minus its "# Topic" line: every draft has the same one, and the page shows it."""
+    return re.sub(r"\A\s*# [^\n]*\n", "", markdown, count=1)
 
 
 def render(stats: list[RunStats]) -> None:
@@ -23,7 +30,10 @@ def render(stats: list[RunStats]) -> None:
         frame = heading_matrix(with_draft)
         st.dataframe(
             frame, hide_index=True, key="compare-sections", height=38 + 35 * max(1, len(frame)),
-            column_config={"Section": st.column_config.TextColumn(width="large")},
+            column_config={
+                "Section": st.column_config.TextColumn(width="large"),
+                **{s.label: st.column_config.TextColumn(width="small") for s in with_draft},
+            },
         )
         st.caption("§n: the section's position in that run's draft; – : the draft has no such section.")
     with diff_col:
@@ -43,4 +53,4 @@ def render(stats: list[RunStats]) -> None:
         with column:
             st.markdown(f"**{s.label}**")
             with st.container(height=DRAFT_HEIGHT, border=True, key=f"compare-draft-{s.run_id}"):
-                st.markdown(draft_markdown(s.draft or ""))
+                st.markdown(draft_markdown(without_title(s.draft or "")))

@@ -1,0 +1,131 @@
+"""What a presenter and an analyst see: a stored run replayed panel by panel, its exports, the
+Compare page, and the app's own layout even on the very first load of a page URL."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from research.api import RunStore
+from tests.browser.conftest import ROOT, _free_port, _wait_healthy, screenshot
+from tests.ui.stored_runs import TOPIC, real_runs
+from ui.comparison_store import ComparisonStore
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_stored_run_replays_panel_by_panel_with_pause(page, app_url, app_data_dir):
+    (run_id,) = real_runs(app_data_dir, ["210"], demo_delay=2.5)  # researchers take 2.5 s: time to watch
+    page.goto(f"{app_url}/?run={run_id}")
+    expect(page.locator(".st-key-run-header")).to_contain_text("Finished")
+    expect(page.get_by_role("combobox", name="Replay speed")).to_have_value("1x")
+    page.get_by_role("button", name="Replay", exact=True).click()
+
+    progress = page.locator(".st-key-replay-progress")
+    expect(progress).to_contain_text("playing at 1x")
+    # The panels fill as they did live: a researcher at work, no verdict and no draft yet.
+    card = page.locator(".st-key-researcher-card-web-1")
+    expect(card).to_contain_text("running")
+    expect(page.locator(".st-key-run-header")).to_contain_text("Running")
+    assert page.locator("[class*=st-key-draft-body-]").count() == 0
+    page.get_by_role("button", name="Pause").click()
+    expect(progress).to_contain_text("paused")
+    held = progress.inner_text()
+    page.wait_for_timeout(1200)
+    assert progress.inner_text() == held and page.locator(".st-key-critique-round-1").count() == 0
+    screenshot(page, "browser-07-replay-paused")
+
+    page.get_by_role("button", name="Resume").click()
+    expect(progress).to_contain_text("done", timeout=20_000)
+    expect(card).to_contain_text("done")
+    expect(page.locator(".st-key-critique-round-1")).to_contain_text(re.compile("APPROVED|NEEDS_IMPROVEMENT"))
+    expect(page.locator(f".st-key-draft-body-{run_id}")).to_contain_text("Sources")
+    expect(page.locator(".st-key-run-header")).to_contain_text("Finished")
+    screenshot(page, "browser-08-replay-done")
+
+    # Back to the stored run: its exports download under safe names.
+    page.get_by_role("button", name="Stop replay").click()
+    export = page.locator(f".st-key-export-{run_id}")
+    expect(export).to_be_visible()
+    with page.expect_download() as download_info:
+        export.get_by_role("button", name="Download DOCX").click()
+    download = download_info.value
+    assert download.suggested_filename == "how-do-mrna-vaccines-work.docx"
+    assert Path(download.path()).read_bytes()[:2] == b"PK"
+    screenshot(page, "browser-09-revise-export")
+
+
+def test_the_compare_page_reads_like_an_analysts_summary(page, app_url, app_data_dir):
+    run_ids = real_runs(app_data_dir, ["210", "111", "003"])
+    comparison = ComparisonStore(app_data_dir).save(TOPIC, run_ids)
+    page.goto(f"{app_url}/compare?comparison={comparison.id}")
+    expect(page.get_by_role("heading", name="Compare allocations", level=1)).to_be_visible()
+    summary = page.locator(".st-key-compare-summary")
+    expect(summary).to_contain_text("111: most sources")
+    expect(summary).to_contain_text("003: 4 sources, not approved after 2 rounds, 1 gap left")
+    for run_id in run_ids:
+        expect(page.locator(f".st-key-compare-card-{run_id}")).to_be_visible()
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(6)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    page.wait_for_timeout(800)
+    assert page.locator("[data-testid=stException]").count() == 0
+    screenshot(page, "browser-10-compare")
+
+    page.get_by_text("Set up a comparison").click()
+    expect(page.get_by_role("button", name="Run comparison")).to_be_visible()
+    screenshot(page, "browser-11-compare-setup")
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path):
+    """A server that has served nothing yet: the first request is what this test is about."""
+    port = _free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY")},
+        "RESEARCH_DATA_DIR": str(tmp_path / "data"), "RESEARCH_LOG_DIR": str(tmp_path / "logs"),
+        "RESEARCH_SOURCES": "library", "RESEARCH_LLM": "offline",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=10)
+
+
+def test_the_first_load_of_a_page_url_shows_the_app_not_the_pages_folder(browser, fresh_server):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{fresh_server}/history", wait_until="commit")
+        # While the page loads, Streamlit's own listing of pages/ must never show up.
+        for _ in range(15):
+            assert page.locator("[data-testid=stSidebarNav]").count() == 0
+            page.wait_for_timeout(100)
+        expect(page.get_by_role("heading", name="History", level=1)).to_be_visible(timeout=30_000)
+        sidebar = page.locator("[data-testid=stSidebar]")
+        expect(sidebar.get_by_role("link", name="Compare")).to_be_visible()
+        expect(sidebar.get_by_role("link", name="History")).to_be_visible()
+        assert page.locator("[data-testid=stSidebarNav]").count() == 0
+        width = page.evaluate("() => document.querySelector('[data-testid=stMainBlockContainer]').offsetWidth")
+        assert width > 1000  # the app's wide layout, not a bare page script's narrow default
+        screenshot(page, "browser-12-first-load-history")
+        sidebar.get_by_role("link", name="Compare").click()
+        expect(page.get_by_role("heading", name="Compare allocations", level=1)).to_be_visible()
+        assert page.url.endswith("/compare")
+    finally:
+        context.close()

@@ -1,0 +1,34 @@
+"""What the Research page shows for the run it is attached to, by the run's state:
+
+- running: the live panels;
+- paused for plan review: the editable plan ("Continue research" / "Cancel") above the panels;
+- ended: the replay controls, then the panels (or the replay), "Revise the draft" and "Export".
+"""
+
+from __future__ import annotations
+
+from research.api import RunManager, Settings
+from ui import replay_view, session
+from ui.panels import export, plan_review, revise
+from ui.run_view import show_run
+
+
+def show(manager: RunManager, settings: Settings, run_id: str) -> None:
+    store = manager.store
+    active = manager.is_active(run_id)
+    view = session.current_view(store, run_id)
+    if active or view.paused:
+        replay_view.stop()
+        if view.paused and not active:
+            plan_review.render(manager, view)
+        show_run(manager, run_id)
+        return
+    clock = replay_view.render_controls(store, run_id)
+    if clock is not None:
+        replay_view.show(store, clock)
+        return
+    show_run(manager, run_id)
+    has_draft = store.latest_draft(run_id) is not None or bool(view.draft)
+    if has_draft:
+        revise.render(store, settings, run_id)
+    export.render(store, run_id, view.topic or (store.get_run(run_id).topic), has_draft=has_draft)
