@@ -44,11 +44,27 @@ _ANAPHORIC = re.compile(
 )
 ANAPHORA_PENALTY = 0.4
 
-_QUERY_TEMPLATES: dict[ResearcherKind, tuple[str, ...]] = {
-    "web": ("{s} {focus} official guide", "{s} {focus} news analysis", "{s} {focus} expert blog forum discussion"),
-    "academic": ("{s} {focus} systematic review", "{s} {focus} meta-analysis study methodology", "{s} {focus} empirical research"),
-    "book": ("introduction to {s} {focus}", "handbook of {s} {focus}", "companion to {s} history {focus}"),
+# Per kind, one set of templates per angle (see the supervisor's _ANGLES): disjoint, so two
+# researchers of one kind never send the same query, even when they share a question.
+_QUERY_TEMPLATES: dict[ResearcherKind, tuple[tuple[str, ...], ...]] = {
+    "web": (  # angle 1 alone covers official sites, news, expert blogs and forums
+        ("{s} {focus} official guide", "{s} {focus} news analysis", "{s} {focus} expert blog forum discussion"),
+        ("{s} {focus} documentation explained", "{s} {focus} practitioner experience", "{s} {focus} case study"),
+        ("{s} {focus} comparison criticism", "{s} {focus} pros and cons", "{s} {focus} community debate"),
+    ),
+    "academic": (
+        ("{s} {focus} systematic review", "{s} {focus} meta-analysis study methodology", "{s} {focus} empirical research"),
+        ("{s} {focus} randomized trial", "{s} {focus} quantitative analysis", "{s} {focus} review article"),
+        ("{s} {focus} recent advances", "{s} {focus} limitations critique", "{s} {focus} open problems"),
+    ),
+    "book": (
+        ("introduction to {s} {focus}", "handbook of {s} {focus}", "companion to {s} history {focus}"),
+        ("history of {s} {focus}", "{s} {focus} textbook", "{s} {focus} historical context"),
+        ("{s} {focus} critical essays", "{s} {focus} encyclopedia", "{s} {focus} reader anthology"),
+    ),
 }
+
+
 _QUESTION_FILLER = set(
     tokenize("what how why who when which does did is are the of and in on for its their was were "
              "behind say about remain open main define defines address problems")
@@ -74,11 +90,9 @@ class OfflineBrain:
             return _unique(task.focus_queries)[:3]
         subject = subject_of(task.topic or task.question)
         focus = " ".join(_focus_terms(task.question, subject)[:3])
-        templates = _QUERY_TEMPLATES[kind]
-        # A second researcher of the same kind starts from a different template (its own angle).
-        offset = _angle_index(task.angle)
-        ordered = templates[offset % len(templates):] + templates[: offset % len(templates)]
-        return _unique(" ".join(t.format(s=subject, focus=focus).split()) for t in ordered[:2 if offset else 3])
+        angles = _QUERY_TEMPLATES[kind]
+        templates = angles[_angle_index(task.angle) % len(angles)]
+        return _unique(" ".join(t.format(s=subject, focus=focus).split()) for t in templates)
 
     def notes(self, task: ResearcherTask, sources: list[Source], text_of: TextLookup) -> str:
         if not sources:

@@ -221,3 +221,14 @@ def test_the_report_quotes_the_sources_by_question_and_cites_each_sentence() -> 
     move = next(s for s in sections if s.startswith("How do heat pumps move heat"))
     cold = next(s for s in sections if s.startswith("How efficient are heat pumps"))
     assert "[1]" in move and "[2]" in cold
+
+
+@pytest.mark.parametrize("kind", ["web", "academic", "book"])
+def test_same_kind_researchers_on_one_question_never_send_the_same_query(kind: str) -> None:
+    brain = OfflineBrain()
+    seen: set[str] = set()
+    for angle in ("angle 1: a", "angle 2: b", "angle 3: c"):
+        queries = brain.queries(task(kind, angle=angle), kind)
+        assert 2 <= len(queries) <= 3
+        assert not seen & set(queries), f"{angle} repeats another researcher's query"
+        seen |= set(queries)
