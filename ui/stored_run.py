@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import streamlit as st
+
 from research.api import RunManager, Settings
 from ui import replay_view, session
 from ui.panels import export, plan_review, revise
@@ -17,13 +19,19 @@ def show(manager: RunManager, settings: Settings, run_id: str) -> None:
     store = manager.store
     active = manager.is_active(run_id)
     view = session.current_view(store, run_id)
+    # One slot above the panels for the plan review or the replay controls: the panels keep their
+    # place in the page when a run moves from live to ended, so the browser never shows the old
+    # and the new panels at once while the page redraws.
+    slot = st.container()
     if active or view.paused:
         replay_view.stop()
         if view.paused and not active:
-            plan_review.render(manager, view)
+            with slot:
+                plan_review.render(manager, view)
         show_run(manager, run_id)
         return
-    clock = replay_view.render_controls(store, run_id)
+    with slot:
+        clock = replay_view.render_controls(store, run_id)
     if clock is not None:
         replay_view.show(store, clock)
         return

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from research.api import RunStore
 from tests.browser.conftest import ROOT, _free_port, _wait_healthy, screenshot
 from tests.ui.stored_runs import TOPIC, real_runs
 from ui.comparison_store import ComparisonStore
@@ -22,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_a_stored_run_replays_panel_by_panel_with_pause(page, app_url, app_data_dir):
-    (run_id,) = real_runs(app_data_dir, ["210"], demo_delay=2.5)  # researchers take 2.5 s: time to watch
+    (run_id,) = real_runs(app_data_dir, ["210"], demo_delay=2.0)  # researchers take 2 s: time to watch
     page.goto(f"{app_url}/?run={run_id}")
     expect(page.locator(".st-key-run-header")).to_contain_text("Finished")
     expect(page.get_by_role("combobox", name="Replay speed")).to_have_value("1x")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from research.api import RunView
 from ui.compare_stats import (
-    heading_diff, heading_matrix, label_uniquely, metrics_frame, overlap_matrix, run_stats, summaries, unique_sources,
+    heading_diff, heading_matrix, label_uniquely, metrics_frame, overlap_matrix, run_stats, unique_sources,
 )
+from ui.compare_summary import best_pick, summaries
 
 
 def source(sid: str, kind: str, year: int | None = 2022, provider: str = "library", url: str = "") -> dict:
@@ -92,3 +93,11 @@ def test_same_allocation_twice_gets_distinct_labels_and_the_table_has_one_column
     assert list(frame.columns) == ["Measure", "210 · 1", "210 · 2"]
     row = frame.set_index("Measure").loc["Analyst verdicts"]
     assert row.tolist() == ["sent back → approved", "approved"]
+
+
+def test_a_best_pick_only_when_one_run_is_better():
+    a, b = stats()
+    assert best_pick([a, b]) is b  # fewer gaps
+    b.gaps, b.verdicts, b.source_ids = list(a.gaps), list(a.verdicts), a.source_ids
+    b.sources = a.sources
+    assert best_pick([a, b]) is None  # equal on gaps, rounds and sources: no recommendation

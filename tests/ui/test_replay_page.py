@@ -53,7 +53,7 @@ def test_an_instant_replay_shows_the_same_panels_as_the_original_run(make_app, d
 
 
 def test_a_replay_at_real_speed_fills_the_panels_progressively_and_can_pause(make_app, data_dir):
-    (run_id,) = real_runs(data_dir, ["210"], demo_delay=0.6)  # about 2 s of timing to replay
+    (run_id,) = real_runs(data_dir, ["210"], demo_delay=1.0)  # about 1 s of researching to replay
     at = make_app(run_id).run()
     original_draft = at.container(key=f"draft-body-{run_id}").markdown[0].value
     assert at.selectbox(key="replay-speed").value == "1x"

@@ -7,7 +7,7 @@ from research.api import RunStore, export_bundle, export_run
 from tests.ui.canned import store_canned_run
 from tests.ui.conftest import has_block, plain
 from tests.ui.stored_runs import real_runs
-from ui.panels.export import BUTTONS, _builder, download_name
+from ui.panels.export import BUTTONS, file_builder, download_name
 from ui.text import draft_markdown
 
 LABELS = ["Download Markdown", "Download DOCX", "Download PDF", "Download sources (CSV)", "Download BibTeX"]
@@ -55,7 +55,7 @@ def test_export_offers_every_format_under_the_file_name_the_export_gives_it(make
         assert button.help == f"Saves {exported.filename}" and not button.disabled
     assert buttons[-1].help.startswith("Saves how-do-mrna-vaccines-work.rdrun.json.gz")
     # The deferred builders produce the real files.
-    assert _builder(store, run_id, "docx")()[:2] == b"PK" and _builder(store, run_id, "pdf")()[:5] == b"%PDF-"
+    assert file_builder(store, run_id, "docx")()[:2] == b"PK" and file_builder(store, run_id, "pdf")()[:5] == b"%PDF-"
 
 
 def test_file_names_are_safe_whatever_the_topic_and_a_run_without_draft_exports_only_sources(make_app, data_dir):

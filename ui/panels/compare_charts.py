@@ -126,6 +126,9 @@ def time_taken(stats: list[RunStats]) -> go.Figure:
 
 def render(stats: list[RunStats]) -> None:
     st.subheader(":material/insights: At a glance", anchor=False)
+    if not any(s.sources for s in stats):
+        st.caption("No run has found a source yet: the charts appear when there is something to compare.")
+        return
     left, right = st.columns(2, gap="large")
     left.plotly_chart(sources_by_kind(stats), key="compare-chart-kinds", config=_CONFIG)
     right.plotly_chart(sources_by_provider(stats), key="compare-chart-providers", config=_CONFIG)

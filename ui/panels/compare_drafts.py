@@ -8,9 +8,20 @@ import re
 import streamlit as st
 
 from ui.compare_stats import RunStats, heading_diff, heading_matrix
-from ui.text import draft_markdown
+from ui.text import draft_markdown, plural
 
 DRAFT_HEIGHT = 520  # px: the drafts scroll inside their columns, so they stay side by side
+
+
+def _diff(with_draft: list[RunStats]) -> None:
+    labels = {s.run_id: s.label for s in with_draft}
+    ids = list(labels)
+    st.markdown("**Structure diff**")
+    from_col, to_col, _ = st.columns([1, 1, 3])
+    a = from_col.selectbox("From", ids, index=0, format_func=labels.get, key="compare-diff-a")
+    b = to_col.selectbox("To", ids, index=1, format_func=labels.get, key="compare-diff-b")
+    by_id = {s.run_id: s for s in with_draft}
+    st.code(heading_diff(by_id[a], by_id[b]), language="diff", wrap_lines=True)
 
 
 def without_title(markdown: str) -> str:
@@ -24,33 +35,21 @@ def render(stats: list[RunStats]) -> None:
     if not with_draft:
         st.caption("The drafts appear here when the runs finish.")
         return
-    structure_col, diff_col = st.columns([3, 2], gap="large")
-    with structure_col:
-        st.markdown("**Section structure**")
-        frame = heading_matrix(with_draft)
-        st.dataframe(
-            frame, hide_index=True, key="compare-sections", height=38 + 35 * max(1, len(frame)),
-            column_config={
-                "Section": st.column_config.TextColumn(width="large"),
-                **{s.label: st.column_config.TextColumn(width="small") for s in with_draft},
-            },
-        )
-        st.caption("§n: the section's position in that run's draft; – : the draft has no such section.")
-    with diff_col:
-        st.markdown("**Structure diff**")
-        labels = {s.run_id: s.label for s in with_draft}
-        ids = list(labels)
-        if len(ids) < 2:
-            st.caption("Two drafts are needed for a diff.")
-        else:
-            pick_a, pick_b = st.columns(2)
-            a = pick_a.selectbox("From", ids, index=0, format_func=labels.get, key="compare-diff-a")
-            b = pick_b.selectbox("To", ids, index=1, format_func=labels.get, key="compare-diff-b")
-            by_id = {s.run_id: s for s in with_draft}
-            st.code(heading_diff(by_id[a], by_id[b]), language="diff", wrap_lines=True)
+    st.markdown("**Section structure**")
+    frame = heading_matrix(with_draft)
+    st.dataframe(
+        frame, hide_index=True, key="compare-sections", height=38 + 35 * max(1, len(frame)),
+        column_config={
+            "Section": st.column_config.TextColumn(width="large"),
+            **{s.label: st.column_config.TextColumn(width=80) for s in with_draft},
+        },
+    )
+    st.caption("§n: the section's position in that run's draft; – : the draft has no such section.")
+    if len(with_draft) > 1:
+        _diff(with_draft)
     columns = st.columns(len(with_draft), gap="medium")
     for column, s in zip(columns, with_draft):
         with column:
-            st.markdown(f"**{s.label}**")
+            st.markdown(f"**{s.label}** :gray[· {plural(len(s.headings), 'section')} · {s.cited} cited]")
             with st.container(height=DRAFT_HEIGHT, border=True, key=f"compare-draft-{s.run_id}"):
                 st.markdown(draft_markdown(without_title(s.draft or "")))

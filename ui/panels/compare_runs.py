@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS
-from ui.compare_stats import RunStats, best_pick, metrics_frame, summaries
+from ui.compare_stats import RunStats, metrics_frame
+from ui.compare_summary import best_pick, summaries
 from ui.text import kind_icon, md_escape, plural
 
 _STATUS = {
@@ -31,7 +32,7 @@ def render_summary_lines(stats: list[RunStats]) -> None:
         st.markdown("**In one line each**")
         st.markdown("\n".join(f"- {md_escape(lines[s.run_id])}" for s in stats))
         pick = best_pick(stats)
-        if pick is not None and sum(s.status == "finished" for s in stats) > 1:
+        if pick is not None:
             st.markdown(
                 f":material/recommend: **Best coverage: {md_escape(pick.label)}** "
                 ":gray[(fewest gaps, then fewest rounds, then most sources)]"

@@ -28,7 +28,7 @@ def download_name(topic: str, fmt: str) -> str:
     return safe_filename(topic, "sources.csv" if fmt == "csv" else EXPORT_FORMATS[fmt].extension)
 
 
-def _builder(store: RunStore, run_id: str, fmt: str) -> Callable[[], bytes]:
+def file_builder(store: RunStore, run_id: str, fmt: str) -> Callable[[], bytes]:
     return lambda: export_run(store, run_id, fmt).data
 
 
@@ -41,7 +41,7 @@ def render(store: RunStore, run_id: str, topic: str, *, has_draft: bool) -> None
             name = download_name(topic, fmt)
             missing = info.needs_draft and not has_draft
             row.download_button(
-                label, _builder(store, run_id, fmt), file_name=name, mime=info.mime, icon=icon,
+                label, file_builder(store, run_id, fmt), file_name=name, mime=info.mime, icon=icon,
                 key=f"export-{fmt}-{run_id}", on_click="ignore", disabled=missing,
                 help="This run has no draft." if missing else f"Saves {name}",
             )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import MAX_QUESTION_CHARS, PlanEditError, PlanReviewError, RunManager, RunView, validate_plan_edit
-from ui.text import md_escape, plural
+from ui.text import ORIGIN_LABELS, md_escape, plural
 
 
 def _keys(run_id: str) -> tuple[str, str]:
@@ -64,7 +64,8 @@ def render(manager: RunManager, view: RunView) -> None:
         )
         origin = plan.get("allocation_origin")
         if origin:
-            allocation_col.caption(f"Proposed: {md_escape(plan.get('allocation_notation', ''))} ({md_escape(origin)})")
+            label = ORIGIN_LABELS.get(origin, origin).lower()
+            allocation_col.caption(f"Proposed: {md_escape(plan.get('allocation_notation', ''))} ({md_escape(label)})")
         questions, allocation = edited_plan(run_id)
         problem = None
         try:
