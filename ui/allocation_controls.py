@@ -52,7 +52,7 @@ def render_inputs(settings: Settings) -> RunInputs:
         st.session_state.setdefault(key, value)
     st.text_area(
         "Research topic", key="topic", height=100, persist_state="session",
-        placeholder="e.g. How do mRNA vaccines work?  ·  What was Impressionism reacting against?",
+        placeholder="e.g. How do mRNA vaccines work?  ·  How did Impressionism change painting?",
     )
     topic_problem = _topic_problem(st.session_state.topic)
     auto = st.toggle(

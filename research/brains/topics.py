@@ -31,32 +31,33 @@ GUIDANCE_LABEL: dict[TopicClass, str] = {
     "unclear": "an unclear topic gets a balanced team (1,1,1)",
 }
 
-# Word stems per class; a topic scores one point per stem it contains (word-prefix match).
+# Cue words per class: whole words or phrases (a plural "s"/"es" allowed), or stems ending in "*".
+# A topic scores one point per cue it contains.
 _KEYWORDS: dict[TopicClass, tuple[str, ...]] = {
     "news": (
         "breaking", "latest", "today", "this week", "yesterday", "announced", "announcement",
         "election result", "outage", "just released", "news", "current event", "ongoing",
     ),
     "technology": (
-        "software", "programming", "rust", "golang", " go ", "python", "javascript", "typescript",
+        "software", "programming", "rust", "golang", "go", "python", "javascript", "typescript",
         "framework", "library", "database", "cloud", "kubernetes", "docker", "api", "app",
         "startup", "product", "tool", "devops", "backend", "frontend", "compiler", "gpu", "chip",
-        "smartphone", "llm", "large language model", "machine learning", "ai ", "artificial intelligence",
-        "algorithm", "open source", "web", "browser", "server", "cyber", "crypto", "blockchain", "saas",
-        "vs ", "versus", "compare", "benchmark", "microservice", "react", "linux",
+        "smartphone", "llm", "large language model", "machine learning", "ai", "artificial intelligence",
+        "algorithm", "open source", "web", "browser", "server", "cyber*", "crypto*", "blockchain", "saas",
+        "vs", "versus", "compare", "benchmark", "microservice*", "react", "linux",
     ),
     "scientific": (
-        "vaccine", "mrna", "gene", "genetic", "crispr", "protein", "cell", "cancer", "disease",
+        "vaccine", "mrna", "gene", "genetic*", "crispr", "protein", "cell", "cancer", "disease",
         "medical", "medicine", "clinical", "drug", "therapy", "immune", "virus", "bacteria",
-        "brain", "neuro", "climate", "physics", "quantum", "chemistry", "biology", "ecolog",
-        "health", "diet", "nutrition", "sleep", "trial", "evolution", "species", "molecul",
-        "astronom", "planet", "enzyme", "epidemi", "pandemic", "antibiot",
+        "brain", "neuro*", "climate", "physics", "quantum", "chemistry", "biology", "ecolog*",
+        "health", "diet", "nutrition", "sleep", "trial", "evolution", "species", "molecul*",
+        "astronom*", "planet", "enzyme", "epidemi*", "pandemic", "antibiot*",
     ),
     "humanities": (
-        "art", "painting", "painter", "impressionis", "literature", "novel", "poetry", "poet",
-        "music", "philosoph", "religio", "theolog", "aesthetic", "film", "cinema", "theatre",
-        "theater", "sculpture", "architecture", "culture", "myth", "language", "linguistic",
-        "ethic", "renaissance art", "baroque", "modernism", "romanticism", "opera",
+        "art", "painting", "painter", "impressionis*", "literature", "novel", "poetry", "poet",
+        "music", "philosoph*", "religio*", "theolog*", "aesthetic*", "film", "cinema", "theatre",
+        "theater", "sculpture", "architecture", "culture", "myth", "language", "linguistic*",
+        "ethic*", "renaissance art", "baroque", "modernism", "romanticism", "opera",
     ),
     "historical": (
         "history", "historical", "century", "ancient", "medieval", "empire", "war", "revolution",
@@ -73,7 +74,9 @@ _LEADING = re.compile(
     re.IGNORECASE,
 )
 _TRAILING = re.compile(
-    r"\s+(work|works|working|function|change|changed|affect|affected|matter|compare|happen|happened)\b.*$",
+    r"\s+(work|works|working|function|change|changed|affect|affected|matter|compare|happen|happened|"
+    r"react|reacted|reacting|respond|responded|lead|led|cause|caused|begin|began|start|started|end|ended|"
+    r"mean|means|influence|influenced|shape|shaped|evolve|evolved|spread)\b.*$",
     re.IGNORECASE,
 )
 
@@ -84,7 +87,7 @@ def classify_topic(topic: str) -> tuple[TopicClass, list[str]]:
     best: TopicClass = "unclear"
     best_cues: list[str] = []
     for cls, stems in _KEYWORDS.items():
-        cues = [s.strip() for s in stems if _contains(text, s)]
+        cues = [cue.rstrip("*") for cue in stems if _contains(text, cue)]
         # News cues win outright: recency matters more than the subject's field.
         if cls == "news" and cues:
             return "news", cues
@@ -93,10 +96,10 @@ def classify_topic(topic: str) -> tuple[TopicClass, list[str]]:
     return best, best_cues
 
 
-def _contains(text: str, stem: str) -> bool:
-    if stem.startswith(" ") or stem.endswith(" "):
-        return stem in text
-    return re.search(r"\b" + re.escape(stem), text) is not None
+def _contains(text: str, cue: str) -> bool:
+    if cue.endswith("*"):  # a stem: any word that starts with it
+        return re.search(r"\b" + re.escape(cue[:-1]), text) is not None
+    return re.search(r"\b" + re.escape(cue) + r"(s|es)?\b", text) is not None
 
 
 _ASPECT = re.compile(

@@ -232,3 +232,26 @@ def test_same_kind_researchers_on_one_question_never_send_the_same_query(kind: s
         assert 2 <= len(queries) <= 3
         assert not seen & set(queries), f"{angle} repeats another researcher's query"
         seen |= set(queries)
+
+
+@pytest.mark.parametrize(
+    "topic, expected",
+    [
+        ("What was Impressionism reacting against?", "humanities"),  # "reacting" is not React
+        ("Artificial sweeteners and health", "scientific"),  # "artificial" is not art
+        ("Software supply chain attacks", "technology"),  # "software" is not war
+        ("General relativity explained simply", "unclear"),  # "general" is not a gene
+    ],
+)
+def test_cues_match_whole_words_not_fragments(topic: str, expected: str) -> None:
+    from research.brains.topics import classify_topic
+
+    assert classify_topic(topic)[0] == expected
+
+
+def test_the_subject_drops_the_question_and_its_verb() -> None:
+    from research.brains.topics import subject_of
+
+    assert subject_of("What was Impressionism reacting against?") == "Impressionism"
+    assert subject_of("What was the impact of the printing press?") == "the printing press"
+    assert subject_of("Rust vs Go for backend services") == "Rust and Go for backend services"

@@ -44,7 +44,7 @@ def test_sources_table_has_one_row_per_source_with_citations(make_app, data_dir)
     assert cited["Lipid Nanoparticles Explained"] and cited["Phase 3 Trials Review"]
     assert not cited["Cold Chain Logistics"]
     assert dict(zip(frame["Title"], frame["Researcher"]))["Cold Chain Logistics"] == "book-1-r1"
-    assert [b.label for b in at.download_button][:1] == ["Download sources (CSV)"]
+    assert [b.label for b in at.download_button][:1] == ["Download table (CSV)"]
 
 
 def test_kind_filter_narrows_the_table(make_app, data_dir):

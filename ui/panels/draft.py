@@ -43,7 +43,8 @@ def render(view: RunView, store: RunStore) -> None:
             on_change=draft_editor.start_editing, args=(view.run_id, latest.markdown),
         )
     download_col.download_button(
-        "Download Markdown", shown.markdown.encode("utf-8"), file_name=safe_filename(view.topic, ".md"),
+        f"Download v{shown.version}", shown.markdown.encode("utf-8"),
+        file_name=safe_filename(view.topic, f"-v{shown.version}.md"),
         mime="text/markdown", icon=":material/download:", key=f"draft-md-{view.run_id}",
     )
     if editing:

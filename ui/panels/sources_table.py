@@ -50,8 +50,9 @@ def render(view: RunView) -> None:
     count_col.markdown(
         f"**{len(shown)}** of {len(frame)} sources · **{int(frame['Cited'].sum())}** cited in the draft"
     )
-    download_col.download_button(
-        "Download sources (CSV)", csv_frame(view).to_csv(index=False).encode("utf-8"),
+    table_csv = csv_frame(view)
+    download_col.download_button(  # the rows as filtered; the Export panel has every source
+        "Download table (CSV)", table_csv[table_csv["Kind"].isin(chosen or RESEARCHER_KINDS)].to_csv(index=False).encode("utf-8"),
         file_name=safe_filename(view.topic, "-sources.csv"), mime="text/csv", icon=":material/download:",
         key=f"sources-csv-{view.run_id}",
     )

@@ -7,6 +7,7 @@ import time
 import streamlit as st
 
 from research.api import RunView
+from ui.panels import usage as usage_panel
 from ui.panels import warnings
 from ui.text import duration, md_escape, when
 
@@ -55,6 +56,7 @@ def render_summary(view: RunView) -> None:
         columns[5].metric("Model calls", usage["calls"], help=f"{tokens:,} tokens{cost}".replace("$", "\\$"))
     else:
         columns[5].metric("Warnings", len(view.warnings))
+    usage_panel.render(view)
     if view.warnings:
         with st.expander("Warnings during this run", icon=":material/warning:"):
             for w in view.warnings:

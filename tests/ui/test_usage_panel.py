@@ -1,0 +1,39 @@
+"""Model usage per step and for the run, shown from the run's usage events."""
+
+from __future__ import annotations
+
+import time
+
+from research.api import Event, RunStore
+from tests.ui.canned import store_canned_run
+
+
+def _add_usage(data_dir, run_id: str) -> None:
+    store = RunStore(data_dir / "runs.sqlite")
+    seq = store.last_seq(run_id)
+    for i, (node, calls, prompt, completion, cost) in enumerate(
+        [("supervisor", 1, 900, 120, 0.0002), ("researcher", 3, 2400, 300, 0.0004), ("writer", 1, 5000, 900, 0.0011)], 1
+    ):
+        store.append_event(Event(
+            type="usage", run_id=run_id, seq=seq + i, ts=time.time(),
+            data={"node": node, "calls": calls, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost},
+        ))
+
+
+def test_usage_per_step_and_total(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    _add_usage(data_dir, run_id)
+    at = make_app(run_id).run()
+    assert not at.exception
+    expander = next(e for e in at.expander if e.label.startswith("Model usage"))
+    assert "5 calls" in expander.label and "9,620 tokens" in expander.label and "0.0017" in expander.label
+    frame = next(d.value for d in at.dataframe if "Step" in d.value.columns)
+    assert list(frame["Step"]) == ["Supervisor", "Researchers", "Writer", "Total"]
+    assert list(frame["Calls"]) == [1, 3, 1, 5]
+    assert frame.iloc[-1]["Prompt tokens"] == 8300
+
+
+def test_an_offline_run_shows_no_usage_panel(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    at = make_app(run_id).run()
+    assert not any(e.label.startswith("Model usage") for e in at.expander)

@@ -1,0 +1,40 @@
+"""Model usage: calls, tokens and estimated cost, per node and for the whole run."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from research.api import RunView
+
+_NODE_LABELS = {"supervisor": "Supervisor", "researcher": "Researchers", "analyst": "Analyst", "writer": "Writer"}
+
+
+def usage_frame(view: RunView) -> pd.DataFrame:
+    rows = [
+        {
+            "Step": _NODE_LABELS.get(node, node),
+            "Calls": n["calls"],
+            "Prompt tokens": n["prompt_tokens"],
+            "Completion tokens": n["completion_tokens"],
+        }
+        for node, n in view.usage["by_node"].items()
+    ]
+    totals = view.usage
+    rows.append({
+        "Step": "Total", "Calls": totals["calls"], "Prompt tokens": totals["prompt_tokens"],
+        "Completion tokens": totals["completion_tokens"],
+    })
+    return pd.DataFrame(rows)
+
+
+def render(view: RunView) -> None:
+    """Nothing for an offline run: it makes no model calls."""
+    totals = view.usage
+    if not totals.get("calls"):
+        return
+    tokens = totals["prompt_tokens"] + totals["completion_tokens"]
+    cost = f" · about \\${totals['cost_usd']:.4f}" if totals.get("cost_usd") else " · cost unknown for this model"
+    with st.expander(f"Model usage: {totals['calls']} calls, {tokens:,} tokens{cost}", icon=":material/token:"):
+        st.dataframe(usage_frame(view), hide_index=True, key=f"usage-{view.run_id}")
+        st.caption("Costs are estimates from the price table (RESEARCH_PRICES); tokens as the server counted them.")
