@@ -87,7 +87,7 @@ def classify_topic(topic: str) -> tuple[TopicClass, list[str]]:
     best: TopicClass = "unclear"
     best_cues: list[str] = []
     for cls, stems in _KEYWORDS.items():
-        cues = [cue.rstrip("*") for cue in stems if _contains(text, cue)]
+        cues = [cue[:-1] + "…" if cue.endswith("*") else cue for cue in stems if _contains(text, cue)]
         # News cues win outright: recency matters more than the subject's field.
         if cls == "news" and cues:
             return "news", cues

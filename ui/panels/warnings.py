@@ -1,8 +1,13 @@
 """Warnings shown where they happened: a researcher's in its card, the supervisor's and the writer's
-in their panels, the rest (runner, budget) under the run header. The summary lists them all."""
+in their panels, the rest (runner, budget) under the run header. The summary lists them all.
+
+Inline, warnings that differ only in the query they name are shown once with a count: offline, every
+query of a researcher repeats the same "host not found" and "used the local library" pair.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import streamlit as st
@@ -11,6 +16,7 @@ from research.api import RunView
 from ui.text import md_escape
 
 _PANEL_SOURCES = {"supervisor": "supervisor", "writer": "writer"}
+_QUOTED_QUERY = re.compile(r"""\s*(for|on)\s+(['"]).*?\2""")
 
 
 def place_of(warning: dict[str, Any]) -> str:
@@ -20,10 +26,18 @@ def place_of(warning: dict[str, Any]) -> str:
     return _PANEL_SOURCES.get(str(warning.get("source", "")).lower(), "run")
 
 
+def grouped(warnings: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    """(source, message, count) in first-seen order; messages compared without their quoted query."""
+    counts: dict[tuple[str, str], int] = {}
+    for warning in warnings:
+        message = _QUOTED_QUERY.sub("", str(warning.get("message", "")))
+        key = (str(warning.get("source", "")), message)
+        counts[key] = counts.get(key, 0) + 1
+    return [(source, message, n) for (source, message), n in counts.items()]
+
+
 def render_inline(view: RunView, place: str) -> None:
-    for warning in view.warnings:
-        if place_of(warning) == place:
-            st.warning(
-                f"{md_escape(warning.get('source', ''))}: {md_escape(warning.get('message', ''))}",
-                icon=":material/warning:",
-            )
+    here = [w for w in view.warnings if place_of(w) == place]
+    for source, message, count in grouped(here):
+        times = f" (×{count})" if count > 1 else ""
+        st.warning(f"{md_escape(source)}: {md_escape(message)}{times}", icon=":material/warning:")
