@@ -27,11 +27,16 @@ run: install
 	$(PY) -m streamlit run streamlit_app.py --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
-## Install Debian's Chromium for the browser tests (root, or sudo, needed; skipped if present).
+## Debian packages the tests use: Chromium (browser tests) and DejaVu fonts (Unicode PDF export).
+## Installed only when missing (root needed); outside CI a missing browser skips the browser tests.
 browser:
-	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || \
-		{ command -v apt-get >/dev/null && (apt-get update -q && apt-get install -y -q chromium) \
-		|| echo "Chromium not installed: browser tests will be skipped outside CI."; }
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$$missing fonts-dejavu-core"; \
+	if [ -n "$$missing" ]; then \
+		{ command -v apt-get >/dev/null && apt-get update -q && apt-get install -y -q $$missing; } \
+		|| echo "Could not install:$$missing (browser tests skip outside CI; PDFs fall back to core fonts)."; \
+	fi
 
 ## Run every test (unit, graph, UI, browser), all offline.
 test: install-dev browser
