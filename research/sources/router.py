@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 from research.relevance import is_on_topic, topic_relevance
 from research.schemas import ResearcherKind, RunWarning
+from research.text import tokenize
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
 
@@ -170,9 +171,9 @@ def _on_topic_only(result: Retrieval, topic: str | None) -> Retrieval:
         return result
     kept = []
     for source in result.sources:
-        text = f"{source.title} {source.snippet} {result.texts.get(source.id, '')}"
-        if is_on_topic(topic, text):
-            kept.append(source.model_copy(update={"relevance": round(topic_relevance(topic, text), 2)}))
+        terms = set(tokenize(f"{source.title} {source.snippet} {result.texts.get(source.id, '')}"))
+        if is_on_topic(topic, terms):
+            kept.append(source.model_copy(update={"relevance": round(topic_relevance(topic, terms), 2)}))
         else:
             result.off_topic += 1
             result.texts.pop(source.id, None)
