@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from research.schemas import RESEARCHER_KINDS, ResearcherKind
+from research.secrets import mask
 from research.settings import Settings
 from research.sources.base import ProviderError, SourceProvider
 from research.sources.router import live_providers
@@ -40,7 +41,7 @@ def check_providers(
         try:
             targets += [(kind, p, p.name) for p in providers(kind, quick)]
         except Exception as exc:  # noqa: BLE001 - a provider that cannot be built is a failed check
-            targets.append((kind, None, f"{kind} providers: {_scrub(str(exc), settings)}"))
+            targets.append((kind, None, f"{kind} providers: {mask(str(exc), settings.secret_values())}"))
     # Not a `with` block: leaving it would wait for a hung provider; its thread is left to finish.
     pool = ThreadPoolExecutor(max_workers=max(1, len(targets)), thread_name_prefix="health")
     try:
@@ -66,7 +67,7 @@ def _check_one(provider: SourceProvider, kind: ResearcherKind, settings: Setting
     try:
         result = provider.search("test", limit=1)
     except ProviderError as exc:
-        message, ok = _scrub(exc.message, settings), False
+        message, ok = mask(exc.message, settings.secret_values()), False
     except Exception as exc:  # noqa: BLE001 - any failure is an answer for this page
         message, ok = f"unexpected error: {type(exc).__name__}", False
     else:
@@ -74,7 +75,3 @@ def _check_one(provider: SourceProvider, kind: ResearcherKind, settings: Setting
     return ProviderStatus(provider.name, kind, ok, message, round(time.monotonic() - started, 3))
 
 
-def _scrub(text: str, settings: Settings) -> str:
-    for secret in settings.secret_values():
-        text = text.replace(secret, "***")
-    return text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from logging.handlers import RotatingFileHandler
 
+from research.secrets import mask
 from research.settings import Settings
 
 
@@ -31,9 +32,7 @@ class SecretFilter(logging.Filter):
         return True
 
     def scrub(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return text
+        return mask(text, self.secrets)
 
 
 _configured: dict[str, SecretFilter] = {}  # log path -> the filter of its handler

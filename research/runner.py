@@ -26,6 +26,7 @@ from research.logging_setup import configure_logging
 from research.nodes.plan_review import validate_plan_edit
 from research.runs import RunStore
 from research.schemas import ResearchRequest
+from research.secrets import mask
 from research.settings import Settings
 from research.sources.library import Library, LibraryProvider
 from research.sources.router import SourceRouter
@@ -181,8 +182,8 @@ class ResearchRunner:
                 final = snapshot.values
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
             # Not log.exception: the log's secret filter only sees the message, not the traceback.
-            log.error("Run %s failed\n%s", run_id, _scrub("".join(traceback.format_exception(exc)), self.settings))
-            message = _scrub(f"{type(exc).__name__}: {exc}", self.settings)
+            log.error("Run %s failed\n%s", run_id, mask("".join(traceback.format_exception(exc)), self.settings.secret_values()))
+            message = mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values())
             publish(adapter.make("run_failed", error=message))
             self.store.update_run(run_id, status="failed", error=message, finished_at=time.time())
             return
@@ -262,7 +263,3 @@ class PlanReviewError(RuntimeError):
     """Continue/cancel asked of a run that is not paused for plan review."""
 
 
-def _scrub(text: str, settings: Settings) -> str:
-    for secret in settings.secret_values():
-        text = text.replace(secret, "***")
-    return text

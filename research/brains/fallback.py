@@ -16,13 +16,12 @@ import openai
 
 from research.brains.base import Brain, BudgetExceeded, NumberedSource, Plan, TextLookup
 from research.brains.model_output import InvalidModelOutput
+from research.secrets import mask
 from research.schemas import AnalystVerdict, ResearcherKind, ResearcherReport, ResearcherTask, Source, Usage
 
 T = TypeVar("T")
 WarningSink = Callable[[str, str], None]  # (source, message), e.g. ("openai", "plan failed (...)")
 
-_KEY_SHAPED = re.compile(r"\b(sk|pk|rk|tvly|ghp|gho|github_pat)[-_][A-Za-z0-9_\-]{6,}")
-_BEARER = re.compile(r"(?i)\bbearer\s+\S+")
 _SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
 _MAX_DETAIL = 160
 
@@ -108,18 +107,10 @@ def describe_model_error(exc: BaseException, secrets: Iterable[str] = ()) -> str
         return "connection failed: the model server could not be reached"
     if isinstance(exc, openai.APIStatusError):
         detail = _SDK_PREFIX.sub("", exc.message)  # "Error code: 500 - ..." repeats the status
-        return f"HTTP {exc.status_code}: {_short(scrub(detail, secrets))}"
+        return f"HTTP {exc.status_code}: {_short(mask(detail, secrets))}"
     if isinstance(exc, InvalidModelOutput):
-        return f"invalid output after retries: {_short(scrub(str(exc), secrets))}"
-    return f"{type(exc).__name__}: {_short(scrub(str(exc), secrets))}"
-
-
-def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    """Mask every known secret value and anything shaped like an API key or bearer token."""
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, "***")
-    text = _BEARER.sub("Bearer ***", text)
-    return _KEY_SHAPED.sub(lambda m: f"{m.group(1)}-***", text)
+        return f"invalid output after retries: {_short(mask(str(exc), secrets))}"
+    return f"{type(exc).__name__}: {_short(mask(str(exc), secrets))}"
 
 
 def _short(text: str) -> str:

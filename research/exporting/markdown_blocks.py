@@ -131,7 +131,7 @@ def parse_blocks(markdown: str) -> list[Block]:
                 quoted.append(lines[i].lstrip()[1:].strip())
                 i += 1
             blocks.append(Quote(" ".join(q for q in quoted if q)))
-        elif item := _LIST_ITEM.match(line):
+        elif _LIST_ITEM.match(line):
             flush()
             i = _read_list(lines, i, blocks)
         else:

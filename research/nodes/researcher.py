@@ -17,6 +17,7 @@ from research.context import RunContext
 from research.events import emit
 from research.nodes.common import agent_log, log_tool, report_usage, warn
 from research.schemas import ResearcherReport, RunWarning
+from research.secrets import mask
 from research.state import ResearcherState, RetrieveTask
 
 MAX_QUERIES = 3
@@ -116,8 +117,7 @@ def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
         message = f"{type(exc).__name__}: {exc}"
-        for secret in runtime.context.settings.secret_values():  # exception texts may quote a key
-            message = message.replace(secret, "***")
+        message = mask(message, runtime.context.settings.secret_values())  # exception texts may quote a key
         warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
         emit(
             "researcher_finished", researcher_id=task.researcher_id, iteration=task.iteration, kind=task.kind,

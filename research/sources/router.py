@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 from research.relevance import is_on_topic, topic_relevance
 from research.schemas import ResearcherKind, RunWarning
+from research.secrets import mask
 from research.text import tokenize
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
@@ -181,12 +182,6 @@ def _on_topic_only(result: Retrieval, topic: str | None) -> Retrieval:
     return result
 
 
-def _masked(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
-
-
 def _why_nothing(kind: ResearcherKind, providers: list[SourceProvider], answered: list[str]) -> str:
     """'arxiv, openalex failed' / 'tavily found nothing' / 'arxiv failed and openalex found nothing'."""
     if not providers:
@@ -207,7 +202,7 @@ def _safe_search(provider: SourceProvider, query: str, limit: int, secrets: Sequ
     except Exception as exc:  # noqa: BLE001 - a bug in one provider must not end the run
         # Not log.exception: client libraries put URLs (keys included) in exception texts, and the
         # log's secret filter only sees the message, not the traceback.
-        log.error("Provider %s crashed\n%s", provider.name, _masked("".join(traceback.format_exception(exc)), secrets))
+        log.error("Provider %s crashed\n%s", provider.name, mask("".join(traceback.format_exception(exc)), secrets))
         return Retrieval(warnings=[RunWarning(source=provider.name, message=f"unexpected error: {type(exc).__name__}")])
     if provider.name not in result.providers_used:
         result.providers_used.append(provider.name)

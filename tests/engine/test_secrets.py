@@ -83,3 +83,13 @@ def test_the_log_scrubs_keys_inside_tracebacks(tmp_path):
     text = handler_path.read_text()
     assert "RuntimeError" in text and "***" in text
     assert "sk-TRACEBACK-KEY-99" not in text
+
+
+def test_mask_hides_known_values_and_key_shaped_text():
+    from research.secrets import mask
+
+    text = "key sk-live-ABCDEF123456 and tvly-XYZ12345678, token Bearer abc.def, custom s3cr3t-value"
+    masked = mask(text, ["s3cr3t-value"])
+    for secret in ("sk-live-ABCDEF123456", "tvly-XYZ12345678", "abc.def", "s3cr3t-value"):
+        assert secret not in masked
+    assert masked.count("***") == 4
