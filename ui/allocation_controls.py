@@ -88,7 +88,10 @@ def _topic_problem(topic: str) -> str | None:
     except TopicError as exc:
         if topic.strip():  # an empty box is the normal starting point: explained at the Run button
             st.error(str(exc), icon=":material/error:")
-        return str(exc)
+            return str(exc)
+        # Streamlit applies a text area's text on Ctrl+Enter or when focus leaves it: say so, since
+        # until then the button still sees an empty topic.
+        return f"{exc} (Ctrl+Enter, or click outside the box, applies what you typed.)"
     return None
 
 

@@ -61,6 +61,7 @@ def test_empty_or_blank_topic_disables_run_with_a_reason(make_app):
     at = make_app().run()
     assert _run_button(at).disabled
     assert any(t.startswith(":material/info: Run is disabled: Topic is empty") for t in texts(at))
+    assert any("Ctrl+Enter, or click outside the box" in t for t in texts(at))  # how typed text applies
     at.text_area(key="topic").input("   \n  ").run()
     assert _run_button(at).disabled
     at.text_area(key="topic").input("A real topic").run()
