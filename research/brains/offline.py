@@ -43,6 +43,10 @@ _ANAPHORIC = re.compile(
     re.IGNORECASE,
 )
 ANAPHORA_PENALTY = 0.4
+# Weight of a sentence's position in its document (1 / (1 + index)): opening sentences state the
+# document's point, which a summary wants most.
+SUMMARY_LEAD_BIAS = 1.0
+SECTION_LEAD_BIAS = 0.2
 
 # Per kind, one set of templates per angle (see the supervisor's _ANGLES): disjoint, so two
 # researchers of one kind never send the same query, even when they share a question.
@@ -156,7 +160,10 @@ class OfflineBrain:
         plain = [ns.source for ns in sources]
         used: set[tuple[str, str]] = set()
         lines = [f"# {_title(topic)}", ""]
-        summary = _best_sentences(topic, topic, plain, text_of, limit=SUMMARY_SENTENCES, per_source=1)
+        summary = _best_sentences(  # the subject alone: the topic's own words ("work") are no focus
+            subject_of(topic), topic, plain, text_of, limit=SUMMARY_SENTENCES, per_source=1,
+            lead_bias=SUMMARY_LEAD_BIAS,
+        )
         lines += ["## Summary", ""]
         if summary:
             lines.append(" ".join(_cite(s, by_id[src.id]) for s, src in summary))
@@ -259,7 +266,7 @@ _RELATED_STEMS: dict[str, set[str]] = {
     "develo": {"histor", "invent"},
     "effect": {"impact", "conseq"},
     "impact": {"effect", "conseq"},
-    "mechan": {"deliver", "immune", "respon"},
+    "mechan": {"delive", "immune", "respon", "transl", "antige", "cell"},
     "future": {"next", "emergi", "prospe"},
 }
 
@@ -280,29 +287,55 @@ def _on_subject(subject: str, text_or_terms: str | set[str]) -> bool:
 
 
 def _best_sentences(
-    query: str, topic: str, sources: list[Source], text_of: TextLookup, *, limit: int, per_source: int = 2
+    query: str,
+    topic: str,
+    sources: list[Source],
+    text_of: TextLookup,
+    *,
+    limit: int,
+    per_source: int = 2,
+    lead_bias: float = SECTION_LEAD_BIAS,
 ) -> list[tuple[str, Source]]:
     """The sentences most relevant to `query`, from sources on the topic's subject, at most
-    `per_source` each. Off-subject sources (a broad query's stray hits) are never quoted."""
+    `per_source` each. Off-subject sources (a broad query's stray hits) are never quoted.
+
+    A sentence's BM25 score is weighted by how well its whole source answers the query (a passing
+    mention in a document about something else ranks below the document about it), by its position
+    (opening sentences state a document's point: `lead_bias`), and down for sentences that lean on
+    the one before. When the query has its own terms, a sentence must speak to at least one.
+    """
     subject = subject_of(topic)
-    candidates: list[tuple[str, Source]] = []
-    for source in sources:
-        text = _source_text(source, text_of)
-        if not _on_subject(subject, f"{source.title} {text}"):
-            continue
-        for sentence in split_sentences(text):
-            if MIN_SENTENCE_CHARS <= len(sentence) <= 400 and not sentence.startswith("#"):
-                candidates.append((sentence, source))
-    if not candidates:
-        return []
-    bm25 = BM25([tokenize(s) for s, _ in candidates])
     focus_tokens = tokenize(" ".join(_focus_terms(query, subject)))
     # The question's own terms count double: every sentence here is already about the subject.
     query_tokens = focus_tokens * 2 + tokenize(subject) if focus_tokens else tokenize(query)
-    scores = [
-        score * (ANAPHORA_PENALTY if _ANAPHORIC.match(candidates[i][0]) else 1.0)
-        for i, score in enumerate(bm25.scores(query_tokens))
-    ]
+    documents: list[tuple[Source, list[str]]] = []
+    for source in sources:
+        text = _source_text(source, text_of)
+        if _on_subject(subject, f"{source.title} {text}"):
+            documents.append((source, tokenize(f"{source.title} {source.title} {text}")))
+    if not documents:
+        return []
+    doc_scores = BM25([tokens for _, tokens in documents]).scores(query_tokens)
+    best_doc = max(doc_scores) or 1.0
+    doc_weight = {source.id: 0.5 + score / best_doc for (source, _), score in zip(documents, doc_scores)}
+
+    candidates: list[tuple[str, Source, int]] = []
+    for source, _ in documents:
+        for position, sentence in enumerate(split_sentences(_source_text(source, text_of))):
+            if MIN_SENTENCE_CHARS <= len(sentence) <= 400 and not sentence.startswith("#"):
+                candidates.append((sentence, source, position))
+    if not candidates:
+        return []
+    sentence_tokens = [tokenize(sentence) for sentence, _, _ in candidates]
+    raw = BM25(sentence_tokens).scores(query_tokens)
+    focus_stems = set(focus_tokens)
+    scores = []
+    for i, (sentence, source, position) in enumerate(candidates):
+        if focus_stems and not _focus_matches(focus_stems, set(sentence_tokens[i])):
+            scores.append(0.0)
+            continue
+        score = raw[i] * doc_weight[source.id] * (1.0 + lead_bias / (1 + position))
+        scores.append(score * (ANAPHORA_PENALTY if _ANAPHORIC.match(sentence) else 1.0))
     ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     picked: list[tuple[str, Source]] = []
     per: dict[str, int] = defaultdict(int)
@@ -310,8 +343,8 @@ def _best_sentences(
     for i in ranked:
         if scores[i] <= 0 or len(picked) >= limit:
             break
-        sentence, source = candidates[i]
-        tokens = set(tokenize(sentence))
+        sentence, source, _ = candidates[i]
+        tokens = set(sentence_tokens[i])
         if per[source.id] >= per_source or any(_overlap(tokens, t) > 0.7 for t in seen_tokens):
             continue
         per[source.id] += 1

@@ -255,3 +255,21 @@ def test_the_subject_drops_the_question_and_its_verb() -> None:
     assert subject_of("What was Impressionism reacting against?") == "Impressionism"
     assert subject_of("What was the impact of the printing press?") == "the printing press"
     assert subject_of("Rust vs Go for backend services") == "Rust and Go for backend services"
+
+
+def test_each_section_quotes_sentences_that_answer_its_question(runner) -> None:
+    """On the shipped sample library: the extractive writer picks by the question's own terms (and
+    their usual phrasings), weighted by how much the whole source is about them."""
+    from research.schemas import ResearchRequest
+
+    run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="120"))
+    draft = runner.store.latest_draft(run_id).markdown
+    sections = {
+        block.split("\n", 1)[0]: block for block in draft.split("\n## ")[1:]
+    }
+    mechanism = next(text for title, text in sections.items() if "mechanism" in title)
+    history = next(text for title, text in sections.items() if "develop" in title)
+    assert "lipid" in mechanism.lower() or "translated" in mechanism.lower()
+    assert "Karikó" in history or "Nobel" in history
+    summary = sections["Summary"]
+    assert "mRNA" in summary and summary.count("[") >= 2
