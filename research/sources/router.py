@@ -172,7 +172,11 @@ def _on_topic_only(result: Retrieval, topic: str | None) -> Retrieval:
         return result
     kept = []
     for source in result.sources:
-        terms = set(tokenize(f"{source.title} {source.snippet} {result.texts.get(source.id, '')}"))
+        # Title and snippet first: they name the subject for nearly every real hit, and tokenising
+        # every page's full text costs more CPU than the rest of a retrieve.
+        terms = set(tokenize(f"{source.title} {source.snippet}"))
+        if topic_relevance(topic, terms) < 1.0 and result.texts.get(source.id):
+            terms |= set(tokenize(result.texts[source.id]))
         if is_on_topic(topic, terms):
             kept.append(source.model_copy(update={"relevance": round(topic_relevance(topic, terms), 2)}))
         else:
