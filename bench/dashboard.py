@@ -15,18 +15,14 @@ from __future__ import annotations
 
 import itertools
 import os
-import signal
-import subprocess
-import sys
 import time
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from bench.harness import (
-    REPO_ROOT, BenchContext, FigureSkipped, Stopwatch, clean_environ, free_port, log, median, rounded,
+    REPO_ROOT, BenchContext, FigureSkipped, Stopwatch, clean_environ, log, median, rounded,
 )
+from tests.streamlit_server import offline_env, streamlit_server
 
 CHROMIUM = Path(os.environ.get("RESEARCH_BENCH_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking"]
@@ -87,45 +83,9 @@ def store_sources_run(data_dir: Path, count: int) -> str:
 # --- the app and the browser ------------------------------------------------------------------------
 
 
-@contextmanager
-def streamlit_app(data_dir: Path) -> Iterator[str]:
-    port = free_port()
-    env = clean_environ(dead_proxies=True)
-    env.update(RESEARCH_DATA_DIR=str(data_dir), RESEARCH_LOG_DIR=str(data_dir / "logs"),
-               RESEARCH_SOURCES="library", RESEARCH_LLM="offline")
-    log_file = (data_dir / "streamlit.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=REPO_ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
-        yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log_file.close()
-
-
-def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"streamlit was not healthy within {timeout:.0f} s")
+def streamlit_app(data_dir: Path):
+    """The dashboard, offline, on a free loopback port (proxies cleared: see clean_environ)."""
+    return streamlit_server(offline_env(data_dir, base=clean_environ(dead_proxies=True)), data_dir / "streamlit.log")
 
 
 def _open_inputs(page, url: str) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import platform
 import shutil
-import socket
 import statistics
 import sys
 import tempfile
@@ -54,12 +53,6 @@ def isolate_environment() -> None:
         if name not in wanted:
             del os.environ[name]
     os.environ.update(wanted)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --- timing ------------------------------------------------------------------------------------

@@ -7,18 +7,13 @@ a missing browser fails them. Playwright's own browser download is never used.
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.streamlit_server import ROOT, offline_env, streamlit_server
+
 CHROMIUM = Path(os.environ.get("RESEARCH_TEST_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = [
@@ -41,26 +36,6 @@ def _require_browser() -> None:
     pytest.skip(message + " (skipped outside CI)")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.25)
-    raise RuntimeError(f"streamlit was not healthy within {timeout:.0f} s")
-
-
 @pytest.fixture(scope="session")
 def app_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("browser-data")
@@ -69,31 +44,9 @@ def app_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def app_url(app_data_dir: Path) -> Iterator[str]:
     _require_browser()
-    port = _free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY")},
-        "RESEARCH_DATA_DIR": str(app_data_dir), "RESEARCH_LOG_DIR": str(app_data_dir / "logs"),
-        "RESEARCH_SOURCES": "library", "RESEARCH_LLM": "offline", "RESEARCH_DEMO_DELAY": DEMO_DELAY,
-    }
-    log = (app_data_dir / "streamlit.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
+    env = offline_env(app_data_dir, RESEARCH_DEMO_DELAY=DEMO_DELAY)
+    with streamlit_server(env, app_data_dir / "streamlit.log") as url:
         yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
 
 
 @pytest.fixture(scope="session")

@@ -3,17 +3,14 @@ Compare page, and the app's own layout even on the very first load of a page URL
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ROOT, _free_port, _wait_healthy, screenshot
+from tests.browser.conftest import screenshot
+from tests.streamlit_server import offline_env, streamlit_server
 from tests.ui.stored_runs import TOPIC, real_runs
 from ui.comparison_store import ComparisonStore
 
@@ -85,25 +82,8 @@ def test_the_compare_page_reads_like_an_analysts_summary(page, app_url, app_data
 @pytest.fixture
 def fresh_server(tmp_path: Path):
     """A server that has served nothing yet: the first request is what this test is about."""
-    port = _free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY")},
-        "RESEARCH_DATA_DIR": str(tmp_path / "data"), "RESEARCH_LOG_DIR": str(tmp_path / "logs"),
-        "RESEARCH_SOURCES": "library", "RESEARCH_LLM": "offline",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
+    with streamlit_server(offline_env(tmp_path / "data")) as url:
         yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=10)
 
 
 def test_the_first_load_of_a_page_url_shows_the_app_not_the_pages_folder(browser, fresh_server):
