@@ -70,3 +70,19 @@ def safe_filename(topic: str, suffix: str) -> str:
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+RUN_STATUS_BADGES = {
+    "running": ":blue-badge[:material/progress_activity: Running]",
+    "finished": ":green-badge[:material/check_circle: Finished]",
+    "failed": ":red-badge[:material/error: Failed]",
+    "paused": ":orange-badge[:material/pause_circle: Waiting for plan review]",
+    "cancelled": ":gray-badge[:material/cancel: Cancelled]",
+    "interrupted": ":orange-badge[:material/pause_circle: Interrupted]",
+    "pending": ":gray-badge[Starting]",
+}
+
+
+def run_status_badge(status: str) -> str:
+    """A run's status as a coloured badge (unknown statuses shown as escaped text)."""
+    return RUN_STATUS_BADGES.get(status, md_escape(status))

@@ -8,17 +8,8 @@ import streamlit as st
 from research.api import RESEARCHER_KINDS
 from ui.compare_stats import RunStats, metrics_frame
 from ui.compare_summary import best_pick, summaries
-from ui.text import kind_icon, md_escape, plural
+from ui.text import kind_icon, md_escape, plural, run_status_badge
 
-_STATUS = {
-    "running": ":blue-badge[:material/progress_activity: Running]",
-    "finished": ":green-badge[:material/check_circle: Finished]",
-    "failed": ":red-badge[:material/error: Failed]",
-    "paused": ":orange-badge[:material/pause_circle: Waiting for plan review]",
-    "cancelled": ":gray-badge[:material/cancel: Cancelled]",
-    "interrupted": ":orange-badge[:material/pause_circle: Interrupted]",
-    "pending": ":gray-badge[Starting]",
-}
 _VERDICT = {
     "APPROVED": ":green-badge[:material/verified: approved]",
     "NEEDS_IMPROVEMENT": ":orange-badge[:material/rule: sent back]",
@@ -45,7 +36,7 @@ def render_cards(stats: list[RunStats]) -> None:
     for column, s in zip(columns, stats):
         with column, st.container(border=True, key=f"compare-card-{s.run_id}"):
             st.markdown(f"#### :material/groups: {md_escape(s.label)}")
-            st.markdown(_STATUS.get(s.status, md_escape(s.status)))
+            st.markdown(run_status_badge(s.status))
             if mixed_topics:
                 st.caption(md_escape(s.topic))
             kinds = " · ".join(f"{kind_icon(k)} {s.by_kind.get(k, 0)}" for k in RESEARCHER_KINDS)

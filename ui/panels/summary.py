@@ -9,20 +9,11 @@ import streamlit as st
 from research.api import RunView
 from ui.panels import usage as usage_panel
 from ui.panels import warnings
-from ui.text import duration, md_escape, when
-
-_STATUS = {
-    "running": ":blue-badge[:material/progress_activity: Running]",
-    "finished": ":green-badge[:material/check_circle: Finished]",
-    "failed": ":red-badge[:material/error: Failed]",
-    "paused": ":orange-badge[:material/pause_circle: Waiting for plan review]",
-    "cancelled": ":gray-badge[:material/cancel: Cancelled]",
-    "pending": ":gray-badge[Starting]",
-}
+from ui.text import duration, md_escape, run_status_badge, when
 
 
 def render_header(view: RunView, *, orphaned: bool = False) -> None:
-    status = ":orange-badge[:material/pause_circle: Interrupted]" if orphaned else _STATUS.get(view.status, view.status)
+    status = run_status_badge("interrupted" if orphaned else view.status)
     brain = "offline brain" if view.brain == "offline" else md_escape(view.model or view.brain)
     with st.container(key="run-header"):
         st.markdown(f"### {md_escape(view.topic) or 'Untitled run'}")
