@@ -269,6 +269,7 @@ class LoopbackWorld:
     _model: FakeOpenAIServer | None = field(default=None, init=False)
     _search: SearchFakes | None = field(default=None, init=False)
     _runners: dict[int, ResearchRunner] = field(default_factory=dict, init=False)
+    _router: SourceRouter | None = field(default=None, init=False)
     _nagle: bool = field(default=False, init=False)
     _backlog: int = field(default=5, init=False)
 
@@ -319,17 +320,27 @@ class LoopbackWorld:
         if max_researchers not in self._runners:
             settings = self.settings(max_researchers)
             runner = ResearchRunner(settings)
-            # A fresh circuit breaker: a failure in one run must not skip a provider in the next.
-            runner.sources = SourceRouter(
-                settings, lambda kind: LibraryProvider(runner.library, kind), breaker=CircuitBreaker()
-            )
+            if self._router is None:
+                # The world's own circuit breaker: a provider that failed in another test or bench
+                # of this process must not be skipped here.
+                self._router = SourceRouter(
+                    settings, lambda kind: LibraryProvider(runner.library, kind), breaker=CircuitBreaker()
+                )
+            # One router for every runner, as the dashboard has one for every run: what it learns
+            # (how long each kind's searches take) carries over from run to run.
+            runner.sources = self._router
             self._runners[max_researchers] = runner
         return self._runners[max_researchers]
 
     def run(self, allocation: str | None, *, max_iterations: int = 1, max_researchers: int = 3,
-            topic: str = "How do heat pumps work?") -> LoopbackRun:
+            topic: str = "How do heat pumps work?", search_cache: bool = True) -> LoopbackRun:
+        """One run. `search_cache=False` sends every request, even one another researcher of the
+        run is already sending (the cache is on by default, so figures measure it on)."""
         assert self._model and self._search
         runner = self.runner(max_researchers)
+        # Answers kept from an earlier run would make this one faster than its own requests allow.
+        runner.sources.cache.clear()
+        runner.sources.cache.seconds = runner.settings.search_cache_seconds if search_cache else 0
         self._model.reset()
         self._search.server.clear_log()
         events: list[Event] = []

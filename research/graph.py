@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 
 from langgraph.graph import END, START, StateGraph
 
@@ -19,6 +19,15 @@ from research.state import ResearchState
 
 
 def build_graph(*, max_consecutive_same: int = 3, checkpointer=None):
+    """The compiled graph with `checkpointer` attached. Compiling takes about 10 ms, and every run
+    would pay it before its first model call, so each loop limit is compiled once and shared: a
+    compiled graph keeps no per-run state, and `copy` only swaps the checkpointer."""
+    graph = _compiled(max_consecutive_same)
+    return graph if checkpointer is None else graph.copy(update={"checkpointer": checkpointer})
+
+
+@lru_cache(maxsize=8)
+def _compiled(max_consecutive_same: int):
     builder = StateGraph(ResearchState, context_schema=RunContext)
     builder.add_node(Node.SUPERVISOR.value, supervisor)
     builder.add_node(Node.PLAN_REVIEW.value, plan_review)
@@ -39,7 +48,7 @@ def build_graph(*, max_consecutive_same: int = 3, checkpointer=None):
     )
     builder.add_conditional_edges(Node.FOLLOW_UP.value, dispatch_follow_up, [Node.RESEARCHER.value])
     builder.add_edge(Node.WRITER.value, END)
-    return builder.compile(checkpointer=checkpointer)
+    return builder.compile()
 
 
 def make_graph():

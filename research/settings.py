@@ -71,6 +71,8 @@ class Settings(BaseSettings):
     # False (RESEARCH_RATE_LIMITS=off) drops the per-provider request spacing, e.g. arXiv's one request
     # per 3 s: only for base URLs pointed at local fakes or mirrors. Concurrency caps stay.
     rate_limits: bool = True
+    # How long a provider's answer to a query is reused (by any run in this process); 0 turns it off.
+    search_cache_seconds: float = Field(600.0, ge=0, le=86_400)
     enable_github: bool = False
     enable_stackexchange: bool = False
     # Seconds each local-library search waits, to pace live demos (and make a run observable in tests).

@@ -76,3 +76,10 @@ def test_library_figure_and_results_file_shape(tmp_path: Path) -> None:
     second = readme.read_text()
     assert second.count("## Performance") == 1 and second.count(report.START) == 1
     assert second.split(report.START)[0] == first.split(report.START)[0]
+
+
+def test_the_cache_off_figure_is_reported_next_to_the_target_rows() -> None:
+    doc = {"critical_path_efficiency": {"333": 1.08}, "critical_path_without_search_cache": {"333": 1.11}}
+    rows = report.figure_rows(doc)
+    assert rows[0][1:] == ("measured / ideal, allocation 333", "1.080", "≤ 1.10", "yes")
+    assert "search cache off" in rows[1][1] and rows[1][2] == "1.110" and rows[1][3:] == ("", "")

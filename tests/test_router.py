@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import pytest
 
-from research.schemas import ResearcherKind, Source
+from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval, SourceProvider
@@ -65,12 +65,15 @@ class StubProvider:
 class Setup:
     """A router over stub providers per kind, a stub library, and a private circuit breaker."""
 
-    def __init__(self, mode: str, providers: dict[str, list[StubProvider]], *, breaker_seconds: float = 60.0) -> None:
+    def __init__(
+        self, mode: str, providers: dict[str, list[StubProvider]], *, breaker_seconds: float = 60.0,
+        cache_seconds: float = 600.0,
+    ) -> None:
         self.providers = providers
         self.library = {kind: StubProvider("library", kind, found("library", kind, 1)) for kind in ("web", "academic", "book")}
         self.factory_calls = 0
         self.breaker = CircuitBreaker(seconds=breaker_seconds)
-        self.settings = Settings(_env_file=None, sources=mode)
+        self.settings = Settings(_env_file=None, sources=mode, search_cache_seconds=cache_seconds)
         self.router = SourceRouter(self.settings, self.library.__getitem__, providers=self._factory, breaker=self.breaker)
 
     def _factory(self, kind: ResearcherKind, _settings: Settings) -> list[SourceProvider]:
@@ -249,6 +252,81 @@ def test_a_success_resets_the_breaker() -> None:
     assert not setup.breaker.is_open("openalex")
     result = setup.retrieve("academic", "next")
     assert providers_of(result) == {"openalex"} and [c[0] for c in openalex.calls][-1] == "next"
+
+
+# --- recent answers are reused ---------------------------------------------------------------------
+
+
+def test_a_repeated_query_is_served_from_the_cache_with_the_same_sources() -> None:
+    arxiv = StubProvider("arxiv", "academic", found("arxiv", "academic"))
+    setup = Setup("live", {"academic": [arxiv]})
+    first = setup.retrieve("academic", "heat pumps")
+    second = setup.retrieve("academic", "heat  pumps ")  # the same query, spaced differently
+    assert len(arxiv.calls) == 1 and setup.router.cache.hits == 1
+    assert [s.url for s in second.sources] == [s.url for s in first.sources]
+    assert second.providers_used == ["arxiv"] and not second.warnings
+
+
+def test_the_same_query_racing_from_two_researchers_is_sent_once() -> None:
+    def slow(query: str) -> Retrieval:
+        time.sleep(0.3)
+        return found("openlibrary", "book")(query)
+
+    openlibrary = StubProvider("openlibrary", "book", slow)
+    setup = Setup("live", {"book": [openlibrary]})
+    results: list[Retrieval] = []
+    threads = [threading.Thread(target=lambda: results.append(setup.retrieve("book", "introduction to heat pumps")))
+               for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert len(openlibrary.calls) == 1
+    assert [len(r.sources) for r in results] == [2, 2, 2]
+
+
+def test_failures_and_incomplete_answers_are_not_reused() -> None:
+    answers = iter([fails("arxiv")] + [found("arxiv", "academic")] * 3)
+    arxiv = StubProvider("arxiv", "academic", lambda q: next(answers)(q))
+    setup = Setup("live", {"academic": [arxiv]}, breaker_seconds=0.0)
+    assert setup.retrieve("academic").sources == []
+    assert len(setup.retrieve("academic").sources) == 2  # the failure was not kept
+    assert len(arxiv.calls) == 2
+
+    def partial(query: str) -> Retrieval:
+        result = found("openlibrary", "book")(query)
+        result.warnings.append(RunWarning(source="openlibrary", message="3 of 5 work descriptions unavailable"))
+        return result
+
+    openlibrary = StubProvider("openlibrary", "book", partial)
+    setup = Setup("live", {"book": [openlibrary]})
+    setup.retrieve("book")
+    setup.retrieve("book")
+    assert len(openlibrary.calls) == 2  # an answer missing some detail is asked again
+
+
+def test_search_cache_seconds_zero_sends_every_query() -> None:
+    arxiv = StubProvider("arxiv", "academic", found("arxiv", "academic"))
+    setup = Setup("live", {"academic": [arxiv]}, cache_seconds=0)
+    setup.retrieve("academic")
+    setup.retrieve("academic")
+    assert len(arxiv.calls) == 2
+
+
+# --- how long each kind takes, for scheduling ---------------------------------------------------------
+
+
+def test_the_router_learns_how_long_each_kind_takes() -> None:
+    def slow(query: str) -> Retrieval:
+        time.sleep(0.2)
+        return found("openlibrary", "book")(query)
+
+    setup = Setup("live", {"book": [StubProvider("openlibrary", "book", slow)],
+                           "web": [StubProvider("tavily", "web", found("tavily", "web"))]})
+    assert setup.router.expected_seconds("book") is None  # nothing observed yet
+    setup.retrieve("book")
+    setup.retrieve("web")
+    assert setup.router.expected_seconds("book") >= 0.2 > setup.router.expected_seconds("web")
 
 
 # --- parallelism -------------------------------------------------------------------------------------

@@ -60,6 +60,21 @@ def test_json_schema_is_used_first_with_a_strict_schema(server: FakeOpenAIServer
     assert remembered_method(llm_for(server)) == "json_schema"
 
 
+def test_calls_run_on_the_callers_thread(server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No langchain thread pool per call: `with_structured_output(include_raw=True)` started pool
+    threads twice per call, which nine researchers calling at once paid on the critical path."""
+    import langchain_core.runnables.base as runnable_base
+
+    def no_pool(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a thread pool was started for a model call")
+
+    monkeypatch.setattr(runnable_base, "get_executor_for_config", no_pool)
+    server.reject_response_format = True  # the function-calling path too
+    parsed, _ = invoke_structured(llm_for(server), QueryPlan, MESSAGES)
+    assert parsed.queries == VALID["queries"]
+    assert [r.get("response_format", {}).get("type") for r in server.requests] == ["json_schema", None]
+
+
 def test_rejected_json_schema_falls_back_to_function_calling_and_is_remembered(server: FakeOpenAIServer) -> None:
     server.reject_response_format = True
     llm = llm_for(server)

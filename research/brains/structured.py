@@ -4,8 +4,8 @@ OpenAI honours `response_format` json_schema; many local OpenAI-compatible serve
 (HTTP 400), some reject named tool choice too, and reasoning models wrap JSON in think blocks.
 `invoke_structured` tries, in order:
 
-1. json_schema   `with_structured_output(..., method="json_schema", include_raw=True)`
-2. function_calling  the same with a forced tool call
+1. json_schema   `response_format` with the strict JSON schema
+2. function_calling  a forced call of a tool whose parameters are the schema
 3. json_prompt   a plain call asking for JSON, parsed leniently, with one repair turn that sends
                  the validation error back
 
@@ -16,6 +16,7 @@ not format problems: they propagate unchanged for the caller's fallback to handl
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from typing import Any, Callable, Literal, TypeVar
@@ -124,23 +125,31 @@ Call = Callable[[Runnable, list[BaseMessage]], AIMessage]
 
 
 def _json_schema(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
-    # The JSON schema as a dict, not the class: with a class the SDK parses the reply inside the
-    # request and raises on a think block, losing raw text we can still recover from. The dict is
-    # already strict-safe (all required, no defaults), which OpenAI's strict mode demands.
-    runnable = llm.with_structured_output(
-        strict_json_schema(schema), method="json_schema", strict=True, include_raw=True
-    )
-    raw = call(runnable, messages)
+    # Bound directly rather than through `with_structured_output`: with include_raw that wraps the
+    # call in two RunnableParallel steps, each starting a thread-pool thread per call, and we parse
+    # the raw reply ourselves anyway (a think block would make the SDK's parser raise). The schema
+    # is a dict, already strict-safe (all required, no defaults), as OpenAI's strict mode demands.
+    raw = call(llm.bind(response_format=_response_format(schema)), messages)
     return _validate_text(schema, _text(raw))
 
 
 def _function_calling(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
-    raw = call(llm.with_structured_output(schema, method="function_calling", include_raw=True), messages)
+    runnable = llm.bind_tools([schema], tool_choice=schema.__name__, parallel_tool_calls=False)
+    raw = call(runnable, messages)
     if raw.tool_calls:
         return _validate_object(schema, raw.tool_calls[0]["args"])
     if raw.invalid_tool_calls:
         return _validate_text(schema, str(raw.invalid_tool_calls[0].get("args") or ""))
     return _validate_text(schema, _text(raw))  # servers that ignore tool_choice answer in content
+
+
+@functools.lru_cache(maxsize=64)
+def _response_format(schema: type[BaseModel]) -> dict[str, Any]:
+    """OpenAI's json_schema response format for `schema` (built once per schema class)."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": strict_json_schema(schema), "strict": True},
+    }
 
 
 def _json_prompt(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:

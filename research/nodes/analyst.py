@@ -11,7 +11,7 @@ from research.context import RunContext
 from research.events import emit
 from research.nodes import Node
 from research.nodes.common import agent_log, report_usage, warn
-from research.nodes.supervisor import build_tasks, directive
+from research.nodes.supervisor import build_tasks, directive, researcher_sends
 from research.schemas import Critique, ResearcherAllocation
 from research.state import ResearchState
 
@@ -83,8 +83,5 @@ def follow_up_tasks(state: ResearchState, iteration: int):
     )
 
 
-def dispatch_follow_up(state: ResearchState) -> list[Send]:
-    return [
-        Send(Node.RESEARCHER.value, {"task": t})
-        for t in follow_up_tasks(state, state.get("research_iterations", 0))
-    ]
+def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunContext]) -> list[Send]:
+    return researcher_sends(follow_up_tasks(state, state.get("research_iterations", 0)), runtime.context)

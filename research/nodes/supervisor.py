@@ -122,9 +122,17 @@ def directive(task: ResearcherTask) -> AIMessage:
     return AIMessage(content=f"Supervisor Directive: {reason}. Please address this.", name="Supervisor")
 
 
-def dispatch(state: ResearchState) -> list[Send]:
+def dispatch(state: ResearchState, runtime: Runtime[RunContext]) -> list[Send]:
     """Fan out: one Send per researcher of the first round."""
     tasks = build_tasks(
         state["topic"], state["allocation"].allocation, state["research_questions"], iteration=0
     )
-    return [Send(Node.RESEARCHER.value, {"task": t}) for t in tasks]
+    return researcher_sends(tasks, runtime.context)
+
+
+def researcher_sends(tasks: list[ResearcherTask], ctx: RunContext) -> list[Send]:
+    """One Send per task, the slowest kinds first. Researchers start one after another, so this
+    puts the longest chains of requests, which decide when the round ends, at the head of the
+    queue (longest-first scheduling on observed retrieve times; ties keep the plan's order)."""
+    ordered = sorted(tasks, key=lambda t: -(ctx.sources.expected_seconds(t.kind) or 0.0))
+    return [Send(Node.RESEARCHER.value, {"task": t}) for t in ordered]

@@ -19,6 +19,8 @@ from research.secrets import mask
 from research.text import tokenize
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
+from research.sources.retrieve_timings import RetrieveTimings
+from research.sources.search_cache import SearchCache
 
 log = logging.getLogger("research.sources")
 
@@ -103,11 +105,14 @@ class SourceRouter:
         library_provider: Callable[[ResearcherKind], SourceProvider],
         providers: Callable[[ResearcherKind, Settings], list[SourceProvider]] = live_providers,
         breaker: CircuitBreaker = BREAKER,
+        cache: SearchCache | None = None,
     ) -> None:
         self.settings = settings
         self._library_provider = library_provider
         self._providers = providers
         self.breaker = breaker
+        self.cache = cache if cache is not None else SearchCache(settings.search_cache_seconds)
+        self.timings = RetrieveTimings()
 
     def describe(self, kind: ResearcherKind) -> list[str]:
         """Provider names in use for a kind (for the dashboard and the Settings page)."""
@@ -120,6 +125,17 @@ class SourceRouter:
         """Sources for one query. With a `topic`, results not about its subject are dropped
         before deciding on the fallback, so a kind whose live hits are all off-topic still gets
         the library's."""
+        started = time.monotonic()
+        try:
+            return self._retrieve(kind, query, limit, topic)
+        finally:
+            self.timings.record(kind, time.monotonic() - started)
+
+    def expected_seconds(self, kind: ResearcherKind) -> float | None:
+        """How long a retrieve of this kind has been taking (None before the first one)."""
+        return self.timings.expected(kind)
+
+    def _retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None) -> Retrieval:
         if self.settings.sources == "library":
             return _on_topic_only(self._library_search(kind, query, limit), topic)
         try:
@@ -141,7 +157,7 @@ class SourceRouter:
         if active:
             with ThreadPoolExecutor(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
                 secrets = self.settings.secret_values()
-                searches = pool.map(lambda p: _safe_search(p, query, limit, secrets), active)
+                searches = pool.map(lambda p: self._search(p, query, limit, secrets), active)
                 for provider, result in zip(active, searches):
                     if provider.name in result.providers_used:
                         self.breaker.reset(provider.name)
@@ -159,6 +175,16 @@ class SourceRouter:
             ))
             outcome.extend(_on_topic_only(self._library_search(kind, query, limit), topic))
         return outcome
+
+    def _search(self, provider: SourceProvider, query: str, limit: int, secrets: Sequence[str]) -> Retrieval:
+        """One provider's answer, from the cache when the same request was answered recently."""
+        key = (provider.name, " ".join(query.split()), limit)
+        return self.cache.fetch(
+            key,
+            lambda: _safe_search(provider, query, limit, secrets),
+            # Only clean answers are kept: not failures, and not answers missing some detail.
+            keep=lambda result: provider.name in result.providers_used and not result.warnings,
+        )
 
     def _library_search(self, kind: ResearcherKind, query: str, limit: int) -> Retrieval:
         if self.settings.demo_delay:  # presenters pace a live demo so the audience can follow it

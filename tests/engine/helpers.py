@@ -99,6 +99,9 @@ class SlowRouter:
     def describe(self, kind: ResearcherKind) -> list[str]:
         return ["slow-stub"]
 
+    def expected_seconds(self, kind: ResearcherKind) -> float | None:
+        return None  # no history: researchers start in the plan's order
+
     def retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None = None) -> Retrieval:
         start = time.monotonic()
         time.sleep(self.delay)

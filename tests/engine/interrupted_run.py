@@ -55,6 +55,9 @@ def main() -> None:
             def describe(self, kind):
                 return library.describe(kind)
 
+            def expected_seconds(self, kind):
+                return None  # the plan's order: web-1 starts first
+
             def retrieve(self, kind, query, limit, topic=None):
                 if kind == "academic":
                     die_once_logged("web-1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 
 from research.graph import build_graph
 from research.nodes.routing import route_after_analyst
@@ -91,3 +92,12 @@ def test_graph_wiring() -> None:
     # The writer is the only way out, and the analyst never routes straight back to the supervisor.
     assert {(s, t) for s, t, _ in edges if t == "__end__"} == {("writer", "__end__")}
     assert {t for s, t, _ in edges if s == "analyst"} == {"follow_up", "writer"}
+
+
+def test_the_graph_is_compiled_once_per_loop_limit_and_runs_get_their_own_checkpointer() -> None:
+    saver_a, saver_b = InMemorySaver(), InMemorySaver()
+    first, second = build_graph(checkpointer=saver_a), build_graph(checkpointer=saver_b)
+    assert first.nodes["researcher"] is second.nodes["researcher"]  # one compilation for every run
+    assert first.checkpointer is saver_a and second.checkpointer is saver_b
+    assert build_graph().checkpointer is None  # attaching one did not change the shared graph
+    assert build_graph(max_consecutive_same=5).nodes["researcher"] is not first.nodes["researcher"]

@@ -33,6 +33,9 @@ class BigPageRouter:
     def describe(self, kind):
         return ["big-stub"]
 
+    def expected_seconds(self, kind):
+        return None
+
     def retrieve(self, kind, query, limit, topic=None) -> Retrieval:
         sources = [
             Source(title=f"Heat pumps guide {i}", url=f"https://site{i}.example.org/heat-pumps", kind=kind,
@@ -108,3 +111,14 @@ def test_store_survives_a_new_process_view(tmp_path: Path) -> None:
     assert b.get_run("r1").topic == "topic"
     assert b.get_text("r1", "s1") == "page text"
     assert b.get_text("r1", "s2") == "" and b.get_text("r2", "s1") == ""
+
+
+def test_checkpoints_and_events_are_written_in_wal_mode_without_an_fsync_per_commit(runner: ResearchRunner) -> None:
+    # synchronous=FULL fsynced the WAL on every checkpoint write, while holding the saver's lock.
+    run_id = runner.run(ResearchRequest(topic="How do heat pumps work?", allocation="100", max_iterations=0))
+    with runner.checkpointer() as saver:
+        assert saver.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        assert saver.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert saver.get_tuple({"configurable": {"thread_id": run_id}}) is not None
+    with runner.store._connect() as db:
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 1
