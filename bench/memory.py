@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import BenchContext, clean_environ, log, rounded
-from research.sources.library import Library
+from research.sources.library.store import Library
 
 TOPIC = "How do mRNA vaccines work?"
 MARKER_BYTES = 100_000

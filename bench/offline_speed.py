@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import BenchContext, Stopwatch, clean_environ, log, median, rounded
-from research.runner import ResearchRunner
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
 from research.settings import Settings
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from research.cli import main
+from research.cli.main import main
 
 sys.exit(main())

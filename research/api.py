@@ -1,31 +1,31 @@
 """The engine's public API: what the dashboard (and other callers) may import."""
 
-from research.allocation import AllocationError, parse_allocation
-from research.citations import check_citations
+from research.graph.allocation import AllocationError, parse_allocation
+from research.drafts.citations import check_citations
 from research.events import Event
-from research.manager import RunManager
-from research.runner import ResearchRunner
-from research.runs import DraftVersion, RunRecord, RunStore
+from research.runs.manager import RunManager
+from research.runs.runner import ResearchRunner
+from research.runs.store import DraftVersion, RunRecord, RunStore
 from research.schemas import MAX_TOPIC_CHARS, ResearcherAllocation, ResearchRequest, Source, TopicError, validate_topic
 from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
-from research.view import ResearcherView, RunView, fold
+from research.runs.view import ResearcherView, RunView, fold
 
 # For the dashboard: run-view constants, library browsing/upload and the provider check.
-from research.health import ProviderStatus, check_providers
+from research.sources.health import ProviderStatus, check_providers
 from research.schemas import MAX_PER_KIND, RESEARCHER_KINDS
-from research.sources.library import Library, LibraryDocument, LibraryHit
-from research.sources.library_import import SUPPORTED_SUFFIXES, ImportReport, import_bytes
-from research.view import PHASES
+from research.sources.library.store import Library, LibraryDocument, LibraryHit
+from research.sources.library.importer import SUPPORTED_SUFFIXES, ImportReport, import_bytes
+from research.runs.view import PHASES
 
 # Issue 6: plan review, replay, bundles, exports and draft revision.
-from research.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
-from research.export import EXPORT_FORMATS, ExportError, ExportFile, export_run, load_export_document
-from research.exporting.filenames import safe_filename
-from research.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
-from research.replay import SPEEDS, ReplayControl, events_due, parse_speed, replay_events, replay_offsets, replay_run
-from research.revise import Revision, revise_run
-from research.revise_offline import RevisionError
-from research.runner import PlanReviewError
+from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
+from research.export.run_export import EXPORT_FORMATS, ExportError, ExportFile, export_run, load_export_document
+from research.export.filenames import safe_filename
+from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
+from research.runs.replay import SPEEDS, ReplayControl, events_due, parse_speed, replay_events, replay_offsets, replay_run
+from research.runs.revision import Revision, revise_run
+from research.brains.offline_revise import RevisionError
+from research.runs.runner import PlanReviewError
 
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from research.health import check_providers
+from research.sources.health import check_providers
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.router import live_providers

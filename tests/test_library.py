@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from research.sources import library_import, library_index
+from research.sources.library import index as library_index
+from research.sources.library import store as library_store
 from research.sources.base import ProviderError, SourceProvider
-from research.sources.library import Library, LibraryProvider, NewDocument
+from research.sources.library.store import Library, LibraryProvider, NewDocument
 
 FIXTURES = Path(__file__).parent / "fixtures" / "library"
 
@@ -266,7 +267,7 @@ def test_ensure_sample_does_not_reparse_when_the_marker_matches(tmp_path: Path, 
     def fail(_: Path) -> None:
         raise AssertionError("sample files were parsed again")
 
-    monkeypatch.setattr(library_import, "read_sample_file", fail)
+    monkeypatch.setattr(library_store, "read_sample_file", fail)
     assert Library(path).ensure_sample(FIXTURES) == 0  # a new instance trusts the stored marker
 
 

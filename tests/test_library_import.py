@@ -8,9 +8,10 @@ import docx
 import pytest
 from fpdf import FPDF
 
-from research.sources import library_import
-from research.sources.library import Library
-from research.sources.library_import import import_bytes, import_paths, split_front_matter
+from research.sources.library import readers as library_import
+from research.sources.library.store import Library
+from research.sources.library.importer import import_bytes, import_paths
+from research.sources.library.readers import split_front_matter
 
 
 @pytest.fixture

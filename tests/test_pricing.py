@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from research.pricing import DEFAULT_PRICES, Price, estimate_cost, load_price_table, price_for
+from research.brains.pricing import DEFAULT_PRICES, Price, estimate_cost, load_price_table, price_for
 from research.schemas import Usage
 
 USAGE = Usage(calls=1, prompt_tokens=2_000_000, completion_tokens=1_000_000)

@@ -14,12 +14,12 @@ import pytest
 
 from research.settings import Settings
 from research.sources import http
-from research.sources.arxiv_provider import ArxivProvider
+from research.sources.providers.arxiv_provider import ArxivProvider
 from research.sources.base import ProviderError, SourceProvider
 from research.sources.http import HttpStatusError
-from research.sources.openalex import OpenAlexProvider, rebuild_abstract
-from research.sources.openlibrary import OpenLibraryProvider
-from research.sources.wikipedia_provider import WikipediaProvider
+from research.sources.providers.openalex import OpenAlexProvider, rebuild_abstract
+from research.sources.providers.openlibrary import OpenLibraryProvider
+from research.sources.providers.wikipedia_provider import WikipediaProvider
 from tests.fakes import FakeServer, Handler, Reply, faults, lift_rate_limits, slow, text_reply
 from tests.fakes.service_fakes import (
     ARXIV_PATH,

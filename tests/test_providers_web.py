@@ -14,12 +14,12 @@ import pytest
 
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources import stackexchange_provider
+from research.sources.providers import stackexchange_provider
 from research.sources.base import ProviderError, SourceProvider
-from research.sources.ddgs_provider import DuckDuckGoProvider, to_retrieval, unwrap_redirect
-from research.sources.github_provider import GitHubProvider
-from research.sources.stackexchange_provider import StackExchangeProvider
-from research.sources.tavily_provider import TavilyProvider
+from research.sources.providers.ddgs_provider import DuckDuckGoProvider, to_retrieval, unwrap_redirect
+from research.sources.providers.github_provider import GitHubProvider
+from research.sources.providers.stackexchange_provider import StackExchangeProvider
+from research.sources.providers.tavily_provider import TavilyProvider
 from tests.fakes.http_server import FakeRequest, FakeServer, Reply, faults, slow
 
 FIXTURES = Path(__file__).parent / "fixtures" / "web"

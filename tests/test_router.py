@@ -18,7 +18,7 @@ from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval, SourceProvider
-from research.sources.openalex import OpenAlexProvider
+from research.sources.providers.openalex import OpenAlexProvider
 from research.sources.router import CircuitBreaker, SourceRouter, live_providers
 
 SECRET = "sk-test-ROUTER-SECRET-999"

@@ -18,11 +18,11 @@ import pytest
 from research.schemas import Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources import scraper
+from research.sources.providers import scraper
 from research.sources.base import Retrieval
-from research.sources.html_text import html_to_text
-from research.sources.scraper import PageTextProvider, ScrapeError, enrich_with_page_text, fetch_page_text
-from research.sources.url_safety import Resolver, UnsafeURLError, blocked_reason, check_url, system_resolver
+from research.sources.providers.html_text import html_to_text
+from research.sources.providers.scraper import PageTextProvider, ScrapeError, enrich_with_page_text, fetch_page_text
+from research.sources.providers.url_safety import Resolver, UnsafeURLError, blocked_reason, check_url, system_resolver
 from tests.fakes.http_server import FakeServer, Reply, slow, text_reply
 
 ARTICLE = (Path(__file__).parent / "fixtures" / "web" / "article.html").read_text(encoding="utf-8")

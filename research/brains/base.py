@@ -97,7 +97,7 @@ class Brain(Protocol):
         text_of: TextLookup,
     ) -> str:
         """Rewrite `draft` (markdown without its Sources list) on the user's instruction, citing [n]
-        only from `sources`. Raises research.revise_offline.RevisionError when it cannot."""
+        only from `sources`. Raises research.brains.offline_revise.RevisionError when it cannot."""
         ...
 
     def take_usage(self) -> Usage:

@@ -14,6 +14,6 @@ def make_brain(settings: Settings, choice: str | None = None) -> Brain:
         return OfflineBrain()
     from research.brains.fallback import FallbackBrain
     from research.brains.llm import LLMBrain
-    from research.nodes.common import warn
+    from research.events.agent_log import warn
 
     return FallbackBrain(LLMBrain(settings), OfflineBrain(), on_warning=lambda source, message: warn(source, message))

@@ -16,7 +16,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from research import prompts
-from research.brains import draft_guard
+from research.drafts import guard as draft_guard
 from research.brains.base import NumberedSource, Plan, TextLookup
 from research.brains.model_output import InvalidModelOutput, strip_think
 from research.brains.structured import invoke_structured

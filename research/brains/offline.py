@@ -27,7 +27,7 @@ from research.schemas import (
     Source,
     Usage,
 )
-from research.relevance import is_on_topic
+from research.relevance.scoring import is_on_topic
 from research.text import BM25, split_sentences, tokenize
 
 # A source is relevant to a question when it contains this share of the question's terms.
@@ -190,7 +190,7 @@ class OfflineBrain:
         self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup
     ) -> str:
         """A deterministic restructure (shorten, expand, reorder, bullets, focus): see revise_offline."""
-        from research.revise_offline import offline_revise
+        from research.brains.offline_revise import offline_revise
 
         return offline_revise(draft, instruction, sources, text_of)
 

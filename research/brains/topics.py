@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from research.relevance.subject import is_comparison, subject_of
 from research.schemas import ResearcherAllocation
+
+__all__ = ["ALLOCATION_GUIDANCE", "GUIDANCE_LABEL", "TopicClass", "classify_topic", "is_comparison", "research_questions", "subject_of"]
 
 TopicClass = Literal["technology", "scientific", "humanities", "historical", "news", "unclear"]
 
@@ -67,20 +70,6 @@ _KEYWORDS: dict[TopicClass, tuple[str, ...]] = {
     ),
 }
 
-_LEADING = re.compile(
-    r"^(how|what|why|when|where|who|which|is|are|does|do|did|can|should|explain|describe|compare|"
-    r"tell me about|give me|write about|research)\b(\s+(is|are|was|were|do|does|did|the|a|an|has|have|"
-    r"can|should|might|would|about))*\s+",
-    re.IGNORECASE,
-)
-_TRAILING = re.compile(
-    r"\s+(work|works|working|function|change|changed|affect|affected|matter|compare|happen|happened|"
-    r"react|reacted|reacting|respond|responded|lead|led|cause|caused|begin|began|start|started|end|ended|"
-    r"mean|means|influence|influenced|shape|shaped|evolve|evolved|spread)\b.*$",
-    re.IGNORECASE,
-)
-
-
 def classify_topic(topic: str) -> tuple[TopicClass, list[str]]:
     """The best-scoring class and the cue words that decided it ("unclear" when nothing matches)."""
     text = f" {topic.lower()} "
@@ -100,29 +89,6 @@ def _contains(text: str, cue: str) -> bool:
     if cue.endswith("*"):  # a stem: any word that starts with it
         return re.search(r"\b" + re.escape(cue[:-1]), text) is not None
     return re.search(r"\b" + re.escape(cue) + r"(s|es)?\b", text) is not None
-
-
-_ASPECT = re.compile(
-    r"^(the\s+)?(impact|impacts|effect|effects|influence|role|significance|history|causes|consequences|"
-    r"origins?|future|state|benefits|risks)\s+of\s+",
-    re.IGNORECASE,
-)
-_COMPARISON = re.compile(r"\s+(vs\.?|versus)\s+", re.IGNORECASE)
-
-
-def subject_of(topic: str) -> str:
-    """The topic's subject: "How do mRNA vaccines work?" -> "mRNA vaccines";
-    "What was the impact of the printing press?" -> "the printing press"."""
-    text = " ".join(topic.strip().split()).rstrip("?.! ")
-    text = _LEADING.sub("", text)
-    text = _TRAILING.sub("", text)
-    text = _ASPECT.sub("", text)
-    text = re.sub(r"^(a|an)\s+", "", text, flags=re.IGNORECASE)
-    return _COMPARISON.sub(" and ", text).strip(" ,;:") or topic.strip()
-
-
-def is_comparison(topic: str) -> bool:
-    return bool(_COMPARISON.search(topic)) or topic.lower().lstrip().startswith("compare")
 
 
 _QUESTIONS: dict[TopicClass, tuple[str, ...]] = {

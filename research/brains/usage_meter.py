@@ -11,7 +11,7 @@ import threading
 from collections import defaultdict
 
 from research.brains.base import BudgetExceeded
-from research.pricing import Price, estimate_cost, load_price_table
+from research.brains.pricing import Price, estimate_cost, load_price_table
 from research.schemas import Usage
 
 

@@ -13,7 +13,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
-from research.relevance import is_on_topic, topic_relevance
+from research.relevance.scoring import is_on_topic, topic_relevance
 from research.schemas import ResearcherKind, RunWarning
 from research.secrets import mask
 from research.text import tokenize
@@ -64,34 +64,34 @@ def live_providers(kind: ResearcherKind, settings: Settings) -> list[SourceProvi
 
     set_request_spacing(settings.rate_limits)
     if kind == "web":
-        from research.sources.scraper import PageTextProvider
+        from research.sources.providers.scraper import PageTextProvider
 
         if settings.tavily_api_key:
-            from research.sources.tavily_provider import TavilyProvider
+            from research.sources.providers.tavily_provider import TavilyProvider
 
             search: SourceProvider = TavilyProvider(settings)
         else:
-            from research.sources.ddgs_provider import DuckDuckGoProvider
+            from research.sources.providers.ddgs_provider import DuckDuckGoProvider
 
             search = DuckDuckGoProvider(settings)
         # Search services give snippets; the writer quotes page text, so fetch a few pages.
         providers: list[SourceProvider] = [PageTextProvider(search, settings, max_pages=PAGES_PER_QUERY)]
         if settings.enable_github:
-            from research.sources.github_provider import GitHubProvider
+            from research.sources.providers.github_provider import GitHubProvider
 
             providers.append(GitHubProvider(settings))
         if settings.enable_stackexchange:
-            from research.sources.stackexchange_provider import StackExchangeProvider
+            from research.sources.providers.stackexchange_provider import StackExchangeProvider
 
             providers.append(StackExchangeProvider(settings))
         return providers
     if kind == "academic":
-        from research.sources.arxiv_provider import ArxivProvider
-        from research.sources.openalex import OpenAlexProvider
+        from research.sources.providers.arxiv_provider import ArxivProvider
+        from research.sources.providers.openalex import OpenAlexProvider
 
         return [ArxivProvider(settings), OpenAlexProvider(settings)]
-    from research.sources.openlibrary import OpenLibraryProvider
-    from research.sources.wikipedia_provider import WikipediaProvider
+    from research.sources.providers.openlibrary import OpenLibraryProvider
+    from research.sources.providers.wikipedia_provider import WikipediaProvider
 
     return [OpenLibraryProvider(settings), WikipediaProvider(settings)]
 

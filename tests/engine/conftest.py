@@ -13,7 +13,7 @@ from typing import Iterator
 
 import pytest
 
-from research.runner import ResearchRunner
+from research.runs.runner import ResearchRunner
 from research.settings import Settings
 from tests.engine.helpers import clean_environ
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from research.graph import build_graph
-from research.runner import ResearchRunner
+from research.graph.builder import build_graph
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearcherKind, Source
 from research.sources.base import Retrieval
 

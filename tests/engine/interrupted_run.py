@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 from research.brains.offline import OfflineBrain
-from research.runner import ResearchRunner
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
 from research.settings import Settings
-from research.sources.library import LibraryProvider
+from research.sources.library.store import LibraryProvider
 from research.sources.router import SourceRouter
 
 KILLED = 17

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from research.allocation import (
+from research.graph.allocation import (
     DEFAULT_ALLOCATION,
     AllocationError,
     parse_allocation,
     researcher_ids,
     resolve_allocation,
 )
-from research.runner import ResearchRunner
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, ResearcherAllocation
 from research.settings import Settings
 

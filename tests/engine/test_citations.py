@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from research.citations import check_citations, finalize_citations
-from research.runner import ResearchRunner
+from research.drafts.citations import check_citations, finalize_citations
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, Source
 from tests.engine.helpers import events_of, final_state
 

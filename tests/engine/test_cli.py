@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from research.cli import main
+from research.cli.main import main
 from tests.engine.helpers import cli_env, run_cli
 
 TOPIC = "How do mRNA vaccines work?"

@@ -7,9 +7,9 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from research.events import EVENT_TYPES, Event, EventAdapter, event_payload
-from research.runner import ResearchRunner
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
-from research.view import fold, to_json
+from research.runs.view import fold, to_json
 from tests.engine.helpers import final_state
 
 
@@ -115,7 +115,7 @@ def test_every_event_type_has_a_progress_line():
     from typing import get_args
 
     from research.events import EventAdapter, EventType
-    from research.progress import describe
+    from research.cli.progress import describe
 
     samples = {
         "plan_review_requested": {"research_questions": ["Q1", "Q2"]},

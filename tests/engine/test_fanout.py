@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 
 from research.brains.offline import OfflineBrain
-from research.nodes.supervisor import build_tasks
-from research.runner import ResearchRunner
+from research.graph.nodes.supervisor import build_tasks
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, ResearcherAllocation
 from research.settings import Settings
 from tests.engine.helpers import SlowRouter, events_of

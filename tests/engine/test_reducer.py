@@ -6,7 +6,7 @@ import operator
 from typing import get_type_hints
 
 from research.schemas import Source, normalise_url
-from research.state import ResearcherState, ResearchState, merge_sources
+from research.graph.state import ResearcherState, ResearchState, merge_sources
 
 
 def src(url: str, title: str, provider: str = "test") -> Source:

@@ -8,8 +8,8 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from research.runner import ResearchRunner
-from research.runs import RunStore
+from research.runs.runner import ResearchRunner
+from research.runs.store import RunStore
 from research.settings import Settings
 from tests.engine.helpers import PYTHON, cli_env, run_cli
 from tests.engine.interrupted_run import KILLED

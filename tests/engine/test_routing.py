@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from research.graph import build_graph
-from research.nodes.routing import route_after_analyst
+from research.graph.builder import build_graph
+from research.graph.nodes.routing import route_after_analyst
 from research.schemas import Critique
 
 

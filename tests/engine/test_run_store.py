@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from research.runner import ResearchRunner
-from research.runs import RunStore
+from research.runs.runner import ResearchRunner
+from research.runs.store import RunStore
 from research.schemas import ResearchRequest, Source
 from research.settings import Settings
 from research.sources.base import Retrieval

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from research.nodes.supervisor import build_tasks, researcher_sends
-from research.runner import ResearchRunner
+from research.graph.nodes.supervisor import build_tasks, researcher_sends
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, ResearcherAllocation
 from research.settings import Settings
 from research.sources.retrieve_timings import SMOOTHING, RetrieveTimings

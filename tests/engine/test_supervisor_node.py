@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-import research.runner
+import research.runs.runner
 from research.brains.base import Plan
 from research.brains.offline import OfflineBrain
-from research.runner import ResearchRunner
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, ResearcherAllocation
 from research.settings import Settings
 from tests.engine.helpers import events_of
@@ -28,7 +28,7 @@ class PlanningBrain(OfflineBrain):
 
 
 def run_with_brain(settings: Settings, monkeypatch: pytest.MonkeyPatch, brain, **request) -> tuple[ResearchRunner, str]:
-    monkeypatch.setattr(research.runner, "make_brain", lambda *args, **kwargs: brain)
+    monkeypatch.setattr(research.runs.runner, "make_brain", lambda *args, **kwargs: brain)
     runner = ResearchRunner(settings)
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", max_iterations=0, **request))
     return runner, run_id

@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from research.runner import ResearchRunner
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
 from research.settings import Settings
 from tests.engine.helpers import clean_environ

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from research.bundle import BundleError, export_bundle, import_bundle, read_bundle
+from research.runs.bundle import BundleError, export_bundle, import_bundle, read_bundle
 from research.events import Event
-from research.replay import TICK, ReplayControl, events_due, parse_speed, replay_events, replay_offsets, replay_run
-from research.runs import RunStore
-from research.view import fold, to_json
+from research.runs.replay import TICK, ReplayControl, events_due, parse_speed, replay_events, replay_offsets, replay_run
+from research.runs.store import RunStore
+from research.runs.view import fold, to_json
 
 
 def panels(view) -> dict:

@@ -10,8 +10,8 @@ from pathlib import Path
 import docx
 import pytest
 
-from research.cli import main
-from research.runs import RunStore
+from research.cli.main import main
+from research.runs.store import RunStore
 from tests.engine.helpers import run_cli
 from tests.exports_and_replay.conftest import TOPIC
 

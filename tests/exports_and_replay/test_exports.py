@@ -11,12 +11,12 @@ import docx
 import pytest
 from pypdf import PdfReader
 
-from research.draft_sources import source_entries
-from research.export import ExportDocument, ExportError, export_document, export_run, load_export_document
-from research.exporting.bibtex import bibtex_escape, citation_key, render_bibtex
-from research.exporting.filenames import safe_filename
-from research.exporting.pdf_fonts import find_fonts
-from research.exporting.sources_csv import render_sources_csv
+from research.drafts.numbering import source_entries
+from research.export.run_export import ExportDocument, ExportError, export_document, export_run, load_export_document
+from research.export.bibtex import bibtex_escape, citation_key, render_bibtex
+from research.export.filenames import safe_filename
+from research.export.pdf_fonts import find_fonts
+from research.export.sources_csv import render_sources_csv
 from research.schemas import Source
 
 LONG_URL = "https://example.org/archive/" + "segment-" * 34 + "end"  # 300+ characters, no spaces

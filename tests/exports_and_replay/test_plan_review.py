@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from research.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
-from research.runner import PlanReviewError, ResearchRunner
-from research.runs import RunStore
+from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
+from research.runs.runner import PlanReviewError, ResearchRunner
+from research.runs.store import RunStore
 from research.schemas import ResearchRequest
-from research.view import fold
+from research.runs.view import fold
 from tests.engine.helpers import run_cli
 from tests.exports_and_replay.conftest import TOPIC
 

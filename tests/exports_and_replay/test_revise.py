@@ -6,14 +6,14 @@ import re
 
 import pytest
 
-from research.citations import check_citations
-from research.draft_sources import source_entries, split_sources_section
-from research.revise import number_sources, renumber, revise_draft, revise_run
-from research.revise_offline import RevisionError, offline_revise, parse_instruction
+from research.drafts.citations import check_citations
+from research.drafts.numbering import source_entries, split_sources_section
+from research.runs.revision import number_sources, renumber, revise_draft, revise_run
+from research.brains.offline_revise import RevisionError, offline_revise, parse_instruction
 from research.schemas import ResearchRequest, Source
 from research.settings import Settings
 from research.text import split_sentences
-from research.view import fold
+from research.runs.view import fold
 from tests.exports_and_replay.conftest import TOPIC
 from tests.fakes.openai_server import FakeOpenAIServer
 

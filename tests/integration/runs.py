@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from research.events import Event
-from research.runner import ResearchRunner
+from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
 from research.settings import Settings
-from research.sources.library import Library, LibraryProvider
-from research.health import ProvidersFor
+from research.sources.library.store import Library, LibraryProvider
+from research.sources.health import ProvidersFor
 from research.sources.router import CircuitBreaker, SourceRouter, live_providers
-from research.view import fold, to_json
+from research.runs.view import fold, to_json
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.services import ServiceFakes
 

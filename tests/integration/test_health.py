@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from research.health import check_providers
+from research.sources.health import check_providers
 from research.settings import Settings
 from tests.fakes.http_server import json_reply
 from tests.integration.runs import TAVILY_KEY

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from research.citations import CITATION, SOURCES_HEADING
+from research.drafts.citations import CITATION, SOURCES_HEADING
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.conftest import clean_environ
 from tests.integration.runs import OPENAI_KEY, TAVILY_KEY, TOPIC, files_containing

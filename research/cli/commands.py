@@ -1,0 +1,248 @@
+"""CLI subcommands for stored runs: list, export, replay, bundle/import, plan review, revise.
+
+    python -m research runs [--limit N] [--json]
+    python -m research export RUN_ID --format md|docx|pdf|csv|bib [--out FILE]
+    python -m research replay RUN_ID [--speed 1|2|5|instant]
+    python -m research bundle RUN_ID [--out FILE]
+    python -m research import-run FILE [--new-id]
+    python -m research continue RUN_ID [--question Q ...] [--allocation 210] [--json]
+    python -m research cancel RUN_ID
+    python -m research revise RUN_ID "INSTRUCTION" [--llm offline|openai]
+
+Registered by research.cli.main, whose exit codes they follow: 0 success, 2 bad input (one clear line
+on stderr), 1 a failed run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+from research.settings import Settings
+
+TOOL_COMMANDS = ("runs", "export", "replay", "bundle", "import-run", "continue", "cancel", "revise")
+TOPIC_COLUMN = 60
+
+
+def add_tool_parsers(sub) -> None:
+    runs = sub.add_parser("runs", help="list stored runs, newest first")
+    runs.add_argument("--limit", type=int, default=50)
+    runs.add_argument("--json", action="store_true")
+    export = sub.add_parser("export", help="export a run's latest draft or its sources")
+    export.add_argument("run_id")
+    export.add_argument("--format", required=True, choices=["md", "docx", "pdf", "csv", "bib"])
+    export.add_argument("--out", type=Path, help="output file (default: a safe name from the topic)")
+    replay = sub.add_parser("replay", help="print a stored run's events with their original timing")
+    replay.add_argument("run_id")
+    replay.add_argument("--speed", default="1", help="1, 2, 5 (times faster) or instant")
+    bundle = sub.add_parser("bundle", help="write a run (events, sources, drafts) to one file")
+    bundle.add_argument("run_id")
+    bundle.add_argument("--out", type=Path)
+    imp = sub.add_parser("import-run", help="import a run bundle written by `bundle`")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--new-id", action="store_true", help="store it under a new run id")
+    cont = sub.add_parser("continue", help="continue a run paused for plan review")
+    cont.add_argument("run_id")
+    cont.add_argument("--question", action="append", dest="questions", help="a research question (repeat; replaces the plan's)")
+    cont.add_argument("--allocation", help='researchers per kind, e.g. "210"')
+    cont.add_argument("--llm", choices=["offline", "openai"])
+    cont.add_argument("--json", action="store_true")
+    cancel = sub.add_parser("cancel", help="cancel a run paused for plan review")
+    cancel.add_argument("run_id")
+    revise = sub.add_parser("revise", help="revise a run's latest draft from an instruction")
+    revise.add_argument("run_id")
+    revise.add_argument("instruction")
+    revise.add_argument("--llm", choices=["offline", "openai"])
+
+
+def run_tool(args, settings: Settings, bad_input: type[Exception], report: Callable, progress: Callable) -> int:
+    try:
+        return _dispatch(args, settings, bad_input, report, progress)
+    except BrokenPipeError:  # `... | head`: the reader left; not an error of ours
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so the interpreter's final flush is quiet
+        return 0
+
+
+def _dispatch(args, settings: Settings, bad_input: type[Exception], report: Callable, progress: Callable) -> int:
+    from research.runs.store import RunStore
+
+    store = RunStore(settings.runs_db)
+    if args.command == "runs":
+        return _runs(store, args)
+    if args.command == "import-run":
+        return _import(store, args, bad_input)
+    if store.get_run(args.run_id) is None:
+        raise bad_input(f"no run with id {args.run_id!r} in {settings.runs_db}")
+    handler = {
+        "export": _export, "replay": _replay, "bundle": _bundle, "cancel": _cancel, "revise": _revise,
+    }.get(args.command)
+    if handler:
+        return handler(store, args, bad_input, settings)
+    return _continue(settings, args, bad_input, report, progress)
+
+
+def _runs(store, args) -> int:
+    records = store.list_runs(limit=max(1, args.limit))
+    if args.json:
+        print(json.dumps([
+            {"run_id": r.run_id, "topic": r.topic, "status": r.status, "allocation": r.allocation,
+             "sources": r.source_count, "brain": r.brain, "created_at": r.created_at, "seconds": r.seconds}
+            for r in records
+        ], indent=2, ensure_ascii=False))
+        return 0
+    if not records:
+        print("no runs stored yet", file=sys.stderr)
+        return 0
+    print(f"{'RUN ID':<12}  {'STATUS':<11}  {'CREATED':<16}  {'ALLOC':<5}  {'SRC':>3}  TOPIC")
+    for r in records:
+        created = datetime.fromtimestamp(r.created_at).strftime("%Y-%m-%d %H:%M")
+        topic = " ".join(r.topic.split())
+        topic = topic if len(topic) <= TOPIC_COLUMN else topic[: TOPIC_COLUMN - 1] + "…"
+        print(f"{r.run_id:<12}  {r.status:<11}  {created:<16}  {r.allocation or '-':<5}  {r.source_count:>3}  {topic}")
+    return 0
+
+
+def _export(store, args, bad_input, settings) -> int:
+    from research.export.run_export import ExportError, export_run
+
+    try:
+        file = export_run(store, args.run_id, args.format)
+    except ExportError as exc:
+        raise bad_input(str(exc)) from None
+    out = args.out or Path(file.filename)
+    _write(out, file.data, bad_input)
+    print(out)
+    return 0
+
+
+def _replay(store, args, bad_input, settings) -> int:
+    from research.runs.replay import parse_speed, replay_run
+
+    try:
+        speed = parse_speed(args.speed)
+    except ValueError as exc:
+        raise bad_input(str(exc)) from None
+    first_ts: float | None = None
+    try:
+        for event in replay_run(store, args.run_id, speed=speed):
+            first_ts = event.ts if first_ts is None else first_ts
+            print(f"+{event.ts - first_ts:8.2f}s  {replay_line(event)}", flush=True)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def replay_line(event) -> str:
+    """One line per event: the CLI's progress wording, and a short line for the rest."""
+    from research.cli.progress import describe
+
+    line = describe(event)
+    if line:
+        return line
+    d = event.data
+    match event.type:
+        case "plan_review_requested":
+            return f"Paused for plan review: allocation {d.get('allocation_notation')}, {len(d.get('research_questions', []))} questions"
+        case "plan_approved":
+            a = d.get("allocation", {})
+            return f"Plan {'edited and ' if d.get('edited') else ''}approved: allocation {a.get('web')}{a.get('academic')}{a.get('book')}"
+        case "run_cancelled":
+            return f"Run cancelled: {d.get('reason', '')}"
+        case "message":
+            content = " ".join(str(d.get("content", "")).split())
+            return f"{d.get('name') or 'message'}: {content[:100]}{'…' if len(content) > 100 else ''}"
+        case "usage":
+            return f"Usage ({d.get('node')}): {d.get('calls')} calls, {d.get('prompt_tokens')}+{d.get('completion_tokens')} tokens"
+    return event.type
+
+
+def _bundle(store, args, bad_input, settings) -> int:
+    from research.runs.bundle import BUNDLE_EXTENSION, export_bundle
+    from research.export.filenames import safe_filename
+
+    data = export_bundle(store, args.run_id)
+    out = args.out or Path(safe_filename(store.get_run(args.run_id).topic, BUNDLE_EXTENSION))
+    _write(out, data, bad_input)
+    print(out)
+    return 0
+
+
+def _import(store, args, bad_input) -> int:
+    from research.runs.bundle import BundleError, import_bundle
+
+    try:
+        data = args.file.read_bytes()
+    except OSError as exc:
+        raise bad_input(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    try:
+        run_id = import_bundle(store, data, new_id=args.new_id)
+    except BundleError as exc:
+        raise bad_input(f"{args.file}: {exc}") from None
+    print(run_id)
+    return 0
+
+
+def _continue(settings, args, bad_input, report, progress) -> int:
+    from research.graph.nodes.plan_review import PlanEditError
+    from research.runs.runner import PlanReviewError, ResearchRunner
+
+    runner = ResearchRunner(settings)
+    try:
+        runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, llm=args.llm)
+    except (PlanEditError, PlanReviewError) as exc:
+        raise bad_input(str(exc)) from None
+    return report(runner, args.run_id, as_json=args.json)
+
+
+def _cancel(store, args, bad_input, settings) -> int:
+    from research.runs.runner import PlanReviewError, ResearchRunner
+
+    try:
+        ResearchRunner(settings, store=store).cancel_plan(args.run_id)
+    except PlanReviewError as exc:
+        raise bad_input(str(exc)) from None
+    print(f"Run {args.run_id} cancelled.")
+    return 0
+
+
+def _revise(store, args, bad_input, settings) -> int:
+    from research.runs.revision import RevisionError, revise_run
+
+    try:
+        revision = revise_run(store, args.run_id, args.instruction, settings=settings, llm=args.llm)
+    except RevisionError as exc:
+        raise bad_input(str(exc)) from None
+    for warning in revision.warnings:
+        print(f"Warning: {warning}", file=sys.stderr)
+    if not revision.check.ok:
+        print(
+            f"Warning: citations to check: unresolved {revision.check.unresolved}, unknown URLs {revision.check.unknown_urls}",
+            file=sys.stderr,
+        )
+    print(f"Saved draft version {revision.version}.", file=sys.stderr)
+    print(revision.markdown, end="")
+    return 0
+
+
+def print_plan(view) -> None:
+    """A paused run's plan and how to go on (the research command and `continue`/`cancel`)."""
+    plan = view.plan_review or {}
+    print(f"Run {view.run_id} is paused for plan review.")
+    print(f"Allocation: {plan.get('allocation_notation', view.allocation_notation)} (web/academic/book)")
+    print("Research questions:")
+    for i, q in enumerate(plan.get("research_questions", view.research_questions), 1):
+        print(f"  {i}. {q}")
+    print(f"Continue: python -m research continue {view.run_id} [--question Q ...] [--allocation 210]")
+    print(f"Cancel:   python -m research cancel {view.run_id}")
+
+
+def _write(path: Path, data: bytes, bad_input) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise bad_input(f"cannot write {path}: {exc.strerror or exc}") from None
+

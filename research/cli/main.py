@@ -1,0 +1,181 @@
+"""The command line.
+
+    python -m research "TOPIC" [--allocation 210] [--llm offline|openai] [--max-iterations N] [--review-plan] [--json]
+    python -m research resume RUN_ID
+    python -m research runs | export | replay | bundle | import-run | continue | cancel | revise ...
+      (stored runs: see research/cli_tools.py)
+    python -m research library import PATH [PATH ...] --kind web|academic|book
+    python -m research library search "QUERY" [--kind KIND] [--limit N]
+
+Exit codes: 0 success, 2 bad input (one clear line on stderr), 1 a failed run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from research.graph.allocation import AllocationError
+from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
+from research.events import Event
+from research.cli.progress import describe
+from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, validate_topic
+from research.settings import Settings
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+SUBCOMMANDS = ("resume", "library", *TOOL_COMMANDS)
+
+
+class BadInput(Exception):
+    pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            return _subcommand(argv)
+        return _research(argv)
+    except BadInput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line and exit 2, as for any bad input
+        raise BadInput(message)
+
+
+def _research_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m research", description="Research a topic with a team of researchers.")
+    p.add_argument("topic", help="the research topic (1-2,000 characters)")
+    p.add_argument("--allocation", help='researchers per kind as 3 digits web/academic/book, e.g. "210"')
+    p.add_argument("--llm", choices=["offline", "openai"], help="reasoning backend (default: openai when configured)")
+    p.add_argument("--max-iterations", type=int, help="revision rounds the analyst may ask for (0-5)")
+    p.add_argument("--sources", choices=["auto", "live", "library"], help="where sources come from")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the markdown draft")
+    p.add_argument(
+        "--review-plan", action="store_true",
+        help="pause after the supervisor to review the plan (then: continue RUN_ID / cancel RUN_ID)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return p
+
+
+def _settings(sources: str | None = None) -> Settings:
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BadInput(f"invalid setting RESEARCH_{str(first['loc'][0]).upper()}: {first['msg']}") from None
+    return settings.model_copy(update={"sources": sources}) if sources else settings
+
+
+def _research(argv: list[str]) -> int:
+    args = _research_parser().parse_args(argv)
+    try:
+        topic = validate_topic(args.topic)
+    except TopicError as exc:
+        raise BadInput(str(exc)) from None
+    if args.max_iterations is not None and not 0 <= args.max_iterations <= 5:
+        raise BadInput(f"--max-iterations must be 0-5, got {args.max_iterations}")
+    settings = _settings(args.sources)
+    request = ResearchRequest(
+        topic=topic, allocation=args.allocation, llm=args.llm, max_iterations=args.max_iterations,
+        review_plan=args.review_plan,
+    )
+
+    from research.runs.runner import ResearchRunner  # heavy imports only once the input is valid
+
+    runner = ResearchRunner(settings)
+    try:
+        run_id = runner.create(request)
+    except AllocationError as exc:
+        raise BadInput(f"invalid allocation: {exc}") from None
+    runner.run(request, on_event=None if args.quiet else _print_progress, run_id=run_id)
+    return _report(runner, run_id, as_json=args.json)
+
+
+def _report(runner, run_id: str, *, as_json: bool) -> int:
+    from research.runs.view import fold, to_json
+
+    view = fold(runner.store.events(run_id))
+    if as_json:
+        print(json.dumps(to_json(view), indent=2, ensure_ascii=False))
+    elif view.paused:
+        print_plan(view)
+    elif view.draft:
+        print(view.draft)
+    return EXIT_OK if view.status in ("finished", "paused") else EXIT_FAILED
+
+
+def _print_progress(event: Event) -> None:
+    line = describe(event)
+    if line:
+        print(line, file=sys.stderr, flush=True)
+
+
+def _subcommand(argv: list[str]) -> int:
+    p = _Parser(prog="python -m research")
+    sub = p.add_subparsers(dest="command", required=True)
+    resume = sub.add_parser("resume", help="continue an interrupted run from its last checkpoint")
+    resume.add_argument("run_id")
+    resume.add_argument("--llm", choices=["offline", "openai"])
+    resume.add_argument("--json", action="store_true")
+    library = sub.add_parser("library", help="the local library")
+    lib = library.add_subparsers(dest="library_command", required=True)
+    imp = lib.add_parser("import", help="import .md, .txt, .html and .pdf files")
+    imp.add_argument("paths", nargs="+", type=Path)
+    imp.add_argument("--kind", required=True, choices=RESEARCHER_KINDS)
+    search = lib.add_parser("search", help="search the library")
+    search.add_argument("query")
+    search.add_argument("--kind", choices=RESEARCHER_KINDS)
+    search.add_argument("--limit", type=int, default=10)
+    add_tool_parsers(sub)
+    args = p.parse_args(argv)
+    settings = _settings()
+    if args.command == "resume":
+        return _resume(settings, args)
+    if args.command in TOOL_COMMANDS:
+        return run_tool(args, settings, BadInput, _report, _print_progress)
+    return _library(settings, args)
+
+
+def _resume(settings: Settings, args) -> int:
+    from research.runs.runner import ResearchRunner
+
+    runner = ResearchRunner(settings)
+    if runner.store.get_run(args.run_id) is None:
+        raise BadInput(f"no run with id {args.run_id!r} in {settings.runs_db}")
+    runner.resume(args.run_id, on_event=_print_progress, llm=args.llm)
+    return _report(runner, args.run_id, as_json=args.json)
+
+
+def _library(settings: Settings, args) -> int:
+    from research.sources.library.store import Library
+
+    library = Library(settings.library_db)
+    library.ensure_sample()
+    if args.library_command == "import":
+        from research.sources.library.importer import import_paths
+
+        missing = [str(p) for p in args.paths if not p.exists()]
+        if missing:
+            raise BadInput(f"no such file or folder: {', '.join(missing)}")
+        report = import_paths(library, args.paths, args.kind)
+        for item in report.imported:
+            print(f"imported: {item.name}: {item.title}")
+        for name, reason in report.skipped:
+            print(f"skipped: {name}: {reason}", file=sys.stderr)
+        print(f"{len(report.imported)} imported, {len(report.skipped)} skipped", file=sys.stderr)
+        return EXIT_OK
+    hits = library.search(args.query, kind=args.kind, limit=args.limit)
+    for hit in hits:
+        print(f"{hit.score:7.2f}  [{hit.kind}] {hit.title} ({hit.year or 'n.d.'})  {hit.url}")
+    if not hits:
+        print("no matches", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,28 @@
+"""The multi-agent log (`logs/multiagent.log`, logger "research.agents") and run warnings.
+
+A warning is both a log line and a `warning` event, so it shows in the log, the dashboard and the
+CLI alike. Lives beside the events so that any layer (brains included) can warn without
+importing the graph.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from research.events.stream import emit
+
+agent_log = logging.getLogger("research.agents")
+
+
+def log_tool(role: str, tool: str, args: dict[str, Any], preview: str = "") -> None:
+    line = f"[{role.upper()}] Tool chosen: {tool} | Args: {json.dumps(args, ensure_ascii=False)}"
+    if preview:
+        line += f" | Result: {preview[:160]}"
+    agent_log.info(line)
+
+
+def warn(source: str, message: str, *, researcher_id: str | None = None) -> None:
+    agent_log.warning("[WARNING] %s: %s", source, message)
+    emit("warning", researcher_id=researcher_id, source=source, message=message)

@@ -1,0 +1,1 @@
+"""The research graph: its wiring, state, run context, allocation rules and the nodes."""

@@ -1,0 +1,87 @@
+"""Analyst: a strict verdict on the research so far, and the follow-up round it may ask for."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from research.brains.base import BudgetExceeded
+from research.graph.context import RunContext
+from research.events import emit
+from research.graph.nodes import Node
+from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
+from research.schemas import Critique, ResearcherAllocation
+from research.graph.state import ResearchState
+
+MAX_FOLLOW_UP_RESEARCHERS = 3
+
+
+def analyst(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
+    ctx = runtime.context
+    review = len(state.get("critiques") or []) + 1
+    emit("phase", phase="analyst", iteration=state.get("research_iterations", 0))
+    budget_hit = False
+    try:
+        verdict = ctx.brain.judge(
+            state["topic"], state["research_questions"], state.get("sources", []),
+            state.get("reports", []), review, ctx.text_of,
+        )
+    except BudgetExceeded as exc:
+        warn("budget", f"{exc}; research stops here and the writer uses what was gathered.")
+        verdict = ctx.offline.judge(
+            state["topic"], state["research_questions"], state.get("sources", []),
+            state.get("reports", []), review, ctx.text_of,
+        )
+        budget_hit = True
+    report_usage(ctx, Node.ANALYST)
+    critique = Critique(iteration=state.get("research_iterations", 0), **verdict.model_dump())
+    emit("critique_issued", iteration=critique.iteration, **verdict.model_dump())
+    agent_log.info(
+        "Analyst verdict: %s | missing: %s | recommended: %s",
+        verdict.status, verdict.missing_topics, verdict.recommended_queries,
+    )
+    summary = f"Verdict {verdict.status}. " + " ".join(verdict.critique[:4])
+    update: dict = {
+        "critiques": [critique],
+        "route_history": [Node.ANALYST.value],
+        "messages": [AIMessage(content=summary, name="analyst")],
+    }
+    if budget_hit:
+        update["budget_exhausted"] = True
+    return update
+
+
+def follow_up(state: ResearchState) -> dict:
+    """Counts the revision round and records the directives; `dispatch_follow_up` sends the team."""
+    iteration = state.get("research_iterations", 0) + 1
+    emit("phase", phase="researchers", iteration=iteration)
+    tasks = follow_up_tasks(state, iteration)
+    agent_log.info("Supervisor decision: Routing to -> follow-up researchers (round %d, %d)", iteration, len(tasks))
+    return {
+        "research_iterations": iteration,
+        "route_history": [Node.FOLLOW_UP.value],
+        "messages": [directive(t) for t in tasks],
+    }
+
+
+def follow_up_tasks(state: ResearchState, iteration: int):
+    """Researchers aimed at the gaps only: one per missing topic (up to the team's size), of the
+    kinds the run already uses, with the analyst's recommended queries as their focus."""
+    latest = state["critiques"][-1]
+    gaps = latest.missing_topics or state["research_questions"]
+    team = state["allocation"].allocation
+    kinds = [k for k in ("academic", "web", "book") if team.count(k)] or ["web"]
+    size = max(1, min(len(gaps), team.total, MAX_FOLLOW_UP_RESEARCHERS))
+    counts = {k: 0 for k in ("web", "academic", "book")}
+    for i in range(size):
+        counts[kinds[i % len(kinds)]] += 1
+    allocation = ResearcherAllocation(**counts)
+    return build_tasks(
+        state["topic"], allocation, gaps, iteration=iteration, focus=latest.recommended_queries or None
+    )
+
+
+def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunContext]) -> list[Send]:
+    return researcher_sends(follow_up_tasks(state, state.get("research_iterations", 0)), runtime.context)

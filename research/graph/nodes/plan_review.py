@@ -1,0 +1,108 @@
+"""Plan review: an optional pause after the supervisor, so the user can edit the plan.
+
+With `review_plan` in state the node stops the graph with LangGraph's `interrupt()`; the SQLite
+checkpoint keeps the pause across page reloads and process restarts. The runner resumes it with
+`Command(resume={"questions": [...], "allocation": "210"})` (None = keep). The edited plan is
+written into state here, because the researcher fan-out (`dispatch`) reads it from state.
+
+Code before `interrupt()` runs again on resume, so the node emits nothing there: the runner
+reports the pause ("plan_review_requested") once it sees the interrupt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from research.graph.allocation import AllocationError, parse_allocation
+from research.graph.context import RunContext
+from research.events import emit
+from research.graph.nodes.common import agent_log
+from research.graph.nodes.supervisor import MAX_QUESTIONS
+from research.schemas import ResearcherAllocation, ResolvedAllocation
+from research.graph.state import ResearchState
+
+MAX_QUESTION_CHARS = 300
+
+
+class PlanEditError(ValueError):
+    """An edited plan broke a rule. The message names the rule and the value given."""
+
+
+def validate_plan_edit(
+    questions: list[str] | None, allocation: str | None, *, max_researchers: int
+) -> tuple[list[str] | None, ResearcherAllocation | None]:
+    """Check a user's edit of the plan. None keeps that part of the plan as the supervisor made it.
+
+    Blank lines are dropped; then 1-5 questions of at most 300 characters each are required.
+    """
+    cleaned: list[str] | None = None
+    if questions is not None:
+        if isinstance(questions, str):
+            raise PlanEditError("questions must be a list of strings, one question each")
+        cleaned = [" ".join(str(q).split()) for q in questions if str(q).strip()]
+        if not cleaned:
+            raise PlanEditError("the plan needs at least one research question")
+        if len(cleaned) > MAX_QUESTIONS:
+            raise PlanEditError(f"at most {MAX_QUESTIONS} research questions, got {len(cleaned)}")
+        for i, question in enumerate(cleaned, 1):
+            if len(question) > MAX_QUESTION_CHARS:
+                raise PlanEditError(
+                    f"question {i} is too long: {len(question)} characters, at most {MAX_QUESTION_CHARS}"
+                )
+    parsed = None
+    if allocation is not None and str(allocation).strip():
+        try:
+            parsed = parse_allocation(str(allocation), max_researchers)
+        except AllocationError as exc:
+            raise PlanEditError(f"invalid allocation: {exc}") from None
+    return cleaned, parsed
+
+
+def plan_payload(state: ResearchState, max_researchers: int) -> dict[str, Any]:
+    """What the user reviews: the interrupt's value and the plan_review_requested event's data."""
+    resolved = state["allocation"]
+    return {
+        "allocation": resolved.allocation.model_dump(),
+        "allocation_notation": resolved.allocation.notation,
+        "allocation_origin": resolved.origin,
+        "research_questions": list(state["research_questions"]),
+        "max_researchers": max_researchers,
+        "max_questions": MAX_QUESTIONS,
+        "max_question_chars": MAX_QUESTION_CHARS,
+    }
+
+
+def plan_review(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
+    if not state.get("review_plan"):
+        return {}
+    cap = runtime.context.settings.max_researchers
+    answer = interrupt(plan_payload(state, cap)) or {}
+    questions, allocation = validate_plan_edit(
+        answer.get("questions"), answer.get("allocation"), max_researchers=cap
+    )
+    current = state["allocation"]
+    questions = questions or list(state["research_questions"])
+    resolved = current
+    if allocation is not None and allocation != current.allocation:
+        resolved = ResolvedAllocation(
+            allocation=allocation, origin="user", reasoning=f"Set by the user in plan review ({allocation.notation})."
+        )
+    edited = resolved is not current or questions != list(state["research_questions"])
+    emit(
+        "plan_approved", allocation=resolved.allocation.model_dump(), origin=resolved.origin,
+        reasoning=resolved.reasoning, research_questions=questions, edited=edited,
+    )
+    summary = (
+        f"Plan reviewed by the user{' and edited' if edited else ''}: allocation {resolved.allocation.notation}; "
+        "questions: " + " | ".join(questions)
+    )
+    agent_log.info("Plan review: %s", summary)
+    return {
+        "allocation": resolved,
+        "research_questions": questions,
+        "messages": [AIMessage(content=summary, name="plan_review")],
+    }

@@ -1,0 +1,131 @@
+"""Researcher: a subgraph per researcher. Type-specific queries -> one retrieve per query in
+parallel (Send) -> sources merged by the `merge_sources` reducer -> short notes."""
+
+from __future__ import annotations
+
+import time
+
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.errors import GraphBubbleUp
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from research.brains.base import BudgetExceeded
+from research.graph.context import RunContext
+from research.events import emit
+from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
+from research.schemas import ResearcherReport, RunWarning
+from research.secrets import mask
+from research.graph.state import ResearcherState, RetrieveTask
+
+MAX_QUERIES = 3
+
+
+def plan_queries(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
+    ctx = runtime.context
+    task = state["task"]
+    emit(
+        "researcher_started", researcher_id=task.researcher_id, iteration=task.iteration,
+        kind=task.kind, question=task.question, angle=task.angle,
+    )
+    try:
+        queries = ctx.brain.queries(task, task.kind)
+    except BudgetExceeded as exc:
+        warn("budget", f"{exc}; {task.researcher_id} used template queries.", researcher_id=task.researcher_id)
+        queries = ctx.offline.queries(task, task.kind)
+    report_usage(ctx, "researcher", task.researcher_id)
+    queries = [q for q in dict.fromkeys(q.strip() for q in queries) if q][:MAX_QUERIES] or [task.question]
+    emit("queries_generated", researcher_id=task.researcher_id, iteration=task.iteration, queries=queries)
+    return {"queries": queries, "started_at": time.time()}
+
+
+def fan_out_queries(state: ResearcherState) -> list[Send]:
+    return [Send("retrieve", {"task": state["task"], "query": q}) for q in state["queries"]]
+
+
+def retrieve(payload: RetrieveTask, runtime: Runtime[RunContext]) -> dict:
+    ctx = runtime.context
+    task, query = payload["task"], payload["query"]
+    limit = ctx.settings.results_per_query
+    log_tool("researcher", f"search_{task.kind}", {"researcher": task.researcher_id, "query": query, "limit": limit})
+    result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic)
+    sources = [s.model_copy(update={"researcher_id": task.researcher_id, "query": query}) for s in result.sources]
+    ctx.store.put_texts(ctx.run_id, result.texts)
+    for w in result.warnings:
+        warn(w.source, w.message, researcher_id=task.researcher_id)
+    if result.off_topic:  # a broad query's stray hits: never shown as sources of this run
+        agent_log.info("[RESEARCHER] %s dropped %d off-topic results for %r", task.researcher_id, result.off_topic, query)
+    emit(
+        "sources_found", researcher_id=task.researcher_id, iteration=task.iteration, query=query,
+        providers=result.providers_used, sources=[s.model_dump() for s in sources], off_topic=result.off_topic,
+    )
+    preview = "; ".join(s.title for s in sources[:3])
+    log_tool("researcher", f"search_{task.kind}", {"query": query}, preview=f"{len(sources)} results: {preview}")
+    return {
+        "sources": sources,
+        "warnings": [w.model_copy(update={"researcher_id": task.researcher_id}) for w in result.warnings],
+    }
+
+
+def write_notes(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
+    ctx = runtime.context
+    task = state["task"]
+    sources = state.get("sources", [])
+    try:
+        notes = ctx.brain.notes(task, sources, ctx.text_of)
+    except BudgetExceeded:
+        notes = ctx.offline.notes(task, sources, ctx.text_of)
+    report_usage(ctx, "researcher", task.researcher_id)
+    seconds = round(time.time() - state.get("started_at", time.time()), 3)
+    report = ResearcherReport(
+        researcher_id=task.researcher_id, kind=task.kind, question=task.question, iteration=task.iteration,
+        queries=state.get("queries", []), source_ids=[s.id for s in sources], notes=notes, seconds=seconds,
+        status="done" if sources else "failed",
+        error=None if sources else "no sources found",
+    )
+    emit(
+        "researcher_finished", researcher_id=task.researcher_id, iteration=task.iteration,
+        kind=task.kind, status=report.status, source_ids=report.source_ids, seconds=seconds,
+        notes=notes, error=report.error,
+    )
+    return {"reports": [report], "messages": [AIMessage(content=notes, name=task.researcher_id)]}
+
+
+def build_researcher_graph():
+    builder = StateGraph(ResearcherState, context_schema=RunContext)
+    builder.add_node("plan_queries", plan_queries)
+    builder.add_node("retrieve", retrieve)
+    builder.add_node("write_notes", write_notes)
+    builder.add_edge(START, "plan_queries")
+    builder.add_conditional_edges("plan_queries", fan_out_queries, ["retrieve"])
+    builder.add_edge("retrieve", "write_notes")
+    builder.add_edge("write_notes", END)
+    return builder.compile()
+
+
+RESEARCHER_GRAPH = build_researcher_graph()
+
+
+def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunContext]) -> dict:
+    """Run one researcher's subgraph and hand back only what the parent graph keeps."""
+    task = state["task"]
+    try:
+        result = RESEARCHER_GRAPH.invoke({"task": task}, config, context=runtime.context)
+    except GraphBubbleUp:  # interrupts and other control flow belong to LangGraph
+        raise
+    except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
+        message = f"{type(exc).__name__}: {exc}"
+        message = mask(message, runtime.context.settings.secret_values())  # exception texts may quote a key
+        warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
+        emit(
+            "researcher_finished", researcher_id=task.researcher_id, iteration=task.iteration, kind=task.kind,
+            status="failed", source_ids=[], seconds=0.0, notes="", error=message,
+        )
+        report = ResearcherReport(
+            researcher_id=task.researcher_id, kind=task.kind, question=task.question,
+            iteration=task.iteration, status="failed", error=message,
+        )
+        return {"reports": [report], "warnings": [RunWarning(source=task.researcher_id, message=message)]}
+    return {key: result.get(key, []) for key in ("sources", "reports", "warnings", "messages")}

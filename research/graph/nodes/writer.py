@@ -1,0 +1,52 @@
+"""Writer: a cited markdown draft. Every [n] resolves to a retrieved source; gaps are named."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+
+from research.brains.base import BudgetExceeded, NumberedSource
+from research.drafts.citations import finalize_citations
+from research.graph.context import RunContext
+from research.events import emit
+from research.graph.nodes import Node
+from research.graph.nodes.common import agent_log, report_usage, warn
+from research.schemas import Draft
+from research.graph.state import ResearchState
+
+MAX_SOURCES_FOR_WRITER = 40
+
+
+def known_gaps(state: ResearchState) -> list[str]:
+    critiques = state.get("critiques") or []
+    gaps = list(critiques[-1].missing_topics) if critiques and critiques[-1].status != "APPROVED" else []
+    if state.get("budget_exhausted"):
+        gaps.append("The run's model budget was reached, so research stopped early.")
+    return gaps
+
+
+def writer(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
+    ctx = runtime.context
+    emit("phase", phase="writer", iteration=state.get("research_iterations", 0))
+    numbered = [
+        NumberedSource(n=i, source=s) for i, s in enumerate(state.get("sources", [])[:MAX_SOURCES_FOR_WRITER], 1)
+    ]
+    gaps = known_gaps(state)
+    args = (state["topic"], state["research_questions"], numbered, ctx.text_of, gaps)
+    try:
+        body = ctx.brain.write(*args)
+    except BudgetExceeded as exc:
+        warn("budget", f"{exc}; the offline writer wrote the draft from what was gathered.")
+        body = ctx.offline.write(*args)
+    report_usage(ctx, Node.WRITER)
+    cited = finalize_citations(body, {ns.n: ns.source for ns in numbered})
+    if cited.dropped:
+        warn("writer", f"Removed citations that matched no source: {', '.join(f'[{n}]' for n in cited.dropped)}.")
+    draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
+    emit(
+        "draft_ready", markdown=draft.markdown, citations={str(k): v for k, v in draft.citations.items()},
+        known_gaps=gaps,
+    )
+    agent_log.info("Writer: draft ready with %d citations", len(draft.citations))
+    closing = f"Draft ready: {len(draft.citations)} sources cited" + (f", {len(gaps)} known gaps." if gaps else ".")
+    return {"draft": draft, "route_history": [Node.WRITER.value], "messages": [AIMessage(content=closing, name="writer")]}

@@ -1,0 +1,42 @@
+"""A topic's subject: the words a source must be about ("How do mRNA vaccines work?" -> "mRNA vaccines")."""
+
+from __future__ import annotations
+
+import re
+
+_LEADING = re.compile(
+    r"^(how|what|why|when|where|who|which|is|are|does|do|did|can|should|explain|describe|compare|"
+    r"tell me about|give me|write about|research)\b(\s+(is|are|was|were|do|does|did|the|a|an|has|have|"
+    r"can|should|might|would|about))*\s+",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(
+    r"\s+(work|works|working|function|change|changed|affect|affected|matter|compare|happen|happened|"
+    r"react|reacted|reacting|respond|responded|lead|led|cause|caused|begin|began|start|started|end|ended|"
+    r"mean|means|influence|influenced|shape|shaped|evolve|evolved|spread)\b.*$",
+    re.IGNORECASE,
+)
+
+
+_ASPECT = re.compile(
+    r"^(the\s+)?(impact|impacts|effect|effects|influence|role|significance|history|causes|consequences|"
+    r"origins?|future|state|benefits|risks)\s+of\s+",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(r"\s+(vs\.?|versus)\s+", re.IGNORECASE)
+
+
+def subject_of(topic: str) -> str:
+    """The topic's subject: "How do mRNA vaccines work?" -> "mRNA vaccines";
+    "What was the impact of the printing press?" -> "the printing press"."""
+    text = " ".join(topic.strip().split()).rstrip("?.! ")
+    text = _LEADING.sub("", text)
+    text = _TRAILING.sub("", text)
+    text = _ASPECT.sub("", text)
+    text = re.sub(r"^(a|an)\s+", "", text, flags=re.IGNORECASE)
+    return _COMPARISON.sub(" and ", text).strip(" ,;:") or topic.strip()
+
+
+def is_comparison(topic: str) -> bool:
+    return bool(_COMPARISON.search(topic)) or topic.lower().lstrip().startswith("compare")
+

@@ -1,0 +1,1 @@
+"""Runs: the store, the runner and manager, the fold of events into views, replay, bundles."""

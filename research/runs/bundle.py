@@ -1,0 +1,141 @@
+"""A run as one file, to move it between machines: its record, event log, draft versions and the
+page text of its sources (gzip-compressed JSON, schema `RunBundle` in research/schemas.py).
+
+    data = export_bundle(store, run_id)                 # bytes: write them anywhere
+    run_id = import_bundle(other_store, data)           # same id; new_id=True for a fresh one
+
+An imported run replays exactly as it ran (its events keep their original timestamps) and can be
+exported, revised and compared; it cannot be resumed, since checkpoints stay on the machine that
+ran it. Anything that is not a bundle this version understands is refused with a BundleError
+whose message says what is wrong.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+import uuid
+import zlib
+from typing import Any
+
+from pydantic import ValidationError
+
+from research.events import Event
+from research.runs.store import RunStore
+from research.schemas import BUNDLE_FORMAT, BUNDLE_VERSION, BundleDraft, BundleRun, RunBundle
+from research.runs.view import fold
+
+BUNDLE_EXTENSION = "rdrun.json.gz"
+MAX_BUNDLE_BYTES = 200 * 1024 * 1024  # uncompressed: a guard against a zip bomb posing as a bundle
+_GZIP_MAGIC = b"\x1f\x8b"
+_UNFINISHED = {"running", "paused"}  # no checkpoint travels with a bundle: these cannot continue
+
+
+class BundleError(ValueError):
+    """Not a bundle this version can import (malformed, foreign, newer) or an id clash."""
+
+
+def build_bundle(store: RunStore, run_id: str) -> RunBundle:
+    record = store.get_run(run_id)
+    if record is None:
+        raise KeyError(f"No run with id {run_id!r}")
+    events = store.events(run_id)
+    view = fold(events)
+    texts = {sid: text for sid in view.sources if (text := store.get_text(run_id, sid))}
+    return RunBundle(
+        format=BUNDLE_FORMAT, version=BUNDLE_VERSION, exported_at=time.time(),
+        run=BundleRun(**{name: getattr(record, name) for name in BundleRun.model_fields}),
+        events=[e.model_dump(mode="json") for e in events],
+        drafts=[
+            BundleDraft(version=d.version, created_at=d.created_at, note=d.note, markdown=d.markdown)
+            for d in store.draft_versions(run_id)
+        ],
+        source_texts=texts,
+    )
+
+
+def export_bundle(store: RunStore, run_id: str) -> bytes:
+    """The run as gzip-compressed JSON. Raises KeyError when the store has no such run."""
+    payload = build_bundle(store, run_id).model_dump_json().encode("utf-8")
+    return gzip.compress(payload, compresslevel=6, mtime=0)
+
+
+def read_bundle(data: bytes) -> RunBundle:
+    """Parse and validate a bundle (gzip or plain JSON). Raises BundleError saying what is wrong."""
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            raw = decoder.decompress(data, MAX_BUNDLE_BYTES)
+            if decoder.unconsumed_tail:
+                raise BundleError(f"bundle is larger than {MAX_BUNDLE_BYTES // (1024 * 1024)} MB uncompressed")
+        except zlib.error as exc:
+            raise BundleError(f"not a Research Desk run bundle: corrupt gzip data ({exc})") from None
+    else:
+        raw = data
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise BundleError("not a Research Desk run bundle: the file is neither gzip nor JSON") from None
+    if not isinstance(document, dict) or document.get("format") != BUNDLE_FORMAT:
+        raise BundleError(f"not a Research Desk run bundle: no \"format\": \"{BUNDLE_FORMAT}\" marker")
+    version = document.get("version")
+    if isinstance(version, int) and version > BUNDLE_VERSION:
+        raise BundleError(
+            f"bundle format version {version} is newer than this Research Desk supports ({BUNDLE_VERSION})"
+        )
+    try:
+        bundle = RunBundle.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise BundleError(f"malformed run bundle: {where}: {first['msg']}") from None
+    _check_events(bundle)
+    return bundle
+
+
+def _check_events(bundle: RunBundle) -> list[Event]:
+    events: list[Event] = []
+    for i, raw in enumerate(bundle.events):
+        try:
+            event = Event.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise BundleError(f"malformed run bundle: events.{i}.{where}: {first['msg']}") from None
+        if event.run_id != bundle.run.run_id:
+            raise BundleError(f"malformed run bundle: event {event.seq} belongs to run {event.run_id!r}, not {bundle.run.run_id!r}")
+        if events and event.seq <= events[-1].seq:
+            raise BundleError(f"malformed run bundle: event sequence numbers are not increasing at {event.seq}")
+        events.append(event)
+    return events
+
+
+def import_bundle(
+    store: RunStore, data: bytes, *, new_id: bool = False, run_id: str | None = None
+) -> str:
+    """Store a bundled run; returns its id here. By default the original id is kept, and a clash
+    with an existing run is refused; `new_id` (or an explicit `run_id`) imports it under another."""
+    bundle = read_bundle(data)
+    events = _check_events(bundle)
+    target = run_id or (uuid.uuid4().hex[:12] if new_id else bundle.run.run_id)
+    if store.get_run(target) is not None:
+        raise BundleError(f"a run with id {target} already exists here; import it with a new id")
+    run = bundle.run
+    store.create_run(target, run.topic, run.requested_allocation, run.brain or "")
+    for event in events:
+        store.append_event(event.model_copy(update={"run_id": target}))
+    for draft in sorted(bundle.drafts, key=lambda d: d.version):
+        store.save_draft_version(target, draft.markdown, note=draft.note)
+    store.put_texts(target, bundle.source_texts)
+    status = "interrupted" if run.status in _UNFINISHED else run.status
+    fields: dict[str, Any] = {
+        "status": status, "allocation": run.allocation, "allocation_origin": run.allocation_origin,
+        "source_count": run.source_count, "error": run.error, "summary": run.summary,
+    }
+    if run.finished_at is not None:
+        # The store stamps creation with the import time; keep the run's duration right.
+        record = store.get_run(target)
+        fields["finished_at"] = record.created_at + max(0.0, run.finished_at - run.created_at)
+    store.update_run(target, **fields)
+    return target

@@ -1,0 +1,64 @@
+"""Runs research off the caller's thread, so a dashboard rerun never kills a run.
+
+One manager per process (the dashboard caches it as a shared resource); runs are keyed by run id,
+so two browser sessions can run different topics at once without mixing.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from research.runs.runner import ResearchRunner
+from research.schemas import ResearchRequest
+
+
+class RunManager:
+    def __init__(self, runner: ResearchRunner) -> None:
+        self.runner = runner
+        self.store = runner.store
+        self._threads: dict[str, threading.Thread] = {}
+        self._lock = threading.Lock()
+
+    def start(self, request: ResearchRequest) -> str:
+        """Validate, register and start a run; returns its id at once. Raises AllocationError."""
+        run_id = self.runner.create(request)
+        self._spawn(run_id, lambda: self.runner.run(request, run_id=run_id))
+        return run_id
+
+    def resume(self, run_id: str) -> str:
+        if self.is_active(run_id):
+            return run_id
+        self._spawn(run_id, lambda: self.runner.resume(run_id))
+        return run_id
+
+    def continue_plan(self, run_id: str, questions: list[str] | None = None, allocation: str | None = None) -> str:
+        """Continue a run paused for plan review. A bad edit raises here, before anything runs."""
+        self.runner.check_plan_edit(run_id, questions, allocation)
+        self._spawn(run_id, lambda: self.runner.continue_plan(run_id, questions, allocation))
+        return run_id
+
+    def cancel_plan(self, run_id: str) -> None:
+        self.runner.cancel_plan(run_id)
+
+    def is_active(self, run_id: str) -> bool:
+        with self._lock:
+            thread = self._threads.get(run_id)
+            return bool(thread and thread.is_alive())
+
+    def is_orphaned(self, run_id: str) -> bool:
+        """Stored as running but no thread here runs it: the process that ran it has gone."""
+        record = self.store.get_run(run_id)
+        return bool(record and record.status == "running" and not self.is_active(run_id))
+
+    def wait(self, run_id: str, timeout: float | None = None) -> bool:
+        with self._lock:
+            thread = self._threads.get(run_id)
+        if thread:
+            thread.join(timeout)
+        return not self.is_active(run_id)
+
+    def _spawn(self, run_id: str, target) -> None:
+        thread = threading.Thread(target=target, name=f"run-{run_id}", daemon=True)
+        with self._lock:
+            self._threads[run_id] = thread
+        thread.start()

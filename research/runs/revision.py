@@ -1,0 +1,146 @@
+"""Revise a run's current draft from a user instruction ("Revise with instructions").
+
+    revision = revise_run(store, run_id, "shorten", settings=settings)   # a new draft version
+
+The brain rewrites the draft body with the same numbered sources (`Brain.revise`: the offline
+brain restructures deterministically, the LLM brain is the writer again with the instruction).
+Then the [n] markers are renumbered by first appearance, the Sources list is rebuilt (entries of
+the previous version kept word for word, so a user's edits to them survive), citations are
+re-checked with `check_citations`, and the result is saved as a new version. An instruction that
+cannot be carried out raises RevisionError and saves nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from research.brains.base import Brain, NumberedSource, TextLookup
+from research.drafts.guard import split_grouped_citations
+from research.brains.offline import OfflineBrain
+from research.drafts.citations import CitationCheck, check_citations, format_source_entry
+from research.drafts.numbering import resolve_numbered_sources, source_entries, split_sources_section
+from research.brains.offline_revise import MAX_INSTRUCTION_CHARS, RevisionError, parse_instruction
+from research.runs.store import RunStore
+from research.schemas import Source
+from research.settings import Settings
+from research.runs.view import fold
+
+_MARKER = re.compile(r"\[(\d{1,3})\](?!\()")
+NOTE_CHARS = 80
+
+
+@dataclass
+class Revision:
+    markdown: str
+    version: int  # the new draft version's number
+    check: CitationCheck
+    warnings: list[str] = field(default_factory=list)  # e.g. the model failed and offline was used
+
+
+def number_sources(markdown: str, sources: list[Source], citations: dict[str, str] | None = None) -> list[NumberedSource]:
+    """The draft's own numbering for the sources it cites, then every other run source numbered
+    after them (so an expansion may cite more of what the run found)."""
+    numbered = resolve_numbered_sources(markdown, sources, citations)
+    taken = {s.id for s in numbered.values()}
+    out = [NumberedSource(n=n, source=s) for n, s in sorted(numbered.items())]
+    next_n = max([*numbered, *source_entries(markdown)], default=0) + 1
+    for source in sources:
+        if source.id not in taken:
+            out.append(NumberedSource(n=next_n, source=source))
+            taken.add(source.id)
+            next_n += 1
+    return out
+
+
+def renumber(body: str, entries: dict[int, str], numbered: list[NumberedSource]) -> str:
+    """[n] renumbered 1, 2, 3 by first appearance; markers that match nothing dropped; the
+    Sources list rebuilt from the previous entries (verbatim) or the sources' standard entries."""
+    by_n = {ns.n: ns.source for ns in numbered}
+    mapping: dict[int, int] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        old = int(match.group(1))
+        if old not in entries and old not in by_n:
+            return ""
+        mapping.setdefault(old, len(mapping) + 1)
+        return f"[{mapping[old]}]"
+
+    text = _MARKER.sub(replace, split_grouped_citations(body))
+    text = re.sub(r"[ \t]+([.,;:])", r"\1", re.sub(r"[ \t]{2,}", " ", text)).rstrip()
+    lines = []
+    for old, new in mapping.items():
+        entry = entries.get(old) or format_source_entry(old, by_n[old]).split("] ", 1)[1]
+        lines.append(f"[{new}] {entry}")
+    return text + "\n\n## Sources\n\n" + ("\n".join(lines) if lines else "No sources were cited.") + "\n"
+
+
+def revise_draft(
+    markdown: str,
+    instruction: str,
+    sources: list[Source],
+    brain: Brain,
+    *,
+    text_of: TextLookup | None = None,
+    citations: dict[str, str] | None = None,
+) -> str:
+    """The revised draft (markdown with its Sources list). Raises RevisionError."""
+    instruction = " ".join((instruction or "").split())
+    if not instruction:
+        raise RevisionError("The revision instruction is empty: say what to change, e.g. 'shorten'.")
+    if len(instruction) > MAX_INSTRUCTION_CHARS:
+        raise RevisionError(f"The revision instruction is too long: at most {MAX_INSTRUCTION_CHARS:,} characters.")
+    if brain.kind == "offline":
+        parse_instruction(instruction)  # fail fast with the clear message, before any work
+    body, _ = split_sources_section(markdown)
+    numbered = number_sources(markdown, sources, citations)
+    revised = brain.revise(body.strip() + "\n", instruction, numbered, text_of or (lambda _sid: ""))
+    return renumber(revised, source_entries(markdown), numbered)
+
+
+def revision_brain(settings: Settings, llm: str | None, warnings: list[str]) -> Brain:
+    """The run's brain for a revision; a failed model call falls back to offline with a warning."""
+    kind = settings.brain_kind() if llm in (None, "auto") else llm
+    if kind == "offline":
+        return OfflineBrain()
+    from research.brains.fallback import FallbackBrain
+    from research.brains.llm import LLMBrain
+
+    return FallbackBrain(
+        LLMBrain(settings), OfflineBrain(), on_warning=lambda _source, message: warnings.append(message),
+        secrets=settings.secret_values(),
+    )
+
+
+def revise_run(
+    store: RunStore,
+    run_id: str,
+    instruction: str,
+    *,
+    settings: Settings,
+    llm: str | None = None,
+    brain: Brain | None = None,
+) -> Revision:
+    """Revise the run's latest draft version and save the result as a new version.
+
+    Raises KeyError (no such run) or RevisionError (no draft, not understood, or no change)."""
+    if store.get_run(run_id) is None:
+        raise KeyError(f"No run with id {run_id!r}")
+    latest = store.latest_draft(run_id)
+    if latest is None:
+        raise RevisionError(f"Run {run_id} has no draft to revise.")
+    view = fold(store.events(run_id))
+    sources = [Source.model_validate(s) for s in view.sources.values()]
+    warnings: list[str] = []
+    brain = brain or revision_brain(settings, llm, warnings)
+    revised = revise_draft(
+        latest.markdown, instruction, sources, brain,
+        text_of=lambda sid: store.get_text(run_id, sid), citations=view.citations,
+    )
+    if revised.strip() == latest.markdown.strip():
+        raise RevisionError("The revision left the draft unchanged, so no new version was saved.")
+    check = check_citations(revised, sources)
+    note = " ".join(instruction.split())
+    note = note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 1] + "…"
+    version = store.save_draft_version(run_id, revised, note=f"Revised: {note}")
+    return Revision(markdown=revised, version=version, check=check, warnings=warnings)

@@ -1,0 +1,1 @@
+"""The local library: the document store, its FTS index and the importers."""

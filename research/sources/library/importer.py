@@ -1,0 +1,126 @@
+"""Reading files into the local library: Markdown, plain text, HTML, PDF and Word documents.
+
+`import_paths` walks files and folders; `import_bytes` takes one uploaded file. Each file is read on
+its own: a file that cannot be used is reported in `ImportReport.skipped` with the reason, and the
+others are still imported. Markdown may carry the sample library's front matter (title, kind, url,
+authors, year, publisher, topic).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import quote
+
+from research.schemas import ResearcherKind
+from research.sources.library.documents import NewDocument
+from research.sources.library.readers import (
+    MAX_FILE_BYTES,
+    SUPPORTED_SUFFIXES,
+    UnreadableFile,
+    check_size,
+    parse_file,
+    reader_for,
+)
+
+if TYPE_CHECKING:
+    from research.sources.library.store import Library
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MAX_FILE_BYTES", "SUPPORTED_SUFFIXES", "ImportReport", "UnreadableFile", "import_bytes", "import_paths"]
+
+class SkippedFile(NamedTuple):
+    name: str
+    reason: str
+
+
+@dataclass
+class ImportedDocument:
+    id: int
+    title: str
+    name: str  # the file it came from
+
+
+@dataclass
+class ImportReport:
+    imported: list[ImportedDocument] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+    def extend(self, other: ImportReport) -> None:
+        self.imported.extend(other.imported)
+        self.skipped.extend(other.skipped)
+
+    def summary(self) -> str:
+        text = f"Imported {len(self.imported)} document(s)"
+        if self.skipped:
+            text += f"; skipped {len(self.skipped)}: " + "; ".join(f"{s.name} ({s.reason})" for s in self.skipped)
+        return text + "."
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, UnreadableFile):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"could not read the file ({exc.strerror or type(exc).__name__})"
+    return f"could not read the file ({type(exc).__name__}: {exc})"[:300]
+
+
+def _store(library: Library, name: str, doc: NewDocument, report: ImportReport) -> None:
+    doc_id = library.add_document(
+        title=doc.title, text=doc.text, kind=doc.kind, url=doc.url, authors=doc.authors,
+        year=doc.year, publisher=doc.publisher, topic=doc.topic,
+    )  # fmt: skip
+    report.imported.append(ImportedDocument(id=doc_id, title=doc.title, name=name))
+
+
+def import_bytes(library: Library, filename: str, data: bytes, kind: ResearcherKind | None) -> ImportReport:
+    """Import one uploaded file. Its url is derived from its content, so re-uploading it updates
+    the same document instead of adding a copy."""
+    report = ImportReport()
+    name = Path(filename or "upload").name
+    digest = hashlib.sha1(data).hexdigest()[:12]
+    try:
+        doc = parse_file(name, data, kind=kind, url=f"library://upload/{digest}/{quote(name)}")
+        _store(library, name, doc, report)
+    except Exception as exc:
+        report.skipped.append(SkippedFile(name, _reason(exc)))
+    return report
+
+
+def _walk(paths: list[Path]) -> list[Path | tuple[Path, str]]:
+    """Files to read, in a stable order; hidden files inside folders are ignored silently."""
+    out: list[Path | tuple[Path, str]] = []
+    for path in paths:
+        path = Path(path)
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
+                if child.is_file() and not hidden:
+                    out.append(child)
+        elif path.is_file():
+            out.append(path)
+        else:
+            out.append((path, "no such file or folder"))
+    return out
+
+
+def import_paths(library: Library, paths: list[Path], kind: ResearcherKind | None) -> ImportReport:
+    """Import files and folders (walked recursively). `kind=None` takes each file's front-matter
+    kind, else web. Files are imported one by one, so an error costs only that file."""
+    report = ImportReport()
+    for item in _walk(paths):
+        if isinstance(item, tuple):
+            report.skipped.append(SkippedFile(item[0].name or str(item[0]), item[1]))
+            continue
+        try:
+            reader_for(item.name)  # unsupported types are refused before reading their bytes
+            check_size(item.stat().st_size)
+            doc = parse_file(item.name, item.read_bytes(), kind=kind, url=item.resolve().as_uri())
+            _store(library, item.name, doc, report)
+        except Exception as exc:
+            report.skipped.append(SkippedFile(item.name, _reason(exc)))
+    return report

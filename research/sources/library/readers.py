@@ -1,0 +1,333 @@
+"""Reading one file into a library document: Markdown (with front matter), text, HTML, PDF, DOCX.
+
+Pure functions of (file name, bytes): no store, no side effects, so the importer, the shipped
+samples and the tests all read files the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import io
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Callable
+from urllib.parse import quote
+
+from research.schemas import RESEARCHER_KINDS, ResearcherKind
+from research.sources.library.documents import NewDocument
+
+log = logging.getLogger(__name__)
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+SUPPORTED_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx")
+_TITLE_MAX = 200
+
+
+class UnreadableFile(Exception):
+    """A file that cannot become a document; the message is the reason shown to the user."""
+
+
+@dataclass
+class ParsedFile:
+    """What a reader extracts from one file, before it becomes a NewDocument."""
+
+    title: str
+    text: str
+    meta: dict[str, str] = field(default_factory=dict)
+
+
+# --- front matter and markdown ------------------------------------------------------------------
+
+_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """`key: value` lines between leading `---` fences, and the body after them.
+
+    YAML-ish lists (`authors: [A, B]` or `- A` lines under a key) are joined with "; ".
+    """
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}, text
+    meta: dict[str, str] = {}
+    current: str | None = None
+    for line in match.group(1).splitlines():
+        item = re.match(r"^\s+-\s+(.*)$", line) or re.match(r"^-\s+(.*)$", line)
+        if item and current:
+            value = _unquote(item.group(1))
+            meta[current] = f"{meta[current]}; {value}" if meta[current] else value
+            continue
+        if ":" not in line or line.lstrip().startswith("#"):
+            continue
+        key, value = line.split(":", 1)
+        current = key.strip().lower()
+        value = value.strip()
+        if value.startswith("[") and value.endswith("]"):
+            value = "; ".join(_unquote(v) for v in value[1:-1].split(",") if v.strip())
+        meta[current] = _unquote(value)
+    return meta, text[match.end() :]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+_MD_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
+
+
+def markdown_to_text(body: str) -> str:
+    """Plain reading text: link/emphasis/code markup removed, headings kept as their own lines."""
+    text = _MD_IMAGE.sub(lambda m: m.group(1), body)
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = _MD_EMPHASIS.sub(lambda m: m.group(2), text)
+    text = re.sub(r"^```.*$", "", text, flags=re.M)
+    # A heading becomes its own paragraph so it never runs into the next sentence.
+    text = _MD_HEADING.sub(lambda m: f"\n{m.group(1)}\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def first_heading(body: str) -> str:
+    match = _MD_HEADING.search(body)
+    return markdown_to_text(match.group(1)) if match else ""
+
+
+# --- readers --------------------------------------------------------------------------------------
+
+
+def _decode(data: bytes) -> str:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    if b"\x00" in data[:4096]:
+        raise UnreadableFile("binary data, not text")
+    return data.decode("cp1252", errors="replace")  # old Windows text: never fails
+
+
+def _title_from_name(name: str) -> str:
+    stem = Path(name).stem
+    return " ".join(re.sub(r"[_\-]+", " ", stem).split()).strip() or name
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line[:_TITLE_MAX]
+    return ""
+
+
+def read_markdown(name: str, data: bytes) -> ParsedFile:
+    meta, body = split_front_matter(_decode(data))
+    title = meta.get("title") or first_heading(body) or _title_from_name(name)
+    return ParsedFile(title=title, text=markdown_to_text(body), meta=meta)
+
+
+def read_text(name: str, data: bytes) -> ParsedFile:
+    text = _decode(data).strip()
+    first = _first_line(text)
+    # A short first line without a full stop reads as a title; otherwise use the file name.
+    looks_like_title = first and len(first) <= 120 and not first.endswith((".", ",", ";"))
+    return ParsedFile(title=first if looks_like_title else _title_from_name(name), text=text)
+
+
+class _HTMLText(HTMLParser):
+    """Visible text of a page: no scripts, styles or other non-content elements."""
+
+    _SKIP = {"script", "style", "noscript", "template", "svg", "iframe", "object", "canvas", "title"}
+    _BLOCKS = {"p", "div", "section", "article", "li", "ul", "ol", "br", "tr", "table", "blockquote",
+               "pre", "h1", "h2", "h3", "h4", "h5", "h6", "header", "footer", "main", "nav", "aside",
+               "dd", "dt", "figcaption", "hr"}  # fmt: skip
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title = ""
+        self.h1 = ""
+        self._skip_depth = 0
+        self._in_title = False
+        self._in_h1 = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in self._SKIP:
+            self._skip_depth += 1
+        if tag == "title":
+            self._in_title = True
+        if tag == "h1":
+            self._in_h1 = True
+        if tag in self._BLOCKS:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP and self._skip_depth:
+            self._skip_depth -= 1
+        if tag == "title":
+            self._in_title = False
+        if tag == "h1":
+            self._in_h1 = False
+        if tag in self._BLOCKS:
+            self.parts.append("\n\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+        if self._skip_depth:  # inside <title>, <script>, <style>...: never page text
+            return
+        if self._in_h1:
+            self.h1 += data
+        self.parts.append(data)
+
+    def text(self) -> str:
+        paragraphs = ("".join(self.parts)).split("\n\n")
+        return "\n\n".join(p for p in (" ".join(x.split()) for x in paragraphs) if p)
+
+
+def _html_fallback(html: str) -> tuple[str, str]:
+    parser = _HTMLText()
+    parser.feed(html)
+    parser.close()
+    title = " ".join(parser.title.split()) or " ".join(parser.h1.split())
+    return title, parser.text()
+
+
+def read_html(name: str, data: bytes) -> ParsedFile:
+    html = _decode(data)
+    title, text = _html_fallback(html)
+    try:  # trafilatura finds the main content (drops menus, footers); the stdlib parser is the floor
+        import trafilatura
+
+        extracted = trafilatura.extract(html, include_comments=False, include_tables=True)
+        if extracted and len(extracted) >= 0.3 * len(text):
+            text = extracted
+    except Exception as exc:  # missing package or a parser failure: keep the stdlib text
+        log.debug("trafilatura could not read %s: %s", name, exc)
+    return ParsedFile(title=title or _first_line(text) or _title_from_name(name), text=text)
+
+
+_PDF_JUNK_TITLES = re.compile(r"^(untitled|microsoft word - .*|document\d*|slide \d+)$", re.I)
+
+
+def read_pdf(name: str, data: bytes) -> ParsedFile:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise UnreadableFile("the PDF is password-protected")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except PdfReadError as exc:
+        raise UnreadableFile(f"not a readable PDF ({exc})") from exc
+    text = "\n\n".join(p.strip() for p in pages if p.strip())
+    text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)  # re-join words hyphenated across lines
+    if not text.strip():
+        raise UnreadableFile("the PDF has no extractable text (scanned images need OCR first)")
+    info = reader.metadata or {}
+    meta_title = " ".join(str(info.get("/Title") or "").split())
+    title = meta_title if meta_title and not _PDF_JUNK_TITLES.match(meta_title) else _first_line(text)
+    meta: dict[str, str] = {}
+    if info.get("/Author"):
+        meta["authors"] = str(info["/Author"])
+    created = str(info.get("/CreationDate") or "")
+    if year := re.match(r"^(?:D:)?((?:19|20)\d\d)", created):
+        meta["year"] = year.group(1)
+    return ParsedFile(title=title or _title_from_name(name), text=text, meta=meta)
+
+
+def read_docx(name: str, data: bytes) -> ParsedFile:
+    import docx
+
+    document = docx.Document(io.BytesIO(data))
+    paragraphs = [p.text.strip() for p in document.paragraphs if p.text.strip()]
+    props = document.core_properties
+    meta = {"authors": props.author} if props.author else {}
+    title = (props.title or "").strip() or (paragraphs[0][:_TITLE_MAX] if paragraphs else "")
+    return ParsedFile(title=title or _title_from_name(name), text="\n\n".join(paragraphs), meta=meta)
+
+
+_READERS: dict[str, Callable[[str, bytes], ParsedFile]] = {
+    ".md": read_markdown,
+    ".markdown": read_markdown,
+    ".txt": read_text,
+    ".html": read_html,
+    ".htm": read_html,
+    ".pdf": read_pdf,
+    ".docx": read_docx,
+}
+
+
+# --- turning files into documents -----------------------------------------------------------------
+
+
+def _year(value: str | None) -> int | None:
+    match = re.search(r"\b(\d{4})\b", value or "")
+    return int(match.group(1)) if match else None
+
+
+def _authors(value: str | None) -> list[str]:
+    return [a.strip() for a in re.split(r";|\band\b|&", value or "") if a.strip()]
+
+
+def to_document(parsed: ParsedFile, *, kind: ResearcherKind | None, url: str, sample: bool = False) -> NewDocument:
+    """A ParsedFile as a NewDocument; an explicit kind wins over the front matter's."""
+    meta = parsed.meta
+    chosen = kind or meta.get("kind") or "web"
+    if chosen not in RESEARCHER_KINDS:
+        raise UnreadableFile(f"unknown kind {chosen!r} (expected web, academic or book)")
+    if not parsed.text.strip():
+        raise UnreadableFile("no text in the file")
+    return NewDocument(
+        title=" ".join(parsed.title.split())[:_TITLE_MAX] or "Untitled",
+        text=parsed.text,
+        kind=chosen,  # type: ignore[arg-type]
+        url=meta.get("url") or url,
+        authors=_authors(meta.get("authors") or meta.get("author")),
+        year=_year(meta.get("year") or meta.get("date")),
+        publisher=meta.get("publisher", ""),
+        topic=meta.get("topic", ""),
+        sample=sample,
+    )
+
+
+def reader_for(name: str) -> Callable[[str, bytes], ParsedFile]:
+    """The reader for a file name, or UnreadableFile naming the supported types."""
+    suffix = Path(name).suffix.lower()
+    reader = _READERS.get(suffix)
+    if reader is None:
+        shown = suffix or "no extension"
+        raise UnreadableFile(f"unsupported file type ({shown}); supported: {', '.join(SUPPORTED_SUFFIXES)}")
+    return reader
+
+
+def check_size(size: int) -> None:
+    if size > MAX_FILE_BYTES:
+        raise UnreadableFile(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
+
+
+def parse_file(name: str, data: bytes, *, kind: ResearcherKind | None, url: str) -> NewDocument:
+    """One file's bytes as a document, or UnreadableFile with the reason it cannot be one."""
+    reader = reader_for(name)
+    if not data.strip():
+        raise UnreadableFile("the file is empty")
+    check_size(len(data))
+    return to_document(reader(name, data), kind=kind, url=url)
+
+
+def read_sample_file(path: Path) -> NewDocument:
+    """A shipped sample document (front matter required for its kind and url)."""
+    parsed = read_markdown(path.name, path.read_bytes())
+    if "kind" not in parsed.meta:
+        raise UnreadableFile("sample front matter has no kind")
+    return to_document(parsed, kind=None, url=f"library://sample/{path.stem}", sample=True)
+
+

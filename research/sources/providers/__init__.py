@@ -1,0 +1,1 @@
+"""One module per external service (and the page scraper with its URL guard)."""
