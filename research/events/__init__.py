@@ -1,5 +1,11 @@
 """Typed run events: their models, the stream writer nodes use, and the one stream adapter."""
 
-from research.events.stream import EVENT_TYPES, Event, EventAdapter, EventType, emit, event_payload
+from research.events import payloads
+from research.events.payloads import PAYLOADS, Payload
+from research.events.status import RunLiveness, RunStatus, liveness
+from research.events.stream import EVENT_TYPES, Event, EventAdapter, EventType, emit, event_payload, payload
 
-__all__ = ["EVENT_TYPES", "Event", "EventAdapter", "EventType", "emit", "event_payload"]
+__all__ = [
+    "EVENT_TYPES", "PAYLOADS", "Event", "EventAdapter", "EventType", "Payload", "RunLiveness", "RunStatus", "emit",
+    "event_payload", "liveness", "payload", "payloads",
+]

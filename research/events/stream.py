@@ -8,37 +8,28 @@ format: the dashboard, the run store and the CLI only see `Event`s.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, Literal, get_args
+from collections.abc import Iterator
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializeAsAny, model_validator
+
+from research.events.payloads import PAYLOADS, Payload
 
 EventType = Literal[
-    "run_started",  # topic, allocation_request, brain, model, source_mode, max_iterations
-    "phase",  # phase (supervisor|researchers|analyst|writer), iteration
-    "allocation_decided",  # allocation {web,academic,book}, origin, reasoning, research_questions
-    "researcher_started",  # researcher_id, kind, question, angle, iteration
-    "queries_generated",  # researcher_id, queries
-    "sources_found",  # researcher_id, query, provider, sources [Source]
-    "researcher_finished",  # researcher_id, kind, status, source_ids, seconds, notes, error
-    "critique_issued",  # iteration, status, critique, missing_topics, recommended_queries, coverage
-    "draft_ready",  # markdown, citations {n: source_id}, known_gaps
-    "message",  # name, role, content (the transcript)
-    "usage",  # node, calls, prompt_tokens, completion_tokens, cost_usd
-    "warning",  # source, message
-    "run_finished",  # status, seconds, counts
-    "run_failed",  # error
+    "run_started", "phase", "allocation_decided", "researcher_started", "queries_generated",
+    "sources_found", "researcher_finished", "critique_issued", "draft_ready", "message", "usage",
+    "warning", "run_finished", "run_failed",
     # Plan review (ResearchRequest.review_plan): the run pauses after the supervisor.
-    "plan_review_requested",  # allocation {web,academic,book}, allocation_notation, allocation_origin,
-    #                           research_questions, max_researchers, max_questions, max_question_chars
-    "plan_approved",  # allocation {web,academic,book}, origin, reasoning, research_questions, edited
-    "run_cancelled",  # reason
+    "plan_review_requested", "plan_approved", "run_cancelled",
 ]
+"""Every event type; each has its payload model in research/events/payloads.py (PAYLOADS)."""
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
 _MARK = "research_event"  # key that marks our custom stream payloads
 
 
 class Event(BaseModel):
-    """One thing that happened in a run. `data` keys per type are listed beside EventType."""
+    """One thing that happened in a run. `data` is the payload model of its `type` (PAYLOADS): a
+    dict given here is validated into that model, so a wrong-typed field fails where it enters."""
 
     type: EventType
     run_id: str = ""
@@ -46,16 +37,33 @@ class Event(BaseModel):
     ts: float = Field(default_factory=time.time)
     researcher_id: str | None = None
     iteration: int | None = None
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: SerializeAsAny[Payload]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_data(cls, value: Any) -> Any:
+        if isinstance(value, dict) and value.get("type") in PAYLOADS:
+            model = PAYLOADS[value["type"]]
+            data = value.get("data")
+            if not isinstance(data, model):
+                value = {**value, "data": model.model_validate(data if data is not None else {})}
+        return value
+
+
+def payload(type_: EventType, data: dict[str, Any]) -> Payload:
+    """`data` as the payload model of `type_` (raises pydantic.ValidationError when it does not fit)."""
+    if type_ not in PAYLOADS:
+        raise ValueError(f"Unknown event type {type_!r}")
+    return PAYLOADS[type_].model_validate(data)
 
 
 def event_payload(
     type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any
 ) -> dict[str, Any]:
-    """The dict a node writes to the custom stream (kept JSON-friendly for checkpoints)."""
-    if type_ not in EVENT_TYPES:
-        raise ValueError(f"Unknown event type {type_!r}")
-    return {_MARK: type_, "researcher_id": researcher_id, "iteration": iteration, "data": data}
+    """The dict a node writes to the custom stream: validated against the type's payload model, then
+    kept JSON-friendly (a server sends it over the wire)."""
+    checked = payload(type_, data).model_dump(mode="json")
+    return {_MARK: type_, "researcher_id": researcher_id, "iteration": iteration, "data": checked}
 
 
 def emit(type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> None:
@@ -90,7 +98,7 @@ class EventAdapter:
         )
 
     def adapt(self, part: Any) -> Iterator[Event]:
-        """Accepts v2 stream parts ({"type", "ns", "data"}) and v1 tuples ((ns, mode, data))."""
+        """Events from one v2 stream part (`graph.stream(..., version="v2")`)."""
         namespace, mode, data = _unpack(part)
         if mode == "custom" and isinstance(data, dict) and _MARK in data:
             yield self.make(
@@ -110,12 +118,8 @@ class EventAdapter:
                     yield self.make("message", name=name, role=getattr(message, "type", "ai"), content=content)
 
 
-def _unpack(part: Any) -> tuple[tuple, str | None, Any]:
+def _unpack(part: Any) -> tuple[tuple[str, ...], str | None, Any]:
+    """A v2 stream part ({"type", "ns", "data"}) as (namespace, mode, data)."""
     if isinstance(part, dict) and "type" in part and "data" in part:
         return tuple(part.get("ns") or ()), part["type"], part["data"]
-    if isinstance(part, tuple):
-        if len(part) == 3:  # (namespace, mode, data) with subgraphs=True
-            return tuple(part[0] or ()), part[1], part[2]
-        if len(part) == 2 and isinstance(part[0], str):
-            return (), part[0], part[1]
     return (), None, None

@@ -20,7 +20,7 @@ from langgraph.types import Command
 from research.graph.allocation import parse_allocation
 from research.brains.factory import make_brain
 from research.graph.context import RunContext
-from research.events import Event, EventAdapter
+from research.events import Event, EventAdapter, payloads
 from research.graph.builder import build_graph
 from research.logging_setup import configure_logging
 from research.graph.nodes.plan_review import validate_plan_edit
@@ -140,7 +140,7 @@ class ResearchRunner:
         resumed_note: str | None = "Resumed from the last checkpoint.",
     ) -> None:
         logged = set() if started else {
-            (e.data.get("name", ""), e.data.get("content", "")) for e in self.store.events(run_id) if e.type == "message"
+            (e.data.name, e.data.content) for e in self.store.events(run_id) if isinstance(e.data, payloads.Message)
         }
         adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged)
         t0 = time.time()
@@ -204,20 +204,11 @@ class ResearchRunner:
 
     def _on_event_side_effects(self, event: Event) -> None:
         """Keep the run record and the first draft version in step with the event log."""
-        if event.type == "allocation_decided":
-            alloc = event.data["allocation"]
-            self.store.update_run(
-                event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
-                allocation_origin=event.data["origin"],
-            )
-        elif event.type == "plan_approved":
-            alloc = event.data["allocation"]
-            self.store.update_run(
-                event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
-                allocation_origin=event.data["origin"],
-            )
-        elif event.type == "draft_ready":
-            self.store.save_draft_version(event.run_id, event.data["markdown"], note="Writer's draft")
+        data = event.data
+        if isinstance(data, (payloads.AllocationDecided, payloads.PlanApproved)):
+            self.store.update_run(event.run_id, allocation=data.allocation.notation, allocation_origin=data.origin)
+        elif isinstance(data, payloads.DraftReady):
+            self.store.save_draft_version(event.run_id, data.markdown, note="Writer's draft")
 
     @contextmanager
     def checkpointer(self) -> Iterator[SqliteSaver]:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from research.events import Event
+from research.events import payloads as p
+from research.events.status import RunStatus
 
 PHASES = ("supervisor", "researchers", "analyst", "writer")
 
@@ -38,7 +40,7 @@ class ResearcherView:
 class RunView:
     run_id: str = ""
     topic: str = ""
-    status: str = "pending"  # pending | running | paused | finished | failed | cancelled
+    status: RunStatus = RunStatus.PENDING
     brain: str = ""
     model: str = ""
     source_mode: str = ""
@@ -79,11 +81,12 @@ class RunView:
 
     @property
     def done(self) -> bool:
-        return self.status in ("finished", "failed", "cancelled")
+        """The event log has ended (finished, failed, cancelled)."""
+        return RunStatus(self.status).terminal
 
     @property
     def paused(self) -> bool:
-        return self.status == "paused"
+        return self.status == RunStatus.PAUSED
 
     def apply(self, event: Event) -> None:
         handler = getattr(self, f"_on_{event.type}", None)
@@ -91,31 +94,30 @@ class RunView:
             handler(event, event.data)
         self.last_seq = max(self.last_seq, event.seq)
 
-    # --- one handler per event type ---------------------------------------------------------
-    def _on_run_started(self, e: Event, d: dict) -> None:
-        self.run_id, self.topic, self.status = e.run_id, d.get("topic", ""), "running"
-        self.brain, self.model = d.get("brain", ""), d.get("model", "")
-        self.source_mode, self.max_iterations = d.get("source_mode", ""), d.get("max_iterations")
+    # --- one handler per event type; `d` is the type's payload model (research/events/payloads.py) ---
+    def _on_run_started(self, e: Event, d: p.RunStarted) -> None:
+        self.run_id, self.topic, self.status = e.run_id, d.topic, RunStatus.RUNNING
+        self.brain, self.model = d.brain, d.model
+        self.source_mode, self.max_iterations = d.source_mode, d.max_iterations
         self.started_ts = e.ts
         self.phase = "supervisor"
 
-    def _on_phase(self, e: Event, d: dict) -> None:
-        self.phase = d.get("phase")
+    def _on_phase(self, e: Event, d: p.Phase) -> None:
+        self.phase = d.phase
         self.iteration = e.iteration or 0
 
-    def _on_allocation_decided(self, e: Event, d: dict) -> None:
-        self.allocation = d.get("allocation", {})
-        self.allocation_origin = d.get("origin")
-        self.allocation_reasoning = d.get("reasoning", "")
-        self.plan_reasoning = d.get("plan_reasoning", "")
-        self.research_questions = d.get("research_questions", [])
+    def _on_allocation_decided(self, e: Event, d: p.AllocationDecided) -> None:
+        self.allocation = d.allocation.model_dump()
+        self.allocation_origin = d.origin
+        self.allocation_reasoning = d.reasoning
+        self.plan_reasoning = d.plan_reasoning
+        self.research_questions = list(d.research_questions)
         self.phase = "researchers"
 
-    def _on_researcher_started(self, e: Event, d: dict) -> None:
+    def _on_researcher_started(self, e: Event, d: p.ResearcherStarted) -> None:
         rid = e.researcher_id or "?"
         self.researchers[rid] = ResearcherView(
-            id=rid, kind=d.get("kind", ""), iteration=e.iteration or 0, question=d.get("question", ""),
-            angle=d.get("angle", ""), started_ts=e.ts,
+            id=rid, kind=d.kind, iteration=e.iteration or 0, question=d.question, angle=d.angle, started_ts=e.ts,
         )
 
     def _researcher(self, e: Event) -> ResearcherView:
@@ -124,65 +126,66 @@ class RunView:
             self.researchers[rid] = ResearcherView(id=rid, kind=rid.split("-")[0], iteration=e.iteration or 0)
         return self.researchers[rid]
 
-    def _on_queries_generated(self, e: Event, d: dict) -> None:
-        self._researcher(e).queries = list(d.get("queries", []))
+    def _on_queries_generated(self, e: Event, d: p.QueriesGenerated) -> None:
+        self._researcher(e).queries = list(d.queries)
 
-    def _on_sources_found(self, e: Event, d: dict) -> None:
+    def _on_sources_found(self, e: Event, d: p.SourcesFound) -> None:
         researcher = self._researcher(e)
-        for source in d.get("sources", []):
-            self.sources.setdefault(source["id"], source)
-            if source["id"] not in researcher.source_ids:
-                researcher.source_ids.append(source["id"])
+        for source in d.sources:
+            if source.id not in self.sources:
+                self.sources[source.id] = source.model_dump()
+            if source.id not in researcher.source_ids:
+                researcher.source_ids.append(source.id)
 
-    def _on_researcher_finished(self, e: Event, d: dict) -> None:
+    def _on_researcher_finished(self, e: Event, d: p.ResearcherFinished) -> None:
         r = self._researcher(e)
-        r.status = d.get("status", "done")
-        r.source_ids = list(d.get("source_ids") or r.source_ids)
-        r.seconds, r.notes, r.error = d.get("seconds"), d.get("notes", ""), d.get("error")
+        r.status = d.status
+        r.source_ids = list(d.source_ids or r.source_ids)
+        r.seconds, r.notes, r.error = d.seconds, d.notes, d.error
 
-    def _on_critique_issued(self, e: Event, d: dict) -> None:
-        self.critiques.append({"iteration": e.iteration or 0, **d})
+    def _on_critique_issued(self, e: Event, d: p.CritiqueIssued) -> None:
+        self.critiques.append({"iteration": e.iteration or 0, **d.model_dump(mode="json")})
 
-    def _on_draft_ready(self, e: Event, d: dict) -> None:
-        self.draft = d.get("markdown")
-        self.citations = {str(k): v for k, v in (d.get("citations") or {}).items()}
-        self.known_gaps = list(d.get("known_gaps", []))
+    def _on_draft_ready(self, e: Event, d: p.DraftReady) -> None:
+        self.draft = d.markdown
+        self.citations = dict(d.citations)
+        self.known_gaps = list(d.known_gaps)
 
-    def _on_message(self, e: Event, d: dict) -> None:
-        self.messages.append({"name": d.get("name", ""), "content": d.get("content", "")})
+    def _on_message(self, e: Event, d: p.Message) -> None:
+        self.messages.append({"name": d.name, "content": d.content})
 
-    def _on_usage(self, e: Event, d: dict) -> None:
-        for key in ("calls", "prompt_tokens", "completion_tokens"):
-            self.usage[key] += int(d.get(key) or 0)
-        self.usage["cost_usd"] += float(d.get("cost_usd") or 0.0)
-        node = self.usage["by_node"].setdefault(d.get("node", "?"), {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
-        for key in ("calls", "prompt_tokens", "completion_tokens"):
-            node[key] += int(d.get(key) or 0)
+    def _on_usage(self, e: Event, d: p.UsageReported) -> None:
+        counts = {"calls": d.calls, "prompt_tokens": d.prompt_tokens, "completion_tokens": d.completion_tokens}
+        node = self.usage["by_node"].setdefault(d.node, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+        for key, value in counts.items():
+            self.usage[key] += value
+            node[key] += value
+        self.usage["cost_usd"] += d.cost_usd or 0.0
 
-    def _on_warning(self, e: Event, d: dict) -> None:
-        self.warnings.append({"source": d.get("source", ""), "message": d.get("message", ""), "researcher_id": e.researcher_id})
+    def _on_warning(self, e: Event, d: p.Warning) -> None:
+        self.warnings.append({"source": d.source, "message": d.message, "researcher_id": e.researcher_id})
 
-    def _on_run_finished(self, e: Event, d: dict) -> None:
-        self.status = d.get("status", "finished")
-        self.finished_ts, self.seconds, self.phase = e.ts, d.get("seconds"), None
+    def _on_run_finished(self, e: Event, d: p.RunFinished) -> None:
+        self.status = d.status
+        self.finished_ts, self.seconds, self.phase = e.ts, d.seconds, None
 
-    def _on_plan_review_requested(self, e: Event, d: dict) -> None:
-        self.status, self.plan_review = "paused", dict(d)
+    def _on_plan_review_requested(self, e: Event, d: p.PlanReviewRequested) -> None:
+        self.status, self.plan_review = RunStatus.PAUSED, d.model_dump(mode="json")
 
-    def _on_plan_approved(self, e: Event, d: dict) -> None:
-        self.status, self.plan_review, self.phase = "running", None, "researchers"
-        self.allocation = d.get("allocation", self.allocation)
-        self.allocation_origin = d.get("origin", self.allocation_origin)
-        self.allocation_reasoning = d.get("reasoning", self.allocation_reasoning)
-        self.research_questions = d.get("research_questions", self.research_questions)
+    def _on_plan_approved(self, e: Event, d: p.PlanApproved) -> None:
+        self.status, self.plan_review, self.phase = RunStatus.RUNNING, None, "researchers"
+        self.allocation = d.allocation.model_dump()
+        self.allocation_origin = d.origin or self.allocation_origin
+        self.allocation_reasoning = d.reasoning or self.allocation_reasoning
+        self.research_questions = list(d.research_questions) or self.research_questions
 
-    def _on_run_cancelled(self, e: Event, d: dict) -> None:
-        self.status, self.plan_review, self.phase, self.finished_ts = "cancelled", None, None, e.ts
+    def _on_run_cancelled(self, e: Event, d: p.RunCancelled) -> None:
+        self.status, self.plan_review, self.phase, self.finished_ts = RunStatus.CANCELLED, None, None, e.ts
         if self.started_ts:
             self.seconds = round(e.ts - self.started_ts, 3)
 
-    def _on_run_failed(self, e: Event, d: dict) -> None:
-        self.status, self.error, self.finished_ts = "failed", d.get("error"), e.ts
+    def _on_run_failed(self, e: Event, d: p.RunFailed) -> None:
+        self.status, self.error, self.finished_ts = RunStatus.FAILED, d.error, e.ts
         if self.started_ts:
             self.seconds = round(e.ts - self.started_ts, 3)
 

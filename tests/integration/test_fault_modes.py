@@ -157,4 +157,4 @@ def test_think_blocks_never_reach_the_draft_or_the_events(tmp_path: Path, servic
     assert SCRIPTED_DRAFT_LINE in outcome.result["draft"]  # the model's draft, not the offline one
     assert THINK_MARKER not in outcome.result["draft"] and "think>" not in outcome.result["draft"]
     for event in outcome.events:
-        assert THINK_MARKER not in json.dumps(event.data), event.type
+        assert THINK_MARKER not in event.data.model_dump_json(), event.type

@@ -1,0 +1,192 @@
+"""One payload model per event type: the `data` of an Event, checked when it is made and when it is read.
+
+Emitters, the fold (runs/view.py), replay and bundles all go through these models, so an event's
+keys and their types are written down once. Fields have defaults where an older log may lack them;
+unknown keys are kept (extra="allow") so a log written by a newer version still reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from research.events.status import RunStatus
+from research.schemas import QuestionCoverage, ResearcherKind, Source, VerdictStatus
+
+
+class Readable(BaseModel):
+    """Reads as a mapping too (`data["topic"]`, `data.get(...)`, `**data`), so callers that index
+    event data by key keep working; new code uses the attributes."""
+
+    def keys(self) -> list[str]:
+        return [*type(self).model_fields, *(self.__pydantic_extra__ or {})]
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in self.keys() else default
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, dict):  # equal to the same data as a plain dict
+            return self.model_dump(mode="json") == other
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dict it stands in for
+
+
+class Payload(Readable):
+    """Base of every payload model."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class Counts(Readable):
+    """An allocation as events carry it: researchers per kind."""
+
+    web: int = Field(0, ge=0)
+    academic: int = Field(0, ge=0)
+    book: int = Field(0, ge=0)
+
+    @property
+    def notation(self) -> str:
+        return f"{self.web}{self.academic}{self.book}"
+
+
+class RunStarted(Payload):
+    topic: str = ""
+    allocation_request: str | None = None
+    brain: str = ""
+    model: str = ""
+    source_mode: str = ""
+    max_iterations: int | None = None
+
+
+class Phase(Payload):
+    phase: str
+
+
+class AllocationDecided(Payload):
+    allocation: Counts = Field(default_factory=Counts)
+    origin: str
+    reasoning: str = ""
+    research_questions: list[str] = Field(default_factory=list)
+    plan_reasoning: str = ""
+
+
+class ResearcherStarted(Payload):
+    kind: ResearcherKind | None = None
+    question: str = ""
+    angle: str = ""
+
+
+class QueriesGenerated(Payload):
+    queries: list[str] = Field(default_factory=list)
+
+
+class SourcesFound(Payload):
+    query: str = ""
+    providers: list[str] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=list)
+    off_topic: int = 0  # results dropped because they were not about the run's subject
+
+
+class ResearcherFinished(Payload):
+    kind: ResearcherKind | None = None
+    status: Literal["done", "failed"] = "done"
+    source_ids: list[str] = Field(default_factory=list)
+    seconds: float | None = None
+    notes: str = ""
+    error: str | None = None
+
+
+class CritiqueIssued(Payload):
+    status: VerdictStatus
+    critique: list[str] = Field(default_factory=list)
+    missing_topics: list[str] = Field(default_factory=list)
+    recommended_queries: list[str] = Field(default_factory=list)
+    coverage: list[QuestionCoverage] = Field(default_factory=list)
+
+
+class DraftReady(Payload):
+    markdown: str
+    citations: dict[str, str] = Field(default_factory=dict)  # "n" -> source id
+    known_gaps: list[str] = Field(default_factory=list)
+
+
+class Message(Payload):
+    name: str = ""
+    role: str = "ai"
+    content: str = ""
+
+
+class UsageReported(Payload):
+    node: str = "?"
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+class Warning(Payload):  # noqa: A001 - the event is called "warning"; not the builtin exception
+    source: str = ""
+    message: str = ""
+
+
+class RunFinished(Payload):
+    status: RunStatus = RunStatus.FINISHED
+    seconds: float | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+
+
+class RunFailed(Payload):
+    error: str = ""
+
+
+class PlanReviewRequested(Payload):
+    allocation: Counts = Field(default_factory=Counts)
+    allocation_notation: str = ""
+    allocation_origin: str = ""
+    research_questions: list[str] = Field(default_factory=list)
+    max_researchers: int = 3
+    max_questions: int = 5
+    max_question_chars: int = 300
+
+
+class PlanApproved(Payload):
+    allocation: Counts = Field(default_factory=Counts)
+    origin: str = ""
+    reasoning: str = ""
+    research_questions: list[str] = Field(default_factory=list)
+    edited: bool = False
+
+
+class RunCancelled(Payload):
+    reason: str = ""
+
+
+PAYLOADS: dict[str, type[Payload]] = {
+    "run_started": RunStarted,
+    "phase": Phase,
+    "allocation_decided": AllocationDecided,
+    "researcher_started": ResearcherStarted,
+    "queries_generated": QueriesGenerated,
+    "sources_found": SourcesFound,
+    "researcher_finished": ResearcherFinished,
+    "critique_issued": CritiqueIssued,
+    "draft_ready": DraftReady,
+    "message": Message,
+    "usage": UsageReported,
+    "warning": Warning,
+    "run_finished": RunFinished,
+    "run_failed": RunFailed,
+    "plan_review_requested": PlanReviewRequested,
+    "plan_approved": PlanApproved,
+    "run_cancelled": RunCancelled,
+}
