@@ -35,7 +35,7 @@ def runs_tab(manager: RunManager) -> None:
             "Topic": r.topic,
             "Allocation": r.allocation or r.requested_allocation or "model",
             "Origin": {"llm": "model"}.get(r.allocation_origin or "", r.allocation_origin or "–"),
-            "Status": "interrupted" if manager.is_orphaned(r.run_id) else r.status,
+            "Status": manager.display_status(r).value,
             "Sources": r.source_count,
             "Duration": duration(r.seconds),
             "Date": when(r.created_at),

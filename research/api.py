@@ -2,7 +2,7 @@
 
 from research.graph.allocation import AllocationError, parse_allocation
 from research.drafts.citations import check_citations
-from research.events import Event
+from research.events import Event, RunLiveness, RunStatus
 from research.runs.manager import RunManager
 from research.runs.runner import ResearchRunner
 from research.runs.store import DraftVersion, RunRecord, RunStore
@@ -28,7 +28,7 @@ from research.brains.offline_revise import RevisionError
 from research.runs.runner import PlanReviewError
 
 __all__ = [
-    "AllocationError", "DraftVersion", "Event", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
+    "AllocationError", "DraftVersion", "Event", "RunLiveness", "RunStatus", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
     "ResearchRunner", "ResearcherAllocation", "ResearcherView", "RunManager", "RunRecord", "RunStore", "RunView",
     "Settings", "Source", "TopicError", "check_citations", "fold", "get_settings", "parse_allocation",
     "validate_topic",

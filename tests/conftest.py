@@ -1,12 +1,19 @@
-"""Shared pytest fixtures. The network guard below keeps every test offline."""
+"""Shared pytest fixtures: the network guard keeps every test offline, and every test starts from a
+clean environment (no developer RESEARCH_* / OPENAI_* / key variables, no .env) in its own directory."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+
+from research.runs.runner import ResearchRunner
+from research.settings import Settings
+from tests.environment import clean_environ
 
 
 class NetworkBlockedError(RuntimeError):
@@ -71,3 +78,32 @@ def _refuse_non_loopback_network() -> Iterator[None]:
         patch.setattr(socket, "create_connection", create_connection)
         patch.setattr(socket, "getaddrinfo", getaddrinfo)
         yield
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """A developer's RESEARCH_* / OPENAI_* variables or .env must not change what tests see."""
+    keep = clean_environ()
+    for name in list(os.environ):
+        if name not in keep:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # Settings reads .env from the working directory
+    yield
+
+
+@pytest.fixture(scope="session")
+def session_log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One log dir for in-process runs: `configure_logging` adds a process-wide handler per log path,
+    so a log dir per test would pile up handlers."""
+    return tmp_path_factory.mktemp("logs")
+
+
+@pytest.fixture
+def settings(tmp_path: Path, session_log_dir: Path) -> Settings:
+    """Offline brain, local library only, a fresh data dir."""
+    return Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, sources="library", llm="offline")
+
+
+@pytest.fixture
+def runner(settings: Settings) -> ResearchRunner:
+    return ResearchRunner(settings)

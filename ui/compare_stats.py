@@ -15,7 +15,7 @@ from typing import Callable
 
 import pandas as pd
 
-from research.api import RESEARCHER_KINDS, RunRecord, RunView
+from research.api import RESEARCHER_KINDS, RunRecord, RunStatus, RunView
 from ui.text import domain_of, duration, plural
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -65,7 +65,7 @@ class RunStats:
 
     @property
     def done(self) -> bool:
-        return self.status in ("finished", "failed", "cancelled", "interrupted")
+        return RunStatus(self.status).terminal
 
 
 def headings_of(markdown: str | None) -> list[str]:
@@ -83,7 +83,7 @@ def run_stats(view: RunView, record: RunRecord | None, draft: str | None) -> Run
     last = view.critiques[-1] if view.critiques else {}
     gaps = list(view.known_gaps) if view.draft else list(last.get("missing_topics") or [])
     usage = view.usage
-    status = record.status if record is not None and record.status in ("interrupted",) else view.status
+    status = RunStatus.INTERRUPTED if record is not None and record.status == RunStatus.INTERRUPTED else view.status
     allocation = view.allocation_notation or (record.allocation or record.requested_allocation if record else "") or ""
     return RunStats(
         run_id=view.run_id, label=allocation or "model", topic=view.topic or (record.topic if record else ""),

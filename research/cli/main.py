@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from research.graph.allocation import AllocationError
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
-from research.events import Event
+from research.events import Event, RunStatus
 from research.cli.progress import describe
 from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, validate_topic
 from research.settings import Settings
@@ -110,7 +110,7 @@ def _report(runner, run_id: str, *, as_json: bool) -> int:
         print_plan(view)
     elif view.draft:
         print(view.draft)
-    return EXIT_OK if view.status in ("finished", "paused") else EXIT_FAILED
+    return EXIT_OK if view.status in (RunStatus.FINISHED, RunStatus.PAUSED) else EXIT_FAILED
 
 
 def _print_progress(event: Event) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from research.events import Event
+from research.events.status import RunStatus
 from research.runs.store import RunStore
 from research.schemas import BUNDLE_FORMAT, BUNDLE_VERSION, BundleDraft, BundleRun, RunBundle
 from research.runs.view import fold
@@ -29,7 +30,7 @@ from research.runs.view import fold
 BUNDLE_EXTENSION = "rdrun.json.gz"
 MAX_BUNDLE_BYTES = 200 * 1024 * 1024  # uncompressed: a guard against a zip bomb posing as a bundle
 _GZIP_MAGIC = b"\x1f\x8b"
-_UNFINISHED = {"running", "paused"}  # no checkpoint travels with a bundle: these cannot continue
+_UNFINISHED = {RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.PENDING}  # no checkpoint travels with a bundle: these cannot continue
 
 
 class BundleError(ValueError):
@@ -128,7 +129,7 @@ def import_bundle(
     for draft in sorted(bundle.drafts, key=lambda d: d.version):
         store.save_draft_version(target, draft.markdown, note=draft.note)
     store.put_texts(target, bundle.source_texts)
-    status = "interrupted" if run.status in _UNFINISHED else run.status
+    status = RunStatus.INTERRUPTED if run.status in _UNFINISHED else run.status
     fields: dict[str, Any] = {
         "status": status, "allocation": run.allocation, "allocation_origin": run.allocation_origin,
         "source_count": run.source_count, "error": run.error, "summary": run.summary,

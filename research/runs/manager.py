@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import threading
 
+from research.events.status import RunLiveness, RunStatus, display_status, liveness
 from research.runs.runner import ResearchRunner
+from research.runs.store import RunRecord
 from research.schemas import ResearchRequest
 
 
@@ -45,10 +47,20 @@ class RunManager:
             thread = self._threads.get(run_id)
             return bool(thread and thread.is_alive())
 
-    def is_orphaned(self, run_id: str) -> bool:
-        """Stored as running but no thread here runs it: the process that ran it has gone."""
+    def liveness(self, run_id: str) -> RunLiveness | None:
+        """Live, paused, ended or orphaned (None: no such run). See research.events.status."""
         record = self.store.get_run(run_id)
-        return bool(record and record.status == "running" and not self.is_active(run_id))
+        if record is None:
+            return None
+        return liveness(record.status, running_somewhere=self.is_active(run_id))
+
+    def display_status(self, record: RunRecord) -> RunStatus:
+        """The run's status as a person should see it (an orphaned run reads "interrupted")."""
+        return display_status(record.status, running_somewhere=self.is_active(record.run_id))
+
+    def is_orphaned(self, run_id: str) -> bool:
+        """Stored as running but nothing runs it: the process that ran it has gone."""
+        return self.liveness(run_id) is RunLiveness.ORPHANED
 
     def wait(self, run_id: str, timeout: float | None = None) -> bool:
         with self._lock:

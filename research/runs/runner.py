@@ -21,6 +21,7 @@ from research.graph.allocation import parse_allocation
 from research.brains.factory import make_brain
 from research.graph.context import RunContext
 from research.events import Event, EventAdapter, payloads
+from research.events.status import RunStatus
 from research.graph.builder import build_graph
 from research.logging_setup import configure_logging
 from research.graph.nodes.plan_review import validate_plan_edit
@@ -83,7 +84,7 @@ class ResearchRunner:
         if record is None:
             raise KeyError(f"No run with id {run_id!r}")
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
-        self.store.update_run(run_id, status="running", error=None)
+        self.store.update_run(run_id, status=RunStatus.RUNNING, error=None)
         self._execute(run_id, request, None, on_event, started=False)
         return run_id
 
@@ -104,7 +105,7 @@ class ResearchRunner:
         """
         record, questions, parsed = self.check_plan_edit(run_id, questions, allocation)
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
-        self.store.update_run(run_id, status="running", error=None)
+        self.store.update_run(run_id, status=RunStatus.RUNNING, error=None)
         answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
         self._execute(run_id, request, Command(resume=answer), on_event, started=False, resumed_note=None)
         return run_id
@@ -122,7 +123,7 @@ class ResearchRunner:
             "run_cancelled", reason="Cancelled at plan review."
         )
         self.store.append_event(event)
-        self.store.update_run(run_id, status="cancelled", finished_at=time.time())
+        self.store.update_run(run_id, status=RunStatus.CANCELLED, finished_at=time.time())
         if on_event:
             on_event(event)
 
@@ -130,7 +131,7 @@ class ResearchRunner:
         record = self.store.get_run(run_id)
         if record is None:
             raise KeyError(f"No run with id {run_id!r}")
-        if record.status != "paused":
+        if record.status != RunStatus.PAUSED:
             raise PlanReviewError(f"Run {run_id} is not waiting for plan review (status: {record.status}).")
         return record
 
@@ -185,11 +186,11 @@ class ResearchRunner:
             log.error("Run %s failed\n%s", run_id, mask("".join(traceback.format_exception(exc)), self.settings.secret_values()))
             message = mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values())
             publish(adapter.make("run_failed", error=message))
-            self.store.update_run(run_id, status="failed", error=message, finished_at=time.time())
+            self.store.update_run(run_id, status=RunStatus.FAILED, error=message, finished_at=time.time())
             return
         if snapshot.interrupts:  # paused for plan review: the checkpoint holds the pause
             publish(adapter.make("plan_review_requested", **snapshot.interrupts[0].value))
-            self.store.update_run(run_id, status="paused")
+            self.store.update_run(run_id, status=RunStatus.PAUSED)
             return
         seconds = round(time.time() - t0, 3)
         counts = {
@@ -198,7 +199,7 @@ class ResearchRunner:
             "iterations": final.get("research_iterations", 0),
             "critiques": len(final.get("critiques", [])),
         }
-        status = "finished" if final.get("draft") else "failed"
+        status = RunStatus.FINISHED if final.get("draft") else RunStatus.FAILED
         publish(adapter.make("run_finished", status=status, seconds=seconds, counts=counts))
         self.store.update_run(run_id, status=status, finished_at=time.time(), source_count=counts["sources"], summary=counts)
 

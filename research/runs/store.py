@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from research.events import Event
+from research.events.status import RunStatus
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -62,7 +63,7 @@ CREATE TABLE IF NOT EXISTS source_texts (
 class RunRecord:
     run_id: str
     topic: str
-    status: str  # running | finished | failed | interrupted
+    status: RunStatus
     created_at: float
     requested_allocation: str | None = None
     allocation: str | None = None
@@ -212,7 +213,7 @@ class RunStore:
 
 def _record(row: sqlite3.Row) -> RunRecord:
     return RunRecord(
-        run_id=row["run_id"], topic=row["topic"], status=row["status"], created_at=row["created_at"],
+        run_id=row["run_id"], topic=row["topic"], status=RunStatus(row["status"]), created_at=row["created_at"],
         requested_allocation=row["requested_allocation"], allocation=row["allocation"],
         allocation_origin=row["allocation_origin"], brain=row["brain"], finished_at=row["finished_at"],
         source_count=row["source_count"] or 0, error=row["error"],

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.environment import clean_environ
 from research.graph.builder import build_graph
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearcherKind, Source
@@ -21,18 +22,6 @@ from research.sources.base import Retrieval
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
-_CONFIG_PREFIXES = ("RESEARCH_", "OPENAI_")
-_CONFIG_NAMES = {"TAVILY_API_KEY", "GITHUB_TOKEN"}
-
-
-def clean_environ() -> dict[str, str]:
-    """os.environ without any engine configuration (RESEARCH_*, OPENAI_*, service keys)."""
-    return {
-        k: v for k, v in os.environ.items()
-        if not k.startswith(_CONFIG_PREFIXES) and k not in _CONFIG_NAMES
-    }
-
-
 def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """Environment for a subprocess run: tmp data and logs, library sources, offline brain, and
     proxies pointed at a dead loopback port so an accidental HTTP call fails instead of leaving."""

@@ -6,16 +6,13 @@ draft versions or pause runs make their own.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
 from research.settings import Settings
-from tests.engine.helpers import clean_environ
 
 TOPIC = "How do mRNA vaccines work?"
 
@@ -25,29 +22,8 @@ def make_settings(data_dir: Path, log_dir: Path) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("issue6-logs")
-
-
-@pytest.fixture(autouse=True)
-def _no_ambient_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """A developer's RESEARCH_* / OPENAI_* variables or .env must not change what tests see."""
-    keep = clean_environ()
-    for name in list(os.environ):
-        if name not in keep:
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
-    yield
-
-
-@pytest.fixture
-def settings(tmp_path: Path, log_dir: Path) -> Settings:
-    return make_settings(tmp_path / "data", log_dir)
-
-
-@pytest.fixture
-def runner(settings: Settings) -> ResearchRunner:
-    return ResearchRunner(settings)
+def log_dir(session_log_dir: Path) -> Path:
+    return session_log_dir
 
 
 @pytest.fixture(scope="module")

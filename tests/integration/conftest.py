@@ -1,7 +1,6 @@
 """Fixtures for whole-run integration tests: every live service and the model on loopback fakes.
 
-Each test gets a clean environment (no developer RESEARCH_* / OPENAI_* / service keys, no .env),
-no provider request spacing, and its own logging handlers, which are removed afterwards:
+Each test gets (on top of tests/conftest.py's clean environment) no provider request spacing, and its own logging handlers, which are removed afterwards:
 `configure_logging` adds one process-wide handler per log path, and a handler left behind would
 keep receiving (and its secret filter never see) later tests' records.
 """
@@ -9,8 +8,6 @@ keep receiving (and its secret filter never see) later tests' records.
 from __future__ import annotations
 
 import logging
-import os
-from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -22,22 +19,9 @@ from tests.fakes import FakeServer, lift_rate_limits
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.services import LIVE_PROVIDERS, ServiceFakes
 
-CONFIG_PREFIXES = ("RESEARCH_", "OPENAI_")
-CONFIG_NAMES = {"TAVILY_API_KEY", "GITHUB_TOKEN"}
-
-
-def clean_environ() -> dict[str, str]:
-    """os.environ without any engine configuration."""
-    return {k: v for k, v in os.environ.items() if not k.startswith(CONFIG_PREFIXES) and k not in CONFIG_NAMES}
-
-
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    keep = clean_environ()
-    for name in list(os.environ):
-        if name not in keep:
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)  # Settings reads .env from the working directory
+def _isolated() -> Iterator[None]:
+    """On top of the clean environment (tests/conftest.py): no request spacing, fresh logging."""
     lift_rate_limits(*LIVE_PROVIDERS, "scraper")
     forget_methods()
     research_logger = logging.getLogger("research")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from research.drafts.citations import CITATION, SOURCES_HEADING
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.integration.conftest import clean_environ
+from tests.environment import clean_environ
 from tests.integration.runs import OPENAI_KEY, TAVILY_KEY, TOPIC, files_containing
 from tests.integration.replies import PAGE_PHRASE
 from tests.integration.services import LIVE_PROVIDERS, ServiceFakes

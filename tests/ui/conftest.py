@@ -16,8 +16,7 @@ APP = ROOT / "streamlit_app.py"
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(ROOT)  # st.Page paths are relative to the app
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "GITHUB_TOKEN", "RESEARCH_DEMO_DELAY"):
-        monkeypatch.delenv(name, raising=False)
+    # tests/conftest.py has already cleared the developer's configuration.
     monkeypatch.setenv("RESEARCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("RESEARCH_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.setenv("RESEARCH_SOURCES", "library")

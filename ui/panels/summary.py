@@ -6,14 +6,14 @@ import time
 
 import streamlit as st
 
-from research.api import RunView
+from research.api import RunStatus, RunView
 from ui.panels import usage as usage_panel
 from ui.panels import warnings
 from ui.text import duration, md_escape, run_status_badge, when
 
 
 def render_header(view: RunView, *, orphaned: bool = False) -> None:
-    status = run_status_badge("interrupted" if orphaned else view.status)
+    status = run_status_badge(RunStatus.INTERRUPTED if orphaned else view.status)
     brain = "offline brain" if view.brain == "offline" else md_escape(view.model or view.brain)
     with st.container(key="run-header"):
         st.markdown(f"### {md_escape(view.topic) or 'Untitled run'}")
@@ -22,7 +22,7 @@ def render_header(view: RunView, *, orphaned: bool = False) -> None:
             f" · sources: {md_escape(view.source_mode or '?')}]"
         )
     warnings.render_inline(view, "run")
-    if view.status == "failed":
+    if view.status == RunStatus.FAILED:
         st.error(
             f"**The run failed:** {md_escape(view.error or 'unknown error')}  \n"
             "Everything it found before the failure is kept below.", icon=":material/error:",
