@@ -8,6 +8,7 @@ from research.api import RunManager
 from ui import compare_session, session
 from ui.app_entry import ensure_app_entry
 from ui.comparison_store import ComparisonStore
+from ui.navigation import AppPage, page
 from ui.panels import run_import
 from ui.resources import get_manager, load_settings
 from ui.run_view import show_run
@@ -54,7 +55,7 @@ def runs_tab(manager: RunManager) -> None:
     open_col, delete_col, _ = st.columns([1.3, 1, 4])
     if open_col.button("Open on Research page", icon=":material/open_in_new:", help="Replay, revise and export it there."):
         session.attach(run_id)
-        st.switch_page("pages/research.py", query_params={session.RUN_PARAM: run_id})
+        st.switch_page(page(AppPage.RESEARCH), query_params={session.RUN_PARAM: run_id})
     with delete_col.popover("Delete run", icon=":material/delete:", disabled=manager.is_active(run_id)):
         st.write("Delete this run, its events and all draft versions? This cannot be undone.")
         if st.button("Delete permanently", type="primary", key="history-delete"):
@@ -92,7 +93,7 @@ def comparisons_tab() -> None:
         comparison_id = frame.iloc[rows[0]]["Comparison"]
         if st.button("Open on Compare page", icon=":material/compare_arrows:", type="primary"):
             compare_session.attach(comparison_id)
-            st.switch_page("pages/compare.py", query_params={compare_session.PARAM: comparison_id})
+            st.switch_page(page(AppPage.COMPARE), query_params={compare_session.PARAM: comparison_id})
 
 
 st.title(":material/history: History", anchor=False)

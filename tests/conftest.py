@@ -14,6 +14,7 @@ import pytest
 from research.runs.runner import ResearchRunner
 from research.settings import Settings
 from tests.environment import clean_environ
+from tests.finished_run import finished, log_dir  # noqa: F401 - fixtures shared by runs/, export/, cli/
 
 
 class NetworkBlockedError(RuntimeError):

@@ -43,10 +43,6 @@ def domain_of(url: str, fallback: str = "") -> str:
     return fallback
 
 
-def is_web_link(url: str) -> bool:
-    return urlsplit(url or "").scheme in ("http", "https")
-
-
 def duration(seconds: float | None) -> str:
     if seconds is None:
         return "–"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from research.schemas import (
@@ -51,13 +51,6 @@ class NumberedSource:
 
     n: int
     source: Source
-
-
-@dataclass
-class BrainResult:
-    """Usage recorded by a brain call, so the graph can meter model cost."""
-
-    usage: Usage = field(default_factory=Usage)
 
 
 class Brain(Protocol):

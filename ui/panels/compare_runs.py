@@ -9,6 +9,7 @@ from research.api import RESEARCHER_KINDS
 from ui.compare_stats import RunStats, metrics_frame
 from ui.compare_summary import best_pick, summaries
 from ui.text import kind_icon, md_escape, plural, run_status_badge
+from ui.navigation import AppPage, page
 
 _VERDICT = {
     "APPROVED": ":green-badge[:material/verified: approved]",
@@ -48,7 +49,7 @@ def render_cards(stats: list[RunStats]) -> None:
             if s.error:
                 st.error(md_escape(s.error), icon=":material/error:")
             st.page_link(
-                "pages/research.py", label="Open on Research page", icon=":material/open_in_new:",
+                page(AppPage.RESEARCH), label="Open on Research page", icon=":material/open_in_new:",
                 query_params={"run": s.run_id},
             )
 

@@ -20,7 +20,7 @@ from research.runs.runner import ResearchRunner
 from research.schemas import ResearcherKind, Source
 from research.sources.base import Retrieval
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """Environment for a subprocess run: tmp data and logs, library sources, offline brain, and

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from research.cli.main import main
-from tests.engine.helpers import cli_env, run_cli
+from tests.helpers import cli_env, run_cli
 
 TOPIC = "How do mRNA vaccines work?"
 

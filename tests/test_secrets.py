@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from research.settings import Settings
-from tests.engine.helpers import PYTHON, cli_env, run_cli
+from tests.helpers import PYTHON, cli_env, run_cli
 
 KEY = "tvly-SECRET-XYZ"
 

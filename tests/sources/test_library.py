@@ -16,7 +16,7 @@ from research.sources.library import store as library_store
 from research.sources.base import ProviderError, SourceProvider
 from research.sources.library.store import Library, LibraryProvider, NewDocument
 
-FIXTURES = Path(__file__).parent / "fixtures" / "library"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ import pytest
 
 from research.cli.main import main
 from research.runs.store import RunStore
-from tests.engine.helpers import run_cli
-from tests.exports_and_replay.conftest import TOPIC
+from tests.helpers import run_cli
+from tests.finished_run import TOPIC
 
 
 @pytest.fixture

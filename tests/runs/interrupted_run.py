@@ -1,7 +1,7 @@
 """Starts a run in this process and kills the process mid-run (os._exit, as a crash or `kill -9`
 would: no cleanup, no exception handler, no final event). Used by test_resume in a subprocess.
 
-    python -m tests.engine.interrupted_run DATA_DIR analyst|academic-retrieve
+    python -m tests.runs.interrupted_run DATA_DIR analyst|academic-retrieve
 
 Prints the run id first, so the test can resume it.
 """

@@ -11,13 +11,13 @@ from pathlib import Path
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.settings import Settings
-from tests.engine.helpers import PYTHON, cli_env, run_cli
-from tests.engine.interrupted_run import KILLED
+from tests.helpers import PYTHON, cli_env, run_cli
+from tests.runs.interrupted_run import KILLED
 
 
 def interrupt(tmp_path: Path, where: str) -> str:
     proc = subprocess.run(
-        [PYTHON, "-m", "tests.engine.interrupted_run", str(tmp_path / "data"), where],
+        [PYTHON, "-m", "tests.runs.interrupted_run", str(tmp_path / "data"), where],
         cwd=tmp_path, env=cli_env(tmp_path), capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == KILLED, proc.stderr

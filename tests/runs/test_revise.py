@@ -14,7 +14,7 @@ from research.schemas import ResearchRequest, Source
 from research.settings import Settings
 from research.text import split_sentences
 from research.runs.view import fold
-from tests.exports_and_replay.conftest import TOPIC
+from tests.finished_run import TOPIC
 from tests.fakes.openai_server import FakeOpenAIServer
 
 

@@ -10,7 +10,7 @@ from research.events import EVENT_TYPES, Event, EventAdapter, event_payload
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
 from research.runs.view import fold, to_json
-from tests.engine.helpers import final_state
+from tests.helpers import final_state
 
 
 @pytest.fixture

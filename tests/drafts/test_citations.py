@@ -7,7 +7,7 @@ import re
 from research.drafts.citations import check_citations, finalize_citations
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, Source
-from tests.engine.helpers import events_of, final_state
+from tests.helpers import events_of, final_state
 
 S1 = Source(title="First source", url="https://one.example.org/a", kind="web", provider="test", year=2020,
             authors=["Ada Lovelace"])

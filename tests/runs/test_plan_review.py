@@ -14,8 +14,8 @@ from research.runs.runner import PlanReviewError, ResearchRunner
 from research.runs.store import RunStore
 from research.schemas import ResearchRequest
 from research.runs.view import fold
-from tests.engine.helpers import run_cli
-from tests.exports_and_replay.conftest import TOPIC
+from tests.helpers import run_cli
+from tests.finished_run import TOPIC
 
 PAUSE_KEYS = {
     "allocation", "allocation_notation", "allocation_origin", "research_questions", "max_researchers",

@@ -22,7 +22,7 @@ from research.sources.providers.stackexchange_provider import StackExchangeProvi
 from research.sources.providers.tavily_provider import TavilyProvider
 from tests.fakes.http_server import FakeRequest, FakeServer, Reply, faults, slow
 
-FIXTURES = Path(__file__).parent / "fixtures" / "web"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "web"
 TAVILY_KEY = "tvly-test-SECRET-0123456789"
 GITHUB_TOKEN = "ghp_test_SECRET_abcdefghij"
 

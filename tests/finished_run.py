@@ -1,8 +1,5 @@
-"""Fixtures for the issue-6 tests: offline runs on the local library in temporary data dirs.
-
-One finished run per module serves the read-only tests (exports, bundles, replay); tests that add
-draft versions or pause runs make their own.
-"""
+"""A finished offline run (library sources) per module, for read-only tests: exports, bundles,
+replay, CLI tools. Tests that add draft versions or pause runs make their own (`runner` fixture)."""
 
 from __future__ import annotations
 

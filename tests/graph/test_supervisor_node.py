@@ -11,7 +11,7 @@ from research.brains.offline import OfflineBrain
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, ResearcherAllocation
 from research.settings import Settings
-from tests.engine.helpers import events_of
+from tests.helpers import events_of
 
 
 class PlanningBrain(OfflineBrain):

@@ -10,7 +10,7 @@ from research.graph.nodes.supervisor import build_tasks
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, ResearcherAllocation
 from research.settings import Settings
-from tests.engine.helpers import SlowRouter, events_of
+from tests.helpers import SlowRouter, events_of
 
 
 def _started(runner: ResearchRunner, run_id: str, iteration: int = 0) -> dict[str, dict]:

@@ -10,7 +10,7 @@ from research.runs.store import RunStore
 from research.schemas import ResearchRequest, Source
 from research.settings import Settings
 from research.sources.base import Retrieval
-from tests.engine.helpers import final_state
+from tests.helpers import final_state
 
 MARKER = "ZQXJ-FULL-PAGE-TEXT"
 PAGE_CHARS = 200_000

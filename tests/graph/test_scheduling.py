@@ -12,7 +12,7 @@ from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, ResearcherAllocation
 from research.settings import Settings
 from research.sources.retrieve_timings import SMOOTHING, RetrieveTimings
-from tests.engine.helpers import SlowRouter, events_of
+from tests.helpers import SlowRouter, events_of
 
 
 class KnownTimesRouter(SlowRouter):

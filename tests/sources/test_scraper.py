@@ -25,7 +25,7 @@ from research.sources.providers.scraper import PageTextProvider, ScrapeError, en
 from research.sources.providers.url_safety import Resolver, UnsafeURLError, blocked_reason, check_url, system_resolver
 from tests.fakes.http_server import FakeServer, Reply, slow, text_reply
 
-ARTICLE = (Path(__file__).parent / "fixtures" / "web" / "article.html").read_text(encoding="utf-8")
+ARTICLE = (Path(__file__).resolve().parents[1] / "fixtures" / "web" / "article.html").read_text(encoding="utf-8")
 ARTICLE_PHRASE = "movable metal type"
 NOT_TEXT = ("SCRIPT-SHOULD-NOT-APPEAR", "trackingScriptMarker", "NOSCRIPT-SHOULD-NOT-APPEAR", "secret-style-marker")
 PUBLIC_IP = "93.184.216.34"
