@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-fast bench bench-quick install install-dev browser clean
+.PHONY: run test test-fast lint format bench bench-quick install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,17 @@ browser:
 		{ command -v apt-get >/dev/null && apt-get update -q && apt-get install -y -q $$missing; } \
 		|| echo "Could not install:$$missing (browser tests skip outside CI; PDFs fall back to core fonts)."; \
 	fi
+
+## Lint and types: ruff (style, imports, bugbear, simplify) and mypy (strict on research/).
+lint: install-dev
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+
+## Apply ruff's fixes and formatting.
+format: install-dev
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
 
 ## Run every test (unit, graph, UI, browser), all offline.
 test: install-dev browser
