@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from research.events.status import RunStatus
-from research.schemas import QuestionCoverage, ResearcherKind, Source, VerdictStatus
+from research.schemas import AnalystVerdict, ResearcherKind, Source
 
 
 class Readable(BaseModel):
@@ -106,12 +106,8 @@ class ResearcherFinished(Payload):
     error: str | None = None
 
 
-class CritiqueIssued(Payload):
-    status: VerdictStatus
-    critique: list[str] = Field(default_factory=list)
-    missing_topics: list[str] = Field(default_factory=list)
-    recommended_queries: list[str] = Field(default_factory=list)
-    coverage: list[QuestionCoverage] = Field(default_factory=list)
+class CritiqueIssued(AnalystVerdict, Payload):
+    """The analyst's verdict, as research/schemas.py defines it (the iteration is the event's)."""
 
 
 class DraftReady(Payload):
