@@ -15,20 +15,32 @@ on stderr), 1 a failed run.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
+from argparse import Namespace
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
+from research.events import Event
 from research.settings import Settings
+
+if TYPE_CHECKING:
+    from research.runs.store import RunStore
+    from research.runs.view import RunView
+
+BadInput = type[Exception]
+Report = Callable[..., int]  # (runner, run_id, *, as_json) -> exit code
+Progress = Callable[[Event], None]
 
 TOOL_COMMANDS = ("runs", "export", "replay", "bundle", "import-run", "continue", "cancel", "revise")
 TOPIC_COLUMN = 60
 
 
-def add_tool_parsers(sub) -> None:
+def add_tool_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]  # any parser class
     runs = sub.add_parser("runs", help="list stored runs, newest first")
     runs.add_argument("--limit", type=int, default=50)
     runs.add_argument("--json", action="store_true")
@@ -59,7 +71,7 @@ def add_tool_parsers(sub) -> None:
     revise.add_argument("--llm", choices=["offline", "openai"])
 
 
-def run_tool(args, settings: Settings, bad_input: type[Exception], report: Callable, progress: Callable) -> int:
+def run_tool(args: Namespace, settings: Settings, bad_input: BadInput, report: Report, progress: Progress) -> int:
     try:
         return _dispatch(args, settings, bad_input, report, progress)
     except BrokenPipeError:  # `... | head`: the reader left; not an error of ours
@@ -67,7 +79,7 @@ def run_tool(args, settings: Settings, bad_input: type[Exception], report: Calla
         return 0
 
 
-def _dispatch(args, settings: Settings, bad_input: type[Exception], report: Callable, progress: Callable) -> int:
+def _dispatch(args: Namespace, settings: Settings, bad_input: BadInput, report: Report, progress: Progress) -> int:
     from research.runs.store import RunStore
 
     store = RunStore(settings.runs_db)
@@ -85,7 +97,7 @@ def _dispatch(args, settings: Settings, bad_input: type[Exception], report: Call
     return _continue(settings, args, bad_input, report, progress)
 
 
-def _runs(store, args) -> int:
+def _runs(store: RunStore, args: Namespace) -> int:
     records = store.list_runs(limit=max(1, args.limit))
     if args.json:
         print(json.dumps([
@@ -106,7 +118,7 @@ def _runs(store, args) -> int:
     return 0
 
 
-def _export(store, args, bad_input, settings) -> int:
+def _export(store: RunStore, args: Namespace, bad_input: BadInput, settings: Settings) -> int:
     from research.export.run_export import ExportError, export_run
 
     try:
@@ -119,7 +131,7 @@ def _export(store, args, bad_input, settings) -> int:
     return 0
 
 
-def _replay(store, args, bad_input, settings) -> int:
+def _replay(store: RunStore, args: Namespace, bad_input: BadInput, settings: Settings) -> int:
     from research.runs.replay import parse_speed, replay_run
 
     try:
@@ -136,7 +148,7 @@ def _replay(store, args, bad_input, settings) -> int:
     return 0
 
 
-def replay_line(event) -> str:
+def replay_line(event: Event) -> str:
     """One line per event: the CLI's progress wording, and a short line for the rest."""
     from research.cli.progress import describe
 
@@ -160,18 +172,20 @@ def replay_line(event) -> str:
     return event.type
 
 
-def _bundle(store, args, bad_input, settings) -> int:
+def _bundle(store: RunStore, args: Namespace, bad_input: BadInput, settings: Settings) -> int:
     from research.runs.bundle import BUNDLE_EXTENSION, export_bundle
     from research.export.filenames import safe_filename
 
     data = export_bundle(store, args.run_id)
-    out = args.out or Path(safe_filename(store.get_run(args.run_id).topic, BUNDLE_EXTENSION))
+    record = store.get_run(args.run_id)
+    assert record is not None  # _dispatch checked
+    out = args.out or Path(safe_filename(record.topic, BUNDLE_EXTENSION))
     _write(out, data, bad_input)
     print(out)
     return 0
 
 
-def _import(store, args, bad_input) -> int:
+def _import(store: RunStore, args: Namespace, bad_input: BadInput) -> int:
     from research.runs.bundle import BundleError, import_bundle
 
     try:
@@ -186,7 +200,7 @@ def _import(store, args, bad_input) -> int:
     return 0
 
 
-def _continue(settings, args, bad_input, report, progress) -> int:
+def _continue(settings: Settings, args: Namespace, bad_input: BadInput, report: Report, progress: Progress) -> int:
     from research.graph.nodes.plan_review import PlanEditError
     from research.runs.runner import PlanReviewError, ResearchRunner
 
@@ -195,10 +209,11 @@ def _continue(settings, args, bad_input, report, progress) -> int:
         runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, llm=args.llm)
     except (PlanEditError, PlanReviewError) as exc:
         raise bad_input(str(exc)) from None
-    return report(runner, args.run_id, as_json=args.json)
+    code: int = report(runner, args.run_id, as_json=args.json)
+    return code
 
 
-def _cancel(store, args, bad_input, settings) -> int:
+def _cancel(store: RunStore, args: Namespace, bad_input: BadInput, settings: Settings) -> int:
     from research.runs.runner import PlanReviewError, ResearchRunner
 
     try:
@@ -209,8 +224,9 @@ def _cancel(store, args, bad_input, settings) -> int:
     return 0
 
 
-def _revise(store, args, bad_input, settings) -> int:
-    from research.runs.revision import RevisionError, revise_run
+def _revise(store: RunStore, args: Namespace, bad_input: BadInput, settings: Settings) -> int:
+    from research.brains.revise_instructions import RevisionError
+    from research.runs.revision import revise_run
 
     try:
         revision = revise_run(store, args.run_id, args.instruction, settings=settings, llm=args.llm)
@@ -228,7 +244,7 @@ def _revise(store, args, bad_input, settings) -> int:
     return 0
 
 
-def print_plan(view) -> None:
+def print_plan(view: RunView) -> None:
     """A paused run's plan and how to go on (the research command and `continue`/`cancel`)."""
     plan = view.plan_review or {}
     print(f"Run {view.run_id} is paused for plan review.")
@@ -240,7 +256,7 @@ def print_plan(view) -> None:
     print(f"Cancel:   python -m research cancel {view.run_id}")
 
 
-def _write(path: Path, data: bytes, bad_input) -> None:
+def _write(path: Path, data: bytes, bad_input: BadInput) -> None:
     try:
         path.write_bytes(data)
     except OSError as exc:

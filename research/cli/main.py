@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from pydantic import ValidationError
 
@@ -25,6 +26,9 @@ from research.events import Event, RunStatus
 from research.cli.progress import describe
 from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, validate_topic
 from research.settings import Settings
+
+if TYPE_CHECKING:
+    from research.runs.runner import ResearchRunner
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 SUBCOMMANDS = ("resume", "library", *TOOL_COMMANDS)
@@ -46,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one clear line and exit 2, as for any bad input
+    def error(self, message: str) -> NoReturn:  # one clear line and exit 2, as for any bad input
         raise BadInput(message)
 
 
@@ -100,7 +104,7 @@ def _research(argv: list[str]) -> int:
     return _report(runner, run_id, as_json=args.json)
 
 
-def _report(runner, run_id: str, *, as_json: bool) -> int:
+def _report(runner: ResearchRunner, run_id: str, *, as_json: bool) -> int:
     from research.runs.view import fold, to_json
 
     view = fold(runner.store.events(run_id))
@@ -145,7 +149,7 @@ def _subcommand(argv: list[str]) -> int:
     return _library(settings, args)
 
 
-def _resume(settings: Settings, args) -> int:
+def _resume(settings: Settings, args: argparse.Namespace) -> int:
     from research.runs.runner import ResearchRunner
 
     runner = ResearchRunner(settings)
@@ -155,7 +159,7 @@ def _resume(settings: Settings, args) -> int:
     return _report(runner, args.run_id, as_json=args.json)
 
 
-def _library(settings: Settings, args) -> int:
+def _library(settings: Settings, args: argparse.Namespace) -> int:
     from research.sources.library.store import Library
 
     library = Library(settings.library_db)

@@ -15,9 +15,12 @@ from docx.enum.text import WD_COLOR_INDEX
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
+from docx.document import Document as DocxDocument
 from docx.shared import Pt, RGBColor
+from docx.text.paragraph import Paragraph as DocxParagraph
 
 from research.export.markdown_blocks import (
+    Block,
     CodeBlock,
     Heading,
     ListBlock,
@@ -51,7 +54,7 @@ def render_docx(markdown: str, *, title: str = "") -> bytes:
     return out.getvalue()
 
 
-def _block(document, block) -> None:
+def _block(document: DocxDocument, block: Block) -> None:
     if isinstance(block, Heading):
         paragraph = document.add_heading(level=min(block.level, 9))
         _add_runs(paragraph, parse_inline(block.text))
@@ -86,7 +89,7 @@ def _block(document, block) -> None:
         document.add_paragraph("―" * 12)
 
 
-def _table(document, block: Table) -> None:
+def _table(document: DocxDocument, block: Table) -> None:
     header, rows = block.padded()
     grid = document.add_table(rows=1 + len(rows), cols=block.columns)
     grid.style = "Table Grid"
@@ -97,7 +100,7 @@ def _table(document, block: Table) -> None:
     document.add_paragraph()
 
 
-def _add_runs(paragraph, runs: list[Run], *, bold: bool = False) -> None:
+def _add_runs(paragraph: DocxParagraph, runs: list[Run], *, bold: bool = False) -> None:
     for run in runs:
         if run.url:
             _hyperlink(paragraph, run)
@@ -109,9 +112,9 @@ def _add_runs(paragraph, runs: list[Run], *, bold: bool = False) -> None:
             piece.font.name = MONO_FONT
 
 
-def _hyperlink(paragraph, run: Run) -> None:
+def _hyperlink(paragraph: DocxParagraph, run: Run) -> None:
     """A clickable link (python-docx has no API for it: the w:hyperlink element by hand)."""
-    rel_id = paragraph.part.relate_to(xml_safe(run.url), RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
+    rel_id = paragraph.part.relate_to(xml_safe(run.url or ""), RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
     link = OxmlElement("w:hyperlink")
     link.set(qn("r:id"), rel_id)
     piece = OxmlElement("w:r")

@@ -97,9 +97,9 @@ def parse_blocks(markdown: str) -> list[Block]:
         if not line.strip():
             flush()
             i += 1
-        elif _FENCE.match(line):
+        elif fence_match := _FENCE.match(line):
             flush()
-            fence = _FENCE.match(line).group(1)
+            fence = fence_match.group(1)
             body: list[str] = []
             i += 1
             while i < len(lines) and not lines[i].strip().startswith(fence):
@@ -145,6 +145,7 @@ def parse_blocks(markdown: str) -> list[Block]:
 
 def _read_list(lines: list[str], i: int, blocks: list[Block]) -> int:
     first = _LIST_ITEM.match(lines[i])
+    assert first is not None  # the caller saw a list item here
     ordered = first.group(2)[0].isdigit()
     block = ListBlock(ordered=ordered, start=int(first.group(2)[:-1]) if ordered else 1)
     while i < len(lines):

@@ -8,13 +8,15 @@ Arabic and Hebrew are shaped right-to-left when the optional `uharfbuzz` package
 
 from __future__ import annotations
 
+import functools
 import unicodedata
-from typing import Iterable
+from collections.abc import Callable, Iterable
 
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from research.export.markdown_blocks import (
+    Block,
     CodeBlock,
     Heading,
     ListBlock,
@@ -150,7 +152,7 @@ class _Writer:
             pdf.multi_cell(0, 4.5, self.clean.note(), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         return bytes(pdf.output())
 
-    def _block(self, block) -> None:
+    def _block(self, block: Block) -> None:
         pdf = self.pdf
         pdf.set_text_color(0, 0, 0)
         if isinstance(block, Heading):
@@ -196,7 +198,7 @@ class _Writer:
             x = pdf.l_margin + indent - LIST_INDENT_MM
             pdf.set_x(x)
             pdf.cell(LIST_INDENT_MM, LINE_MM, marker)
-            self._indented(indent, lambda item=item: self._runs(parse_inline(item.strip())), keep_y=True)
+            self._indented(indent, functools.partial(self._runs, parse_inline(item.strip())), keep_y=True)
             pdf.ln(LINE_MM + 0.6)
         pdf.ln(1.2)
 
@@ -226,7 +228,7 @@ class _Writer:
             pdf.write(LINE_MM, self.clean(run.text), link=run.url or "")
         pdf.set_text_color(0, 0, 0)
 
-    def _indented(self, indent: float, draw, *, keep_y: bool = False) -> None:
+    def _indented(self, indent: float, draw: Callable[[], None], *, keep_y: bool = False) -> None:
         pdf = self.pdf
         left = pdf.l_margin
         pdf.set_left_margin(left + indent)

@@ -10,7 +10,7 @@ in research/exporting/ (one per format); this module gathers what they need from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -113,19 +113,20 @@ def load_export_document(store: RunStore, run_id: str) -> ExportDocument:
     )
 
 
-def export_document(doc: ExportDocument, fmt: str, **pdf_options) -> ExportFile:
+def export_document(doc: ExportDocument, fmt: str, **pdf_options: Any) -> ExportFile:
     """`pdf_options` go to the PDF writer (e.g. fonts=None for core fonts only)."""
     info = EXPORT_FORMATS.get(fmt)
     if info is None:
         raise ExportError(f"unknown export format {fmt!r}: choose one of {', '.join(EXPORT_FORMATS)}")
     if info.needs_draft and not doc.markdown:
         raise ExportError(f"run {doc.run_id} has no draft to export (status: {doc.status})")
+    markdown = doc.markdown or ""
     if fmt == "md":
-        data = (doc.markdown.rstrip() + "\n").encode("utf-8")
+        data = (markdown.rstrip() + "\n").encode("utf-8")
     elif fmt == "docx":
-        data = render_docx(doc.markdown, title=doc.topic)
+        data = render_docx(markdown, title=doc.topic)
     elif fmt == "pdf":
-        data = render_pdf(doc.markdown, title=doc.topic, **pdf_options)
+        data = render_pdf(markdown, title=doc.topic, **pdf_options)
     elif fmt == "csv":
         data = render_sources_csv(doc.ordered_sources(), doc.cited_as)
     else:

@@ -137,6 +137,7 @@ def import_bundle(
     if run.finished_at is not None:
         # The store stamps creation with the import time; keep the run's duration right.
         record = store.get_run(target)
+        assert record is not None  # just stored
         fields["finished_at"] = record.created_at + max(0.0, run.finished_at - run.created_at)
     store.update_run(target, **fields)
     return target

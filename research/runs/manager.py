@@ -7,6 +7,7 @@ so two browser sessions can run different topics at once without mixing.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from research.events.status import RunLiveness, RunStatus, display_status, liveness
 from research.runs.runner import ResearchRunner
@@ -69,7 +70,7 @@ class RunManager:
             thread.join(timeout)
         return not self.is_active(run_id)
 
-    def _spawn(self, run_id: str, target) -> None:
+    def _spawn(self, run_id: str, target: Callable[[], object]) -> None:
         thread = threading.Thread(target=target, name=f"run-{run_id}", daemon=True)
         with self._lock:
             self._threads[run_id] = thread
