@@ -13,7 +13,8 @@ from research.runs.view import ResearcherView, RunView, fold
 # For the dashboard: run-view constants, library browsing/upload and the provider check.
 from research.sources.health import ProviderStatus, check_providers
 from research.schemas import MAX_PER_KIND, RESEARCHER_KINDS
-from research.sources.library.store import Library, LibraryDocument, LibraryHit
+from research.sources.library.documents import LibraryDocument, LibraryHit
+from research.sources.library.store import Library
 from research.sources.library.importer import SUPPORTED_SUFFIXES, ImportReport, import_bytes
 from research.runs.view import PHASES
 

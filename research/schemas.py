@@ -6,7 +6,7 @@ Nodes, brains and providers import from here; nothing here imports them back.
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -40,7 +40,7 @@ class ResearcherAllocation(BaseModel):
         return f"{self.web}{self.academic}{self.book}"
 
     def count(self, kind: ResearcherKind) -> int:
-        return getattr(self, kind)
+        return int(getattr(self, kind))
 
     def __str__(self) -> str:
         return self.notation
@@ -190,7 +190,7 @@ def coerce_sources(raw: object, *, kind: ResearcherKind, provider: str) -> list[
         if "title" in raw:
             raw = [raw]
         else:
-            items: list = []
+            items: list[object] = []
             for value in raw.values():
                 if isinstance(value, list):
                     items.extend(value)
@@ -326,7 +326,7 @@ class BundleRun(BaseModel):
     finished_at: float | None = None
     source_count: int = 0
     error: str | None = None
-    summary: dict = Field(default_factory=dict)
+    summary: dict[str, Any] = Field(default_factory=dict)
 
 
 class BundleDraft(BaseModel):
@@ -345,6 +345,6 @@ class RunBundle(BaseModel):
     version: int = Field(ge=1)
     exported_at: float
     run: BundleRun
-    events: list[dict] = Field(default_factory=list)
+    events: list[dict[str, Any]] = Field(default_factory=list)
     drafts: list[BundleDraft] = Field(default_factory=list)
     source_texts: dict[str, str] = Field(default_factory=dict)

@@ -72,7 +72,8 @@ _UNSUPPORTED_KEYWORDS = frozenset(
 def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema in the strict form OpenAI requires: every property required,
     additionalProperties false, and no `default` ("'default' is not permitted" is a 400)."""
-    return _strictify(model.model_json_schema())
+    schema: dict[str, Any] = _strictify(model.model_json_schema())
+    return schema
 
 
 def _strictify(node: Any) -> Any:

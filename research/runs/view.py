@@ -117,7 +117,7 @@ class RunView:
     def _on_researcher_started(self, e: Event, d: p.ResearcherStarted) -> None:
         rid = e.researcher_id or "?"
         self.researchers[rid] = ResearcherView(
-            id=rid, kind=d.kind, iteration=e.iteration or 0, question=d.question, angle=d.angle, started_ts=e.ts,
+            id=rid, kind=d.kind or rid.split("-")[0], iteration=e.iteration or 0, question=d.question, angle=d.angle, started_ts=e.ts,
         )
 
     def _researcher(self, e: Event) -> ResearcherView:

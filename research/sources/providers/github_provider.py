@@ -56,7 +56,8 @@ def to_retrieval(reply: Any, query: str, limit: int) -> Retrieval:
     for item in reply["items"][:limit]:
         if not isinstance(item, dict) or not item.get("full_name") or not item.get("html_url"):
             continue
-        owner = item.get("owner") if isinstance(item.get("owner"), dict) else {}
+        owner_field = item.get("owner")
+        owner: dict[str, Any] = owner_field if isinstance(owner_field, dict) else {}
         retrieval.sources.append(
             Source(
                 title=str(item["full_name"]),

@@ -88,7 +88,7 @@ class OpenLibraryProvider:
             )
         return retrieval
 
-    def _descriptions(self, docs: list[dict], retrieval: Retrieval) -> dict[str, str]:
+    def _descriptions(self, docs: list[dict[str, Any]], retrieval: Retrieval) -> dict[str, str]:
         keys = [d["key"] for d in docs if isinstance(d.get("key"), str) and d["key"].startswith("/")]
         if not keys:
             return {}

@@ -103,7 +103,7 @@ def to_retrieval(reply: Any, query: str, limit: int) -> Retrieval:
         if isinstance(item.get("body"), str) and item["body"].strip():
             retrieval.texts[source.id] = html_to_text(item["body"])
     quota = reply.get("quota_remaining")
-    if _number(quota) and int(quota) < LOW_QUOTA:
+    if isinstance(quota, int) and quota < LOW_QUOTA:
         retrieval.warnings.append(
             RunWarning(source=NAME, message=f"Stack Exchange daily quota nearly used up: {int(quota)} requests left")
         )

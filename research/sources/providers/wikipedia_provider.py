@@ -68,7 +68,7 @@ class WikipediaProvider:
             )
         return retrieval
 
-    def _search_hits(self, query: str, limit: int) -> tuple[list[dict], int]:
+    def _search_hits(self, query: str, limit: int) -> tuple[list[dict[str, Any]], int]:
         payload = self._api(
             {"list": "search", "srsearch": query, "srlimit": limit, "srprop": "snippet"}
         )
@@ -78,7 +78,7 @@ class WikipediaProvider:
         good = [h for h in hits[:limit] if isinstance(h, dict) and isinstance(h.get("title"), str) and h["title"]]
         return good, min(len(hits), limit) - len(good)
 
-    def _pages(self, hits: list[dict], retrieval: Retrieval) -> dict[Any, dict]:
+    def _pages(self, hits: list[dict[str, Any]], retrieval: Retrieval) -> dict[Any, dict[str, Any]]:
         """Intro extracts and URLs keyed by pageid and by title; {} (plus a warning) on failure."""
         ids = [str(h["pageid"]) for h in hits if isinstance(h.get("pageid"), int)]
         selector = {"pageids": "|".join(ids)} if len(ids) == len(hits) else {
@@ -103,7 +103,7 @@ class WikipediaProvider:
         raw = payload.get("query", {}).get("pages") if isinstance(payload.get("query"), dict) else None
         # formatversion=2 gives a list; the classic format a dict keyed by page id.
         pages = raw.values() if isinstance(raw, dict) else raw if isinstance(raw, list) else []
-        out: dict[Any, dict] = {}
+        out: dict[Any, dict[str, Any]] = {}
         for page in pages:
             if isinstance(page, dict):
                 if isinstance(page.get("pageid"), int):
@@ -112,7 +112,7 @@ class WikipediaProvider:
                     out[page["title"]] = page
         return out
 
-    def _api(self, params: dict[str, Any]) -> dict:
+    def _api(self, params: dict[str, Any]) -> dict[str, Any]:
         payload = get_json(
             self.api_url,
             provider=self.name,
