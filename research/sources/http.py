@@ -4,6 +4,9 @@ Why one module: every external call must be bounded (a timeout, a total deadline
 retried only when retrying can help (429, 5xx, timeouts, dropped connections), and throttled per
 provider across every researcher in the process, so a wide fan-out cannot start a 429 storm.
 
+The retry policy itself is tenacity's (retrying.py, shared with client_retry.py); the per-provider
+limits are rate_limits.py's. This module classifies each attempt's outcome and bounds its body.
+
 Error messages name the provider, the host and path, and what went wrong; never headers, query
 strings or bodies, which is where keys and tokens live.
 """
