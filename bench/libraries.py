@@ -8,6 +8,7 @@ job as well, "own" where ours is measurably better (the figures say how).
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 import httpx
 
-from bench.harness import BenchContext, FigureSkipped, log, median, rounded
+from bench.harness import REPO_ROOT, BenchContext, FigureSkipped, log, median, rounded
 from research import text as own_text
 from research.sources import http as http_core
 from research.sources.library.readers import markdown_to_text, split_front_matter
@@ -26,20 +27,10 @@ from research.sources.router import CircuitBreaker
 
 TOPICS = ("How do mRNA vaccines work?", "Rust vs Go for backend services", "How did Impressionism change painting?",
           "What was the impact of the printing press?")  # the sample library's topics (README)
-# The splitter cases of tests/test_text.py (text, expected sentences).
+# The splitter cases tests/test_text.py asserts (text, expected sentences).
 SPLIT_CASES: list[tuple[str, list[str]]] = [
-    ("Dr. Smith went to Washington. He arrived at 3.5 p.m. on Monday.",
-     ["Dr. Smith went to Washington.", "He arrived at 3.5 p.m. on Monday."]),
-    ("Some languages, e.g. Rust, forbid races. Others do not.",
-     ["Some languages, e.g. Rust, forbid races.", "Others do not."]),
-    ("The U.S. Army grew quickly. Then it shrank.", ["The U.S. Army grew quickly.", "Then it shrank."]),
-    ("Pi is 3.14159 and e is 2.718. Both are irrational.", ["Pi is 3.14159 and e is 2.718.", "Both are irrational."]),
-    ("See Fig. 2 and No. 7 for details. The answer is no. Then stop.",
-     ["See Fig. 2 and No. 7 for details.", "The answer is no.", "Then stop."]),
-    ("J. R. R. Tolkien wrote it. Really? Yes! Fine.", ["J. R. R. Tolkien wrote it.", "Really?", "Yes!", "Fine."]),
-    ('He said "stop." Then he left.', ['He said "stop."', "Then he left."]),
-    ("Works by Monet (1840-1926). Renoir followed.", ["Works by Monet (1840-1926).", "Renoir followed."]),
-    ("version 2. It shipped in 2021.", ["version 2.", "It shipped in 2021."]),
+    (case["text"], case["sentences"]) for case in json.loads(
+        (REPO_ROOT / "tests" / "fixtures" / "sentence_splits.json").read_text(encoding="utf-8"))["cases"]
 ]
 # The word-form groups tests/test_text.py asserts one key for (key, forms).
 STEM_CASES = [("model", ["model", "models"]), ("study", ["study", "studies"]), ("class", ["class", "classes"]),
