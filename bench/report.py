@@ -107,6 +107,10 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             rows.append(("7 memory", f"100 KB page text in checkpoints: {proof['markers_in_checkpoints']} of "
                          f"{proof['markers_in_text']} marker sentences (snippets)", "not copied" if proof["proven"]
                          else "**copied**", "not copied", "yes" if proof["proven"] else "**no**"))
+    for piece, lib in (doc.get("libraries") or {}).items():  # bench/libraries.py: library time / own time
+        if "ratio" in lib:
+            rows.append(("8 libraries", f"{piece}: library time / own time; code uses {lib['decision']}",
+                         f"{lib['ratio']:.3g}", "", ""))
     return rows
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -41,29 +43,12 @@ def test_words_fold_accents_and_split_on_punctuation() -> None:
     assert words("Café naïve—déjà_vu, C++!") == ["cafe", "naive", "deja", "vu", "c"]
 
 
+# Shared with bench/libraries.py, which runs the library splitter on the same cases.
+SPLIT_CASES = json.loads((Path(__file__).parent / "fixtures" / "sentence_splits.json").read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        (
-            "Dr. Smith went to Washington. He arrived at 3.5 p.m. on Monday.",
-            ["Dr. Smith went to Washington.", "He arrived at 3.5 p.m. on Monday."],
-        ),
-        (
-            "Some languages, e.g. Rust, forbid races. Others do not.",
-            ["Some languages, e.g. Rust, forbid races.", "Others do not."],
-        ),
-        ("The U.S. Army grew quickly. Then it shrank.", ["The U.S. Army grew quickly.", "Then it shrank."]),
-        (
-            "Pi is 3.14159 and e is 2.718. Both are irrational.",
-            ["Pi is 3.14159 and e is 2.718.", "Both are irrational."],
-        ),
-        ("See Fig. 2 and No. 7 for details. The answer is no. Then stop.",
-         ["See Fig. 2 and No. 7 for details.", "The answer is no.", "Then stop."]),
-        ("J. R. R. Tolkien wrote it. Really? Yes! Fine.", ["J. R. R. Tolkien wrote it.", "Really?", "Yes!", "Fine."]),
-        ('He said "stop." Then he left.', ['He said "stop."', "Then he left."]),
-        ("Works by Monet (1840-1926). Renoir followed.", ["Works by Monet (1840-1926).", "Renoir followed."]),
-        ("version 2. It shipped in 2021.", ["version 2.", "It shipped in 2021."]),
-    ],
+    ("text", "expected"), [(case["text"], case["sentences"]) for case in SPLIT_CASES["cases"]]
 )
 def test_split_sentences_handles_abbreviations_and_decimals(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected

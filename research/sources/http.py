@@ -4,6 +4,9 @@ Why one module: every external call must be bounded (a timeout, a total deadline
 retried only when retrying can help (429, 5xx, timeouts, dropped connections), and throttled per
 provider across every researcher in the process, so a wide fan-out cannot start a 429 storm.
 
+The retry policy itself is tenacity's (retrying.py, shared with client_retry.py); the per-provider
+limits are rate_limits.py's. This module classifies each attempt's outcome and bounds its body.
+
 Error messages name the provider, the host and path, and what went wrong; never headers, query
 strings or bodies, which is where keys and tokens live.
 """
@@ -12,7 +15,6 @@ from __future__ import annotations
 
 import email.utils
 import logging
-import random
 import threading
 import time
 from dataclasses import dataclass
@@ -21,14 +23,31 @@ from typing import Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
+import tenacity
 
 from research.sources.base import ProviderError
+from research.sources.rate_limits import (  # re-exported: providers and tests reach them here
+    PROVIDER_LIMITS,
+    RateLimiter,
+    limiter_for,
+    request_spacing_enabled,
+    reset_limiters,
+    set_limiter,
+    set_request_spacing,
+)
+from research.sources.retrying import RetryableFailure, backoff_delay, backoff_wait, retrying
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+__all__ = [
+    "DEFAULT_MAX_BYTES", "PROVIDER_LIMITS", "RETRYABLE_STATUS", "USER_AGENT", "HttpPolicy", "HttpStatusError",
+    "RateLimiter", "call_with_timeout", "get_json", "is_name_resolution_failure", "limiter_for",
+    "parse_retry_after", "request_spacing_enabled", "request_with_retries", "reset_limiters", "safe_url",
+    "set_limiter", "set_request_spacing", "shared_client",
+]
 
 # Indirection so tests can record back-off delays without waiting (monkeypatch `http._sleep`).
-# The rate limiter deliberately uses time.sleep directly, so its spacing never shows up here.
+# The rate limiter (rate_limits.py) uses time.sleep directly, so its spacing never shows up here.
 _sleep: Callable[[float], None] = time.sleep
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -57,8 +76,17 @@ class HttpPolicy:
 
     def backoff(self, attempt: int) -> float:
         """Exponential back-off with jitter before retry number `attempt` (1-based)."""
-        ceiling = min(self.backoff_cap, self.backoff_base * (2 ** (attempt - 1)))
-        return ceiling * random.uniform(0.5, 1.0)
+        return backoff_delay(backoff_wait(self.backoff_base, self.backoff_cap), attempt)
+
+    def retrying(self, provider: str) -> tenacity.Retrying:
+        """This policy's retry loop (tenacity); its sleeps go through `_sleep` (tests record them)."""
+        return retrying(
+            provider=provider,
+            attempts=self.retries,
+            backoff=backoff_wait(self.backoff_base, self.backoff_cap),
+            retry_after_cap=self.retry_after_cap,
+            sleep=lambda seconds: _sleep(seconds),  # looked up per call: tests monkeypatch `_sleep`
+        )
 
 
 class HttpStatusError(ProviderError):
@@ -67,112 +95,6 @@ class HttpStatusError(ProviderError):
     def __init__(self, provider: str, message: str, status_code: int) -> None:
         super().__init__(provider, message)
         self.status_code = status_code
-
-
-# --- rate limiting -------------------------------------------------------------------------------
-
-
-class RateLimiter:
-    """At most `concurrency` requests in flight and at most `per_second` request starts per second.
-
-    Thread-safe; one instance per provider is shared by every researcher (see `limiter_for`).
-    Use as a context manager around one request attempt.
-    """
-
-    def __init__(self, concurrency: int = 4, per_second: float = 5.0) -> None:
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        self.concurrency = concurrency
-        self.per_second = per_second
-        self._slots = threading.BoundedSemaphore(concurrency)
-        self._lock = threading.Lock()
-        self._next_start = 0.0  # monotonic time before which no new request may start
-
-    @property
-    def min_interval(self) -> float:
-        if not _spacing_enabled:  # RESEARCH_RATE_LIMITS=off: servers that are not the real services
-            return 0.0
-        return 1.0 / self.per_second if self.per_second > 0 else 0.0
-
-    def acquire(self) -> None:
-        self._slots.acquire()
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next_start)
-            self._next_start = start + self.min_interval
-        if start > now:
-            time.sleep(start - now)
-
-    def release(self) -> None:
-        self._slots.release()
-
-    def refund(self) -> None:
-        """The last start reached no server (its host did not resolve): the next may go now.
-
-        Call while holding the slot, so the next caller computes its start after the refund."""
-        with self._lock:
-            self._next_start = min(self._next_start, time.monotonic())
-
-    def __enter__(self) -> RateLimiter:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-# Known services' published or polite limits; anything else gets limiter_for's arguments.
-PROVIDER_LIMITS: dict[str, tuple[int, float]] = {
-    "arxiv": (1, 1 / 3),  # arXiv API terms: one request every three seconds
-    "openalex": (4, 8.0),  # polite pool allows 10/s
-    "openlibrary": (2, 3.0),
-    "wikipedia": (4, 5.0),
-}
-_limiters: dict[str, RateLimiter] = {}
-_limiters_lock = threading.Lock()
-_spacing_enabled = True
-
-
-def set_request_spacing(enabled: bool) -> None:
-    """Turn per-provider request spacing on or off for the whole process (RESEARCH_RATE_LIMITS).
-
-    Off is for base URLs that are not the real services (local fakes, mirrors, a whole run in a
-    test subprocess): arXiv's one request per three seconds would otherwise pace every run.
-    Concurrency caps stay either way.
-    """
-    global _spacing_enabled
-    _spacing_enabled = bool(enabled)
-
-
-def request_spacing_enabled() -> bool:
-    return _spacing_enabled
-
-
-def limiter_for(provider: str, *, concurrency: int = 4, per_second: float = 5.0) -> RateLimiter:
-    """The process-wide limiter for `provider`, created on first use.
-
-    The arguments (or PROVIDER_LIMITS for known services) only apply when it is created; later
-    calls get the same instance whatever they pass.
-    """
-    with _limiters_lock:
-        limiter = _limiters.get(provider)
-        if limiter is None:
-            concurrency, per_second = PROVIDER_LIMITS.get(provider, (concurrency, per_second))
-            limiter = _limiters[provider] = RateLimiter(concurrency, per_second)
-        return limiter
-
-
-def set_limiter(provider: str, *, concurrency: int, per_second: float) -> RateLimiter:
-    """Replace a provider's limiter (tests use this to remove spacing; apps to tune a service)."""
-    with _limiters_lock:
-        limiter = _limiters[provider] = RateLimiter(concurrency, per_second)
-        return limiter
-
-
-def reset_limiters() -> None:
-    """Forget every limiter (tests)."""
-    with _limiters_lock:
-        _limiters.clear()
 
 
 # --- retries ---------------------------------------------------------------------------------------
@@ -298,51 +220,66 @@ def request_with_retries(
     client = client if client is not None else shared_client()
     kwargs = {"params": params, "headers": headers, "json": json, "data": data}
     limiter = limiter_for(provider)
-    attempts = max(1, policy.retries)
-    for attempt in range(1, attempts + 1):
-        wait: float | None = None
-        try:
-            with limiter:
-                try:
-                    response = _attempt(client, method, url, policy, **kwargs)
-                except httpx.TransportError as exc:
-                    if is_name_resolution_failure(exc):
-                        limiter.refund()  # nothing reached the service: the next caller need not wait
-                    raise
-        except httpx.TimeoutException:
-            failure = f"timed out after {policy.timeout:g}s ({_attempts(attempt)}) at {where}"
-        except httpx.UnsupportedProtocol:
-            raise ProviderError(provider, f"unsupported URL scheme for {where}") from None
-        except httpx.TransportError as exc:
-            if is_name_resolution_failure(exc):  # no DNS: offline, retrying only delays the fallback
-                raise ProviderError(provider, f"host not found (no network?) at {where}") from None
-            failure = f"connection failed ({type(exc).__name__}) after {_attempts(attempt)} at {where}"
-        except _BodyTooLarge as exc:
-            raise ProviderError(provider, f"{exc} from {where}") from None
-        except httpx.InvalidURL:
-            raise ProviderError(provider, f"invalid URL {where}") from None
-        except httpx.DecodingError:
-            raise ProviderError(provider, f"malformed reply: undecodable body from {where}") from None
-        except httpx.HTTPError as exc:  # e.g. too many redirects: not worth retrying
-            raise ProviderError(provider, f"request failed ({type(exc).__name__}) at {where}") from None
-        else:
-            status = response.status_code
-            if status < 400:
-                return response
-            if status not in RETRYABLE_STATUS:
-                raise HttpStatusError(provider, f"HTTP {status} from {where}", status)
-            failure = f"HTTP {status} after {_attempts(attempt)} from {where}"
-            retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            if retry_after is not None:
-                wait = min(retry_after, policy.retry_after_cap)
-            if attempt == attempts:
-                raise HttpStatusError(provider, failure, status)
-        if attempt == attempts:
-            raise ProviderError(provider, failure)
-        wait = policy.backoff(attempt) if wait is None else wait
-        log.info("%s: %s; retrying in %.2fs", provider, failure, wait)
-        _sleep(wait)
-    raise AssertionError("unreachable")  # the loop always returns or raises
+    try:
+        for attempt in policy.retrying(provider):
+            with attempt:
+                number = attempt.retry_state.attempt_number
+                return _classified_attempt(client, method, url, policy, limiter, provider, where, number, kwargs)
+    except RetryableFailure as last:  # every attempt failed
+        if last.status is not None:
+            raise HttpStatusError(provider, last.message, last.status) from None
+        raise ProviderError(provider, last.message) from None
+    raise AssertionError("unreachable")  # tenacity returns the response or raises
+
+
+def _classified_attempt(
+    client: httpx.Client,
+    method: str,
+    url: str,
+    policy: HttpPolicy,
+    limiter: RateLimiter,
+    provider: str,
+    where: str,
+    attempt: int,
+    kwargs: dict[str, Any],
+) -> httpx.Response:
+    """One attempt: the response, RetryableFailure when another attempt may help, else ProviderError."""
+    try:
+        with limiter:
+            try:
+                response = _attempt(client, method, url, policy, **kwargs)
+            except httpx.TransportError as exc:
+                if is_name_resolution_failure(exc):
+                    limiter.refund()  # nothing reached the service: the next caller need not wait
+                raise
+    except httpx.TimeoutException:
+        raise RetryableFailure(f"timed out after {policy.timeout:g}s ({_attempts(attempt)}) at {where}") from None
+    except httpx.UnsupportedProtocol:
+        raise ProviderError(provider, f"unsupported URL scheme for {where}") from None
+    except httpx.TransportError as exc:
+        if is_name_resolution_failure(exc):  # no DNS: offline, retrying only delays the fallback
+            raise ProviderError(provider, f"host not found (no network?) at {where}") from None
+        raise RetryableFailure(
+            f"connection failed ({type(exc).__name__}) after {_attempts(attempt)} at {where}"
+        ) from None
+    except _BodyTooLarge as exc:
+        raise ProviderError(provider, f"{exc} from {where}") from None
+    except httpx.InvalidURL:
+        raise ProviderError(provider, f"invalid URL {where}") from None
+    except httpx.DecodingError:
+        raise ProviderError(provider, f"malformed reply: undecodable body from {where}") from None
+    except httpx.HTTPError as exc:  # e.g. too many redirects: not worth retrying
+        raise ProviderError(provider, f"request failed ({type(exc).__name__}) at {where}") from None
+    status = response.status_code
+    if status < 400:
+        return response
+    if status not in RETRYABLE_STATUS:
+        raise HttpStatusError(provider, f"HTTP {status} from {where}", status)
+    raise RetryableFailure(
+        f"HTTP {status} after {_attempts(attempt)} from {where}",
+        retry_after=parse_retry_after(response.headers.get("Retry-After")),
+        status=status,
+    )
 
 
 def get_json(

@@ -31,7 +31,11 @@ PAGES_PER_QUERY = 2
 
 
 class CircuitBreaker:
-    """Process-wide memory of which providers just failed."""
+    """Process-wide memory of which providers just failed.
+
+    Kept rather than pybreaker, which wraps calls and leaves "open" only when a call goes through
+    it; the router asks by provider name whether it failed in the last minute (bench/libraries.py).
+    """
 
     def __init__(self, seconds: float = BREAKER_SECONDS) -> None:
         self.seconds = seconds
