@@ -213,9 +213,8 @@ class LLMBrain:
             )),
         ]
         draft = self._text(self._main, messages)
+        # Unknown citations and links are removed by the writer node, which warns about each.
         draft = draft_guard.strip_reference_section(draft)
-        draft = draft_guard.remove_unknown_citations(draft, {ns.n for ns in shown})
-        draft = draft_guard.remove_unknown_urls(draft, {ns.source.url for ns in shown})
         draft = draft_guard.ensure_title(draft, topic)
         return draft_guard.tidy_spacing(draft_guard.ensure_known_gaps(draft, known_gaps))
 
@@ -232,9 +231,8 @@ class LLMBrain:
         ]
         revised = self._text(self._main, messages)
         revised = draft_guard.strip_reference_section(revised)
-        revised = draft_guard.remove_unknown_citations(revised, {ns.n for ns in shown})
-        revised = draft_guard.remove_unknown_urls(revised, {ns.source.url for ns in shown})
-        return draft_guard.tidy_spacing(revised)
+        repaired = draft_guard.repair_draft(revised, {ns.n for ns in shown}, {ns.source.url for ns in shown})
+        return repaired.text
 
     def take_usage(self) -> Usage:
         return self.meter.take()
