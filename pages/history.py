@@ -11,7 +11,7 @@ from ui.comparison_store import ComparisonStore
 from ui.panels import run_import
 from ui.resources import get_manager, load_settings
 from ui.run_view import show_run
-from ui.text import duration, when
+from ui.text import ORIGIN_SHORT, duration, when
 
 ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
 
@@ -34,7 +34,7 @@ def runs_tab(manager: RunManager) -> None:
         {
             "Topic": r.topic,
             "Allocation": r.allocation or r.requested_allocation or "model",
-            "Origin": {"llm": "model"}.get(r.allocation_origin or "", r.allocation_origin or "–"),
+            "Origin": ORIGIN_SHORT.get(r.allocation_origin or "", r.allocation_origin or "–"),
             "Status": "interrupted" if manager.is_orphaned(r.run_id) else r.status,
             "Sources": r.source_count,
             "Duration": duration(r.seconds),

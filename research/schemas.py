@@ -10,10 +10,13 @@ from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 ResearcherKind = Literal["web", "academic", "book"]
 RESEARCHER_KINDS: tuple[ResearcherKind, ...] = ("web", "academic", "book")
-AllocationOrigin = Literal["user", "llm", "default"]
+# user: set by the user; llm: the model chose it; offline: the offline classifier chose it (also when
+# the model's plan step fell back to the offline brain); default: the balanced 111.
+AllocationOrigin = Literal["user", "llm", "offline", "default"]
 VerdictStatus = Literal["APPROVED", "NEEDS_IMPROVEMENT"]
 SupervisorAction = Literal["conduct_research", "refine_draft", "research_complete"]
 
@@ -67,7 +70,7 @@ class SupervisorDecision(BaseModel):
     book_researchers: int = Field(0, ge=0, le=MAX_PER_KIND)
     allocation_reasoning: str = ""
     # Not part of the model's schema: the researcher cap in force, set by the caller.
-    max_researchers: int = Field(3, ge=1, le=9, exclude=True)
+    max_researchers: SkipJsonSchema[int] = Field(3, ge=1, le=9, exclude=True)
 
     @property
     def allocation(self) -> ResearcherAllocation:
