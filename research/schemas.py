@@ -135,6 +135,7 @@ class Source(BaseModel):
     relevance: float | None = None  # share of the run's subject terms the source contains (0-1)
     researcher_id: str | None = None
     query: str | None = None
+    doi: str | None = None  # when the provider knows it (arXiv's DOI field): one work, one source
 
     @field_validator("snippet")
     @classmethod

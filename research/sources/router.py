@@ -19,6 +19,7 @@ from research.secrets import mask
 from research.text import tokenize
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
+from research.sources.identity import dedupe_works
 from research.sources.retrieve_timings import RetrieveTimings
 from research.sources.search_cache import SearchCache
 
@@ -137,7 +138,9 @@ class SourceRouter:
 
     def _retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None) -> Retrieval:
         if self.settings.sources == "library":
-            return _on_topic_only(self._library_search(kind, query, limit), topic)
+            result = _on_topic_only(self._library_search(kind, query, limit), topic)
+            result.sources = dedupe_works(result.sources, result.texts)
+            return result
         try:
             providers = self._providers(kind, self.settings)
         except Exception as exc:  # noqa: BLE001 - a provider that cannot even be built is a failure too
@@ -174,6 +177,7 @@ class SourceRouter:
                         "used the local library instead.",
             ))
             outcome.extend(_on_topic_only(self._library_search(kind, query, limit), topic))
+        outcome.sources = dedupe_works(outcome.sources, outcome.texts)  # one work, one source
         return outcome
 
     def _search(self, provider: SourceProvider, query: str, limit: int, secrets: Sequence[str]) -> Retrieval:
