@@ -184,32 +184,6 @@ def source_id_for(key: str) -> str:
     return "s" + hashlib.sha1(normalise_url(key).encode()).hexdigest()[:10]
 
 
-def coerce_sources(raw: object, *, kind: ResearcherKind, provider: str) -> list[Source]:
-    """Accept flat lists of dicts, or grouped shapes ({"results": [...]}, {"web": [...]})."""
-    if raw is None:
-        return []
-    if isinstance(raw, Source):
-        return [raw]
-    if isinstance(raw, dict):
-        if "title" in raw:
-            raw = [raw]
-        else:
-            items: list = []
-            for value in raw.values():
-                if isinstance(value, list):
-                    items.extend(value)
-            raw = items
-    out: list[Source] = []
-    for item in raw if isinstance(raw, list) else []:
-        if isinstance(item, Source):
-            out.append(item)
-        elif isinstance(item, dict) and item.get("title"):
-            data = {"kind": kind, "provider": provider, **item}
-            data.setdefault("snippet", item.get("content") or item.get("summary") or "")
-            out.append(Source.model_validate({k: v for k, v in data.items() if k in Source.model_fields}))
-    return out
-
-
 class ResearcherReport(BaseModel):
     """What one researcher hands back to the graph."""
 

@@ -20,6 +20,7 @@ from research.text import tokenize
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
 from research.sources.identity import dedupe_works
+from research.sources.shapes import as_retrieval
 from research.sources.retrieve_timings import RetrieveTimings
 from research.sources.search_cache import SearchCache
 
@@ -238,6 +239,8 @@ def _safe_search(provider: SourceProvider, query: str, limit: int, secrets: Sequ
         # log's secret filter only sees the message, not the traceback.
         log.error("Provider %s crashed\n%s", provider.name, mask("".join(traceback.format_exception(exc)), secrets))
         return Retrieval(warnings=[RunWarning(source=provider.name, message=f"unexpected error: {type(exc).__name__}")])
+    if not isinstance(result, Retrieval):  # a tool's raw list: flat or grouped records
+        result = as_retrieval(result, kind=provider.kind, provider=provider.name, query=query)
     if provider.name not in result.providers_used:
         result.providers_used.append(provider.name)
     return result
