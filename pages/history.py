@@ -12,7 +12,7 @@ from ui.navigation import AppPage, page
 from ui.panels import run_import
 from ui.resources import get_manager, load_settings
 from ui.run_view import show_run
-from ui.text import duration, when
+from ui.text import ORIGIN_SHORT, duration, when
 
 ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
 
@@ -35,7 +35,7 @@ def runs_tab(manager: RunManager) -> None:
         {
             "Topic": r.topic,
             "Allocation": r.allocation or r.requested_allocation or "model",
-            "Origin": {"llm": "model"}.get(r.allocation_origin or "", r.allocation_origin or "–"),
+            "Origin": ORIGIN_SHORT.get(r.allocation_origin or "", r.allocation_origin or "–"),
             "Status": manager.display_status(r).value,
             "Sources": r.source_count,
             "Duration": duration(r.seconds),

@@ -41,6 +41,7 @@ researcher cap). Explain in allocation_reasoning which guidance class you applie
 
 Write 3-5 research questions: specific, answerable from sources, not overlapping, together
 covering what a reader needs (what it is, how it works or happened, evidence, debates, limits).
+Your decision's action is "conduct_research": research has not started yet.
 
 {untrusted_rule}"""
 
@@ -248,3 +249,10 @@ def bullet_list(items: list[str]) -> str:
 
 def numbered_list(items: list[str]) -> str:
     return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) if items else "(none)"
+
+# --- supervisor: plan repair ---------------------------------------------------------------------
+
+PLAN_REPAIR_INSTRUCTION = """Your plan could not be used: {error}
+Reply again with the corrected SupervisorDecision: "action" is "conduct_research", the research
+questions are kept, and web_researchers, academic_researchers and book_researchers (each 0-3) are
+filled in. Only the JSON object, nothing else."""

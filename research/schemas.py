@@ -10,10 +10,13 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 ResearcherKind = Literal["web", "academic", "book"]
 RESEARCHER_KINDS: tuple[ResearcherKind, ...] = ("web", "academic", "book")
-AllocationOrigin = Literal["user", "llm", "default"]
+# user: set by the user; llm: the model chose it; offline: the offline classifier chose it (also when
+# the model's plan step fell back to the offline brain); default: the balanced 111.
+AllocationOrigin = Literal["user", "llm", "offline", "default"]
 VerdictStatus = Literal["APPROVED", "NEEDS_IMPROVEMENT"]
 SupervisorAction = Literal["conduct_research", "refine_draft", "research_complete"]
 
@@ -67,7 +70,7 @@ class SupervisorDecision(BaseModel):
     book_researchers: int = Field(0, ge=0, le=MAX_PER_KIND)
     allocation_reasoning: str = ""
     # Not part of the model's schema: the researcher cap in force, set by the caller.
-    max_researchers: int = Field(3, ge=1, le=9, exclude=True)
+    max_researchers: SkipJsonSchema[int] = Field(3, ge=1, le=9, exclude=True)
 
     @property
     def allocation(self) -> ResearcherAllocation:
@@ -132,6 +135,7 @@ class Source(BaseModel):
     relevance: float | None = None  # share of the run's subject terms the source contains (0-1)
     researcher_id: str | None = None
     query: str | None = None
+    doi: str | None = None  # when the provider knows it (arXiv's DOI field): one work, one source
 
     @field_validator("snippet")
     @classmethod
@@ -178,32 +182,6 @@ def normalise_url(url: str) -> str:
 
 def source_id_for(key: str) -> str:
     return "s" + hashlib.sha1(normalise_url(key).encode()).hexdigest()[:10]
-
-
-def coerce_sources(raw: object, *, kind: ResearcherKind, provider: str) -> list[Source]:
-    """Accept flat lists of dicts, or grouped shapes ({"results": [...]}, {"web": [...]})."""
-    if raw is None:
-        return []
-    if isinstance(raw, Source):
-        return [raw]
-    if isinstance(raw, dict):
-        if "title" in raw:
-            raw = [raw]
-        else:
-            items: list[object] = []
-            for value in raw.values():
-                if isinstance(value, list):
-                    items.extend(value)
-            raw = items
-    out: list[Source] = []
-    for item in raw if isinstance(raw, list) else []:
-        if isinstance(item, Source):
-            out.append(item)
-        elif isinstance(item, dict) and item.get("title"):
-            data = {"kind": kind, "provider": provider, **item}
-            data.setdefault("snippet", item.get("content") or item.get("summary") or "")
-            out.append(Source.model_validate({k: v for k, v in data.items() if k in Source.model_fields}))
-    return out
 
 
 class ResearcherReport(BaseModel):

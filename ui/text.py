@@ -12,7 +12,12 @@ from urllib.parse import urlsplit
 
 KIND_ICONS = {"web": ":material/public:", "academic": ":material/school:", "book": ":material/menu_book:"}
 KIND_LABELS = {"web": "Web", "academic": "Academic", "book": "Book"}
-ORIGIN_LABELS = {"user": "Set by you", "llm": "Chosen by the model", "default": "Balanced default"}
+ORIGIN_LABELS = {
+    "user": "Set by you", "llm": "Chosen by the model", "offline": "Chosen by the offline classifier",
+    "default": "Balanced default",
+}
+# Short forms for tables (History's Origin column, the Compare cards).
+ORIGIN_SHORT = {"user": "user", "llm": "model", "offline": "offline classifier", "default": "default"}
 
 # Every ASCII punctuation mark CommonMark lets us escape that could start markup, plus `$` (LaTeX),
 # `:` (Streamlit directives such as :red[...] and :material/...:) and `~` (strikethrough).

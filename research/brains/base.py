@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Protocol
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Protocol
 
 from research.schemas import (
     AnalystVerdict,
@@ -43,6 +43,9 @@ class Plan:
     # Why the brain's own allocation was rejected ("" when valid or not asked), so the graph can
     # fall back to the default allocation with a warning instead of crashing.
     allocation_error: str = ""
+    # Who chose `allocation`: the model ("llm") or the offline classifier ("offline"), so the
+    # origin shown to the user is truthful also when a model's plan step fell back to offline.
+    origin: Literal["llm", "offline"] = "llm"
 
 
 @dataclass

@@ -11,25 +11,24 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, SecretStr
 
 from research import prompts
 from research.drafts import guard as draft_guard
 from research.brains.base import NumberedSource, Plan, TextLookup
 from research.brains.model_output import InvalidModelOutput, strip_think
+from research.brains.plan_decision import SupervisorDecisionReply, plan_from_decision, reply_questions, validate_decision
 from research.brains.structured import invoke_structured
 from research.brains.usage_meter import UsageMeter, usage_from_message
 from research.schemas import (
     AnalystVerdict,
     QueryPlan,
     QuestionCoverage,
-    ResearcherAllocation,
     ResearcherKind,
     ResearcherReport,
     ResearcherTask,
-    ResearchPlan,
     Source,
     Usage,
 )
@@ -104,26 +103,16 @@ class LLMBrain:
             )),
             HumanMessage(prompts.SUPERVISOR_USER.format(topic=topic, allocation_note=note)),
         ]
-        result = self._structured(self._main, ResearchPlan, messages)
-        questions = _unique_lines(result.research_questions)[:MAX_QUESTIONS]
-        if not questions:
-            raise InvalidModelOutput("the plan had no research questions")
-        plan = Plan(research_questions=questions, reasoning=result.reasoning.strip())
-        if wants_allocation:
-            # Shape only (each kind 0-3). The cap and the at-least-one rule are policy: the supervisor
-            # checks them with SupervisorDecision and warns when it falls back to the default.
-            plan.allocation_reasoning = result.allocation_reasoning.strip()
-            try:
-                plan.allocation = ResearcherAllocation(
-                    web=result.web_researchers, academic=result.academic_researchers, book=result.book_researchers
-                )
-            except ValidationError as exc:
-                counts = f"{result.web_researchers},{result.academic_researchers},{result.book_researchers}"
-                problem = exc.errors()[0]
-                plan.allocation_error = (
-                    f"model allocation {counts} rejected: {problem['loc'][0]} {problem['msg'].lower()}"
-                )
-        return plan
+        reply = self._structured(self._main, SupervisorDecisionReply, messages)
+        decision, problem = validate_decision(reply, max_researchers)
+        if problem:  # one repair turn, with the validation error
+            repair = [*messages, AIMessage(reply.model_dump_json()), HumanMessage(
+                prompts.PLAN_REPAIR_INSTRUCTION.format(error=problem)
+            )]
+            reply = self._structured(self._main, SupervisorDecisionReply, repair)
+            decision, problem = validate_decision(reply, max_researchers)
+        questions = _unique_lines(reply_questions(reply))[:MAX_QUESTIONS]
+        return plan_from_decision(decision, reply, problem, questions, wants_allocation)
 
     def queries(self, task: ResearcherTask, kind: ResearcherKind) -> list[str]:
         focus = (
@@ -213,9 +202,8 @@ class LLMBrain:
             )),
         ]
         draft = self._text(self._main, messages)
+        # Unknown citations and links are removed by the writer node, which warns about each.
         draft = draft_guard.strip_reference_section(draft)
-        draft = draft_guard.remove_unknown_citations(draft, {ns.n for ns in shown})
-        draft = draft_guard.remove_unknown_urls(draft, {ns.source.url for ns in shown})
         draft = draft_guard.ensure_title(draft, topic)
         return draft_guard.tidy_spacing(draft_guard.ensure_known_gaps(draft, known_gaps))
 
@@ -232,9 +220,8 @@ class LLMBrain:
         ]
         revised = self._text(self._main, messages)
         revised = draft_guard.strip_reference_section(revised)
-        revised = draft_guard.remove_unknown_citations(revised, {ns.n for ns in shown})
-        revised = draft_guard.remove_unknown_urls(revised, {ns.source.url for ns in shown})
-        return draft_guard.tidy_spacing(revised)
+        repaired = draft_guard.repair_draft(revised, {ns.n for ns in shown}, {ns.source.url for ns in shown})
+        return repaired.text
 
     def take_usage(self) -> Usage:
         return self.meter.take()

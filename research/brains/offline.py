@@ -87,6 +87,7 @@ class OfflineBrain:
             reasoning=f"Classified the topic as {topic_class}{cue_text}; one question per aspect a reader needs.",
             allocation=ALLOCATION_GUIDANCE[topic_class] if wants_allocation else None,
             allocation_reasoning=f"Guidance: {GUIDANCE_LABEL[topic_class]}.",
+            origin="offline",
         )
 
     def queries(self, task: ResearcherTask, kind: ResearcherKind) -> list[str]:

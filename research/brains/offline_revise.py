@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["MAX_INSTRUCTION_CHARS", "Operations", "RevisionError", "offline_revise", "parse_instruction"]
 
+from research.drafts.markers import CITATION_MARKER
 from research.brains.base import NumberedSource, TextLookup
 from research.brains.revise_instructions import (
     MAX_INSTRUCTION_CHARS,
@@ -34,7 +35,7 @@ EXPAND_SENTENCES_PER_SECTION = 2
 MIN_EXPAND_SENTENCE_CHARS = 50
 _LIST_LINE = re.compile(r"^\s*([-*+]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_MARKER = re.compile(r"\[(\d{1,3})\](?!\()")
+_MARKER = CITATION_MARKER
 _STOP = set(tokenize("the a an of on in and or to for about with more less its their this that these those section sections"))
 
 

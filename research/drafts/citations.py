@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from research.drafts.markers import CITATION_MARKER as CITATION
 from research.schemas import Source
 
-CITATION = re.compile(r"\[(\d{1,3})\](?!\()")  # [3], but not a markdown link [3](...)
 SOURCES_HEADING = "## Sources"
 _URL = re.compile(r"https?://[^\s)>\]]+")
 
@@ -17,6 +17,7 @@ class CitedDraft:
     markdown: str
     citations: dict[int, str]  # n -> source id
     dropped: list[int]  # markers that pointed at no source and were removed
+    renumbered: dict[int, int] = field(default_factory=dict)  # old n -> new n, where they differ
 
 
 def finalize_citations(body: str, numbered: dict[int, Source]) -> CitedDraft:
@@ -44,7 +45,10 @@ def finalize_citations(body: str, numbered: dict[int, Source]) -> CitedDraft:
     by_new = {new: numbered[old] for old, new in renumber.items()}
     lines = [text, "", SOURCES_HEADING, ""]
     lines += [format_source_entry(n, by_new[n]) for n in sorted(by_new)] or ["No sources were cited."]
-    return CitedDraft(markdown="\n".join(lines) + "\n", citations=citations, dropped=sorted(set(dropped)))
+    return CitedDraft(
+        markdown="\n".join(lines) + "\n", citations=citations, dropped=sorted(set(dropped)),
+        renumbered={old: new for old, new in renumber.items() if old != new},
+    )
 
 
 def format_source_entry(n: int, source: Source) -> str:

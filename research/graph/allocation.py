@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from research.schemas import (
     MAX_PER_KIND,
     RESEARCHER_KINDS,
@@ -43,6 +45,7 @@ def resolve_allocation(
     *,
     model_reasoning: str = "",
     max_total: int = 3,
+    model_origin: Literal["llm", "offline"] = "llm",
 ) -> tuple[ResolvedAllocation, str | None]:
     """Pick the allocation by priority. Returns it and a warning when the model's choice was invalid."""
     if user is not None:
@@ -56,7 +59,7 @@ def resolve_allocation(
         except AllocationError as exc:
             warning = f"The model's allocation {model.notation} was invalid ({exc}); used the default 111."
             return _default("The model's allocation was invalid."), warning
-        return ResolvedAllocation(allocation=model, origin="llm", reasoning=model_reasoning), None
+        return ResolvedAllocation(allocation=model, origin=model_origin, reasoning=model_reasoning), None
     return _default("No allocation given; the balanced default."), None
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from research.sources.identity import dedupe_works
 from research.schemas import (
     Critique,
     Draft,
@@ -24,18 +25,13 @@ from research.schemas import (
 
 
 def merge_sources(existing: list[Source] | None, new: list[Source] | None) -> list[Source]:
-    """Append new sources, dropping any whose normalised URL (or id) is already present.
+    """Append new sources, one record per work (research/sources/identity.py): the same URL, arXiv
+    id (any version), DOI or title + year is one work, and its richest record is kept.
 
-    First occurrence wins and order is stable, so parallel researchers merge deterministically.
+    Works keep the place of their first appearance and the kept record does not depend on arrival
+    order, so parallel researchers merge deterministically.
     """
-    merged = list(existing or [])
-    seen = {s.dedupe_key for s in merged}
-    for source in new or []:
-        key = source.dedupe_key
-        if key not in seen:
-            seen.add(key)
-            merged.append(source)
-    return merged
+    return dedupe_works([*(existing or []), *(new or [])])
 
 
 class ResearchState(TypedDict, total=False):

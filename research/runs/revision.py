@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from research.drafts.markers import CITATION_MARKER
 from research.brains.base import Brain, NumberedSource, TextLookup
 from research.drafts.guard import split_grouped_citations
 from research.brains.offline import OfflineBrain
@@ -26,7 +27,7 @@ from research.schemas import Source
 from research.settings import Settings
 from research.runs.view import fold
 
-_MARKER = re.compile(r"\[(\d{1,3})\](?!\()")
+_MARKER = CITATION_MARKER
 NOTE_CHARS = 80
 
 

@@ -12,6 +12,8 @@ from typing import Any, Iterable
 from research.events import Event
 from research.events import payloads as p
 from research.events.status import RunStatus
+from research.schemas import Source
+from research.sources.identity import WorkIndex
 
 PHASES = ("supervisor", "researchers", "analyst", "writer")
 
@@ -53,13 +55,14 @@ class RunView:
     plan_reasoning: str = ""
     research_questions: list[str] = field(default_factory=list)
     researchers: dict[str, ResearcherView] = field(default_factory=dict)
-    sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> Source fields (first seen)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> Source fields, one per work
     critiques: list[dict[str, Any]] = field(default_factory=list)
     draft: str | None = None
     citations: dict[str, str] = field(default_factory=dict)
     known_gaps: list[str] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     messages: list[dict[str, str]] = field(default_factory=list)
+    _works: WorkIndex = field(default_factory=WorkIndex, repr=False, compare=False)  # identity of each work
     usage: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "by_node": {}})
     started_ts: float | None = None
     finished_ts: float | None = None
@@ -132,10 +135,23 @@ class RunView:
     def _on_sources_found(self, e: Event, d: p.SourcesFound) -> None:
         researcher = self._researcher(e)
         for source in d.sources:
-            if source.id not in self.sources:
-                self.sources[source.id] = source.model_dump()
-            if source.id not in researcher.source_ids:
-                researcher.source_ids.append(source.id)
+            kept = self._add_source(source.model_dump())
+            if kept not in researcher.source_ids:
+                researcher.source_ids.append(kept)
+
+    def _add_source(self, fields: dict[str, Any]) -> str:
+        """One entry per work (the graph's reducer applies the same rule); returns the kept id."""
+        if fields["id"] in self.sources:
+            return fields["id"]
+        merged, replaced = self._works.add(Source.model_validate(fields))
+        if replaced is None:
+            self.sources[merged.id] = fields
+        else:  # the same work again: the richer record takes the earlier one's place
+            self.sources = {
+                (merged.id if k == replaced else k): (merged.model_dump() if k == replaced else v)
+                for k, v in self.sources.items()
+            }
+        return merged.id
 
     def _on_researcher_finished(self, e: Event, d: p.ResearcherFinished) -> None:
         r = self._researcher(e)

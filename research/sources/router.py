@@ -19,6 +19,8 @@ from research.secrets import mask
 from research.text import tokenize
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
+from research.sources.identity import dedupe_works
+from research.sources.shapes import as_retrieval
 from research.sources.retrieve_timings import RetrieveTimings
 from research.sources.search_cache import SearchCache
 
@@ -141,7 +143,9 @@ class SourceRouter:
 
     def _retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None) -> Retrieval:
         if self.settings.sources == "library":
-            return _on_topic_only(self._library_search(kind, query, limit), topic)
+            result = _on_topic_only(self._library_search(kind, query, limit), topic)
+            result.sources = dedupe_works(result.sources, result.texts)
+            return result
         try:
             providers = self._providers(kind, self.settings)
         except Exception as exc:  # noqa: BLE001 - a provider that cannot even be built is a failure too
@@ -178,6 +182,7 @@ class SourceRouter:
                         "used the local library instead.",
             ))
             outcome.extend(_on_topic_only(self._library_search(kind, query, limit), topic))
+        outcome.sources = dedupe_works(outcome.sources, outcome.texts)  # one work, one source
         return outcome
 
     def _search(self, provider: SourceProvider, query: str, limit: int, secrets: Sequence[str]) -> Retrieval:
@@ -238,6 +243,8 @@ def _safe_search(provider: SourceProvider, query: str, limit: int, secrets: Sequ
         # log's secret filter only sees the message, not the traceback.
         log.error("Provider %s crashed\n%s", provider.name, mask("".join(traceback.format_exception(exc)), secrets))
         return Retrieval(warnings=[RunWarning(source=provider.name, message=f"unexpected error: {type(exc).__name__}")])
+    if not isinstance(result, Retrieval):  # a tool's raw list: flat or grouped records
+        result = as_retrieval(result, kind=provider.kind, provider=provider.name, query=query)
     if provider.name not in result.providers_used:
         result.providers_used.append(provider.name)
     return result

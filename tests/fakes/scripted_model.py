@@ -76,7 +76,7 @@ class ScriptedModel:
         user = "\n".join(message_texts(request, "user"))
         topic_match = _TOPIC.search(user)
         topic = topic_match.group(1).strip() if topic_match else "the topic"
-        if schema == "ResearchPlan":
+        if schema == "SupervisorDecision":
             return self.plan(topic)
         if schema == "QueryPlan":
             return self.queries(system, user, topic)
@@ -96,6 +96,7 @@ class ScriptedModel:
         web, academic, book = self.allocation
         topic = subject_of(topic)
         return {
+            "action": "conduct_research",
             "reasoning": f"Split '{topic}' into what it is, the evidence, and its limits.",
             "research_questions": [
                 f"What is {topic} and how does it work?",

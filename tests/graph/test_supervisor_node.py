@@ -24,6 +24,7 @@ class PlanningBrain(OfflineBrain):
         plan = super().plan(topic, max_researchers=max_researchers, wants_allocation=wants_allocation)
         plan.allocation = self.scripted
         plan.allocation_reasoning = "scripted"
+        plan.origin = "llm"
         return plan
 
 
@@ -43,12 +44,12 @@ def test_without_a_user_allocation_the_brain_decides_by_the_guidance(runner: Res
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", max_iterations=0))
     data = decided(runner, run_id)
     assert data["allocation"] == {"web": 1, "academic": 2, "book": 0}
-    assert data["origin"] == "llm"  # the brain's decision (offline or model), not the user's
+    assert data["origin"] == "offline"  # the offline classifier chose it: neither the user nor a model
     assert "Guidance" in data["reasoning"] and "scientific and medical" in data["reasoning"]
     assert "(1,2,0)" in data["reasoning"]
     assert data["research_questions"] and all(q.endswith("?") for q in data["research_questions"])
     record = runner.store.get_run(run_id)
-    assert (record.allocation, record.allocation_origin) == ("120", "llm")
+    assert (record.allocation, record.allocation_origin) == ("120", "offline")
     started = {e.researcher_id for e in events_of(runner, run_id, "researcher_started")}
     assert started == {"web-1", "academic-1", "academic-2"}
 

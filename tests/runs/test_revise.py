@@ -169,7 +169,8 @@ def test_llm_revision_sends_the_instruction_and_sources_and_guards_the_reply(run
 
     assert revision.warnings == []
     body, tail = split_sources_section(revision.markdown)
-    assert "A tighter summary [1], with an invented source and a link" in body  # [2] -> [1]; [99] and URL gone
+    # [2] -> [1]; [99] gone; the clause that held the invented link is dropped, not left as "and a link".
+    assert "A tighter summary [1]." in body and "and a link" not in body
     assert "made-up.example.com" not in revision.markdown and "Fake list" not in revision.markdown
     second = next(ns.source for ns in numbered if ns.n == 2)
     assert tail.strip().startswith("[1] ") and second.title in tail

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from research.api import RunStore
 from tests.ui.canned import store_canned_run
 from tests.ui.conftest import has_block, plain, texts
@@ -73,3 +75,16 @@ def test_settings_page_says_which_keys_are_set_but_never_shows_them(make_app, da
     everything = "\n".join(texts(at)) + "".join(d.value.to_csv() for d in at.dataframe)
     assert secret not in everything
     assert any(b.label == "Check connections" for b in at.button)
+
+
+def test_history_names_each_allocation_origin_truthfully(make_app, data_dir):
+    store = RunStore(data_dir / "runs.sqlite")
+    for origin in ("user", "llm", "offline", "default"):
+        run_id = store_canned_run(data_dir, f"Origin {origin}")
+        store.update_run(run_id, allocation_origin=origin)
+        time.sleep(0.002)  # canned ids come from the clock
+    table = _history(make_app).dataframe[0].value
+    origins = dict(zip(table["Topic"], table["Origin"]))
+    assert origins == {
+        "Origin user": "user", "Origin llm": "model", "Origin offline": "offline classifier", "Origin default": "default",
+    }

@@ -8,8 +8,8 @@ import streamlit as st
 from research.api import RESEARCHER_KINDS
 from ui.compare_stats import RunStats, metrics_frame
 from ui.compare_summary import best_pick, summaries
-from ui.text import kind_icon, md_escape, plural, run_status_badge
 from ui.navigation import AppPage, page
+from ui.text import ORIGIN_LABELS, kind_icon, md_escape, plural, run_status_badge
 
 _VERDICT = {
     "APPROVED": ":green-badge[:material/verified: approved]",
@@ -38,6 +38,8 @@ def render_cards(stats: list[RunStats]) -> None:
         with column, st.container(border=True, key=f"compare-card-{s.run_id}"):
             st.markdown(f"#### :material/groups: {md_escape(s.label)}")
             st.markdown(run_status_badge(s.status))
+            if s.origin:
+                st.caption(f"Allocation: {md_escape(ORIGIN_LABELS.get(s.origin, s.origin).lower())}")
             if mixed_topics:
                 st.caption(md_escape(s.topic))
             kinds = " · ".join(f"{kind_icon(k)} {s.by_kind.get(k, 0)}" for k in RESEARCHER_KINDS)

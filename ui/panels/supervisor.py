@@ -8,7 +8,7 @@ from research.api import RESEARCHER_KINDS, RunView
 from ui.panels import warnings
 from ui.text import KIND_LABELS, ORIGIN_LABELS, kind_icon, md_escape
 
-_ORIGIN_COLORS = {"user": "blue", "llm": "violet", "default": "gray"}
+_ORIGIN_COLORS = {"user": "blue", "llm": "violet", "offline": "orange", "default": "gray"}
 
 
 def render(view: RunView) -> None:

@@ -41,7 +41,8 @@ def supervisor(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
 
     model_allocation, warnings = _validated_model_allocation(plan, cap) if user is None else (None, [])
     resolved, invalid = resolve_allocation(
-        user, model_allocation, model_reasoning=plan.allocation_reasoning, max_total=cap
+        user, model_allocation, model_reasoning=plan.allocation_reasoning, max_total=cap,
+        model_origin=getattr(plan, "origin", "llm"),
     )
     if invalid:
         warnings.append(invalid)

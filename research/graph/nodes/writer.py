@@ -7,6 +7,7 @@ from langgraph.runtime import Runtime
 
 from research.brains.base import BudgetExceeded, NumberedSource
 from research.drafts.citations import finalize_citations
+from research.drafts.guard import repair_draft
 from research.graph.context import RunContext
 from research.events import emit
 from research.graph.nodes import Node
@@ -39,9 +40,17 @@ def writer(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
         warn("budget", f"{exc}; the offline writer wrote the draft from what was gathered.")
         body = ctx.offline.write(*args)
     report_usage(ctx, Node.WRITER)
-    cited = finalize_citations(body, {ns.n: ns.source for ns in numbered})
+    # Repairs are said out loud: what the guard removed and how the rest was renumbered.
+    repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
+    cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
+    repairs = repair.warnings()
     if cited.dropped:
-        warn("writer", f"Removed citations that matched no source: {', '.join(f'[{n}]' for n in cited.dropped)}.")
+        repairs.append(f"Removed citations that matched no source: {', '.join(f'[{n}]' for n in cited.dropped)}.")
+    if repairs and cited.renumbered:
+        moves = ", ".join(f"[{old}]→[{new}]" for old, new in sorted(cited.renumbered.items()))
+        repairs.append(f"Renumbered the remaining citations in reading order: {moves}.")
+    for message in repairs:
+        warn("writer", message)
     draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
     emit(
         "draft_ready", markdown=draft.markdown, citations={str(k): v for k, v in draft.citations.items()},

@@ -113,6 +113,7 @@ class ArxivProvider:
             snippet=result.summary,
             authors=[a.name for a in result.authors if a.name],
             year=result.published.year if result.published else None,
+            doi=(result.doi or None),  # the published version's DOI: the same work as OpenAlex's record
             score=round(score, 3),
             query=query,
         )
