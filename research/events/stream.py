@@ -32,6 +32,9 @@ EventType = Literal[
     #                           research_questions, max_researchers, max_questions, max_question_chars
     "plan_approved",  # allocation {web,academic,book}, origin, reasoning, research_questions, edited
     "run_cancelled",  # reason
+    # Agent-mode researchers (payloads in events/payloads_agent.py).
+    "tool_called",  # researcher_id, tool, args, result_count, seconds, status, error, call_id
+    "worker_message",  # researcher_id, role (directive|assistant|tool|closing), name, content, tool_calls
 ]
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
 _MARK = "research_event"  # key that marks our custom stream payloads

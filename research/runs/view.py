@@ -28,6 +28,9 @@ class ResearcherView:
     notes: str = ""
     error: str | None = None
     started_ts: float | None = None
+    # Agent mode: the tool_called data in order, and the worker's own messages (its transcript).
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    transcript: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def is_follow_up(self) -> bool:
@@ -42,6 +45,7 @@ class RunView:
     brain: str = ""
     model: str = ""
     source_mode: str = ""
+    researcher_mode: str = "pipeline"
     max_iterations: int | None = None
     phase: str | None = None
     iteration: int = 0
@@ -96,6 +100,7 @@ class RunView:
         self.run_id, self.topic, self.status = e.run_id, d.get("topic", ""), "running"
         self.brain, self.model = d.get("brain", ""), d.get("model", "")
         self.source_mode, self.max_iterations = d.get("source_mode", ""), d.get("max_iterations")
+        self.researcher_mode = d.get("researcher_mode") or "pipeline"
         self.started_ts = e.ts
         self.phase = "supervisor"
 
@@ -113,9 +118,11 @@ class RunView:
 
     def _on_researcher_started(self, e: Event, d: dict) -> None:
         rid = e.researcher_id or "?"
+        earlier = self.researchers.get(rid)  # an agent that fell back to the pipeline starts again
         self.researchers[rid] = ResearcherView(
             id=rid, kind=d.get("kind", ""), iteration=e.iteration or 0, question=d.get("question", ""),
             angle=d.get("angle", ""), started_ts=e.ts,
+            tool_calls=earlier.tool_calls if earlier else [], transcript=earlier.transcript if earlier else [],
         )
 
     def _researcher(self, e: Event) -> ResearcherView:
@@ -139,6 +146,12 @@ class RunView:
         r.status = d.get("status", "done")
         r.source_ids = list(d.get("source_ids") or r.source_ids)
         r.seconds, r.notes, r.error = d.get("seconds"), d.get("notes", ""), d.get("error")
+
+    def _on_tool_called(self, e: Event, d: dict) -> None:
+        self._researcher(e).tool_calls.append(dict(d))
+
+    def _on_worker_message(self, e: Event, d: dict) -> None:
+        self._researcher(e).transcript.append(dict(d))
 
     def _on_critique_issued(self, e: Event, d: dict) -> None:
         self.critiques.append({"iteration": e.iteration or 0, **d})
