@@ -42,7 +42,7 @@ class OfflineToolPolicy:
     def _plan(self, searches: list[str]) -> list[tuple[str, str]]:
         """Query i to search tool i (cycling), long enough that every query and every tool is used."""
         size = max(len(self.queries), len(searches))
-        return list(itertools.islice(zip(itertools.cycle(self.queries), itertools.cycle(searches)), size))
+        return list(itertools.islice(zip(itertools.cycle(searches), itertools.cycle(self.queries)), size))
 
 
 def _call(tool: str, args: dict) -> AIMessage:
