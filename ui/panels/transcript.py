@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from research.api import RunView
@@ -43,6 +45,16 @@ def render(view: RunView) -> None:
 
 
 _ROLE_AVATARS = {"directive": ":material/account_tree:", "tool": ":material/construction:"}
+# A tool result as the model read it: <source n="1" kind=".." title=".." url="..">text</source> blocks.
+_SOURCE_TAG = re.compile(r'<source n="(\d+)" kind="[^"]*" title="([^"]*)" url="([^"]*)">')
+
+
+def tool_result_lines(content: str) -> list[str]:
+    """The sources a tool returned, one line each; its message when it returned none (an error)."""
+    found = _SOURCE_TAG.findall(content or "")
+    if not found:
+        return [md_escape(content[:600])]
+    return [f"[{n}] {md_escape(title)} · {md_escape(url)}" for n, title, url in found]
 
 
 def render_worker_transcripts(view: RunView) -> None:
@@ -64,7 +76,8 @@ def _worker_message(worker_id: str, message: dict) -> None:
     with st.chat_message("user" if role == "directive" else name, avatar=_ROLE_AVATARS.get(role) or avatar(worker_id)):
         if role == "tool":
             st.markdown(f"**{md_escape(name)}** result")
-            st.caption(md_escape(message.get("content", "")[:600]))  # web text: escaped, never HTML
+            for line in tool_result_lines(message.get("content", "")):  # web text: escaped, never HTML
+                st.caption(line)
             return
         st.markdown(f"**{md_escape(name)}**" + (" · closing note" if role == "closing" else ""))
         if message.get("content"):
