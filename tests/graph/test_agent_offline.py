@@ -132,3 +132,17 @@ def test_a_provider_fault_is_a_tool_result_and_a_warning(runner, settings):
     assert any(w.data["source"] == "duckduckgo" and "HTTP 503" in w.data["message"] for w in warnings)
     # The policy then tries the local library, so the worker still has sources.
     assert "search_library" in [c["tool"] for c in worker.tool_calls] and worker.source_ids
+
+
+def test_round_bound_applies_to_each_round(runner, settings):
+    runner.settings = settings.model_copy(update={"max_tool_calls_per_round": 2})
+    run_id = runner.run(ResearchRequest(
+        topic="climate change effects on coral reefs", allocation="111", max_iterations=1, researcher_mode="agent",
+    ))
+    calls = [e for e in events_of(runner, run_id, "tool_called")]
+    for round_ in (0, 1):
+        made = [e for e in calls if e.iteration == round_ and e.data["status"] != "refused"]
+        assert len(made) == 2, round_  # each round has its own allowance
+        refused = [e for e in calls if e.iteration == round_ and e.data["status"] == "refused"]
+        assert refused and all("RESEARCH_MAX_TOOL_CALLS_PER_ROUND" in e.data["error"] for e in refused)
+    assert runner._stored_mode(run_id) == "agent"  # what a resume of this run would use
