@@ -118,3 +118,28 @@ def test_a_model_that_ignores_the_tools_falls_back_too(settings, reply):
     view = fold(runner.store.events(run_id))
     assert any("answered without calling any tool" in w["message"] for w in view.warnings)
     assert view.researchers["web-1"].source_ids
+
+
+def test_live_tools_against_the_service_fakes(settings):
+    """Academic and book workers choose real providers' tools (arXiv, Open Library) through their
+    real clients against loopback fakes; the sources are those providers' normalised results."""
+    from tests.fakes import FakeServer, lift_rate_limits
+    from tests.fakes.service_fakes import install_academic_book_fakes
+
+    lift_rate_limits()
+    model = ToolAgentModel()
+    with FakeServer() as services, FakeOpenAIServer(model) as server:
+        runner = _runner(settings, server, sources="live", http_timeout=2, **install_academic_book_fakes(services))
+        run_id = runner.run(ResearchRequest(
+            topic="The printing press", allocation="011", max_iterations=0, researcher_mode="agent",
+        ))
+    lift_rate_limits()
+    view = fold(runner.store.events(run_id))
+    academic = view.researchers["academic-1"]
+    assert [c["tool"] for c in academic.tool_calls] == ["search_arxiv", "search_library"]
+    assert academic.tool_calls[0]["status"] == "ok"
+    arxiv = [s for s in view.sources.values() if s["provider"] == "arxiv"]
+    assert arxiv and all(s["researcher_id"] == "academic-1" and s["query"] == "The printing press" for s in arxiv)
+    offered = {tuple(t["function"]["name"] for t in r["tools"]) for r in model.agent_requests}
+    assert ("search_arxiv", "search_openalex", "fetch_page", "search_library") in offered
+    assert ("search_openlibrary", "search_wikipedia", "search_library") in offered
