@@ -13,8 +13,8 @@ import traceback
 
 from bench.harness import BenchContext, FigureSkipped, Results, figure_timer, isolate_environment, log
 
-FIGURES = ("critical_path", "fanout", "cost", "offline_speed", "library_scale", "memory", "libraries",
-           "dashboard")
+FIGURES = ("critical_path", "fanout", "cost", "agent_vs_pipeline", "offline_speed", "library_scale", "memory",
+           "libraries", "dashboard")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -307,6 +307,11 @@ class LoopbackWorld:
         self.approve_from_round = approve_from_round
         self._model.responder = RotatingGapsModel(approve_from_round=approve_from_round)
 
+    def wrap_model(self, wrap) -> None:
+        """Put `wrap(current responder)` in front of the model (e.g. a tool-calling agent script)."""
+        assert self._model
+        self._model.responder = wrap(self._model.responder)
+
     def settings(self, max_researchers: int = 3) -> Settings:
         assert self._model and self._search
         return Settings(
@@ -333,7 +338,8 @@ class LoopbackWorld:
         return self._runners[max_researchers]
 
     def run(self, allocation: str | None, *, max_iterations: int = 1, max_researchers: int = 3,
-            topic: str = "How do heat pumps work?", search_cache: bool = True) -> LoopbackRun:
+            topic: str = "How do heat pumps work?", search_cache: bool = True,
+            researcher_mode: str | None = None) -> LoopbackRun:
         """One run. `search_cache=False` sends every request, even one another researcher of the
         run is already sending (the cache is on by default, so figures measure it on)."""
         assert self._model and self._search
@@ -344,7 +350,9 @@ class LoopbackWorld:
         self._model.reset()
         self._search.server.clear_log()
         events: list[Event] = []
-        request = ResearchRequest(topic=topic, allocation=allocation, max_iterations=max_iterations)
+        request = ResearchRequest(
+            topic=topic, allocation=allocation, max_iterations=max_iterations, researcher_mode=researcher_mode,
+        )
         start = time.perf_counter()
         run_id = runner.run(request, on_event=events.append)
         wall = time.perf_counter() - start

@@ -76,6 +76,14 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         rows.append(("3 cost", f"{case}: {cost['calls']} calls, {cost['prompt_tokens']:,} + "
                      f"{cost['completion_tokens']:,} tokens", f"{total:,} tokens",
                      "< 60,000" if default else "", _ok(total, 59_999) if default else ""))
+    for case, modes in (doc.get("agent_vs_pipeline") or {}).items():
+        p, a = modes.get("pipeline") or {}, modes.get("agent") or {}
+        if p and a:
+            rows.append(("8 agent vs pipeline", f"{case}: wall {_fmt(a['wall_seconds'], ' s')} vs "
+                         f"{_fmt(p['wall_seconds'], ' s')}, calls {a['model_calls']} vs {p['model_calls']}, sources "
+                         f"{a['sources']} vs {p['sources']}, cited {a['cited_sources']} vs {p['cited_sources']}, "
+                         f"{a['tool_calls']} tool calls", f"tokens {a['total_tokens']:,} vs {p['total_tokens']:,}",
+                         "", ""))
     for allocation, seconds in (doc.get("offline_graph_seconds") or {}).items():
         rows.append(("4 offline", f"graph wall time, allocation {allocation}", _fmt(seconds, " s"), "< 1 s",
                      _ok(seconds, 1.0)))

@@ -3,10 +3,33 @@
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
+from contextvars import ContextVar
 from logging.handlers import RotatingFileHandler
+from typing import Iterator
 
 from research.secrets import mask
 from research.settings import Settings
+
+
+# The run a log line belongs to. LangGraph runs each node in a copy of the caller's context, so the
+# runner sets it once and every line its nodes (and their worker threads) log carries it.
+current_run_id: ContextVar[str] = ContextVar("research_run_id", default="-")
+
+
+@contextmanager
+def run_id_scope(run_id: str) -> Iterator[None]:
+    token = current_run_id.set(run_id)
+    try:
+        yield
+    finally:
+        current_run_id.reset(token)
+
+
+class RunIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.run_id = current_run_id.get()
+        return True
 
 
 class SecretFilter(logging.Filter):
@@ -46,7 +69,8 @@ def configure_logging(settings: Settings) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = RotatingFileHandler(path, maxBytes=5_000_000, backupCount=3, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s run=%(run_id)s: %(message)s"))
+    handler.addFilter(RunIdFilter())
     secret_filter = SecretFilter(settings.secret_values())
     handler.addFilter(secret_filter)
     logger = logging.getLogger("research")

@@ -256,3 +256,38 @@ PLAN_REPAIR_INSTRUCTION = """Your plan could not be used: {error}
 Reply again with the corrected SupervisorDecision: "action" is "conduct_research", the research
 questions are kept, and web_researchers, academic_researchers and book_researchers (each 0-3) are
 filled in. Only the JSON object, nothing else."""
+
+# --- agent-mode researchers (research/graph/nodes/agent_researcher.py, research/sources/tools.py) ---
+
+AGENT_SYSTEM = """Role: {kind} researcher with tools.
+You receive a directive from the supervisor. Decide which of your tools to call, and with which
+arguments, to find sources that answer the research question for the topic. Call one or more tools,
+read their results, and call more only while they add new, on-topic sources. You may call at most
+{max_calls} tools. When you have enough (or the tools stop helping), reply WITHOUT a tool call: a
+few short bullet notes on what the sources say, citing each by its title.
+{untrusted_rule}"""
+
+AGENT_DIRECTIVE = "Supervisor Directive: {reason}. Please address this."
+AGENT_DIRECTIVE_REASON = '{researcher_id} ({kind}, {angle}) to research "{question}" for the topic "{topic}"'
+AGENT_FOCUS_NOTE = " The analyst recommends these searches: {focus}"
+
+AGENT_BOUND_NOTE = "Stopped early: {reason}. These notes use the sources found so far."
+
+TOOL_DESCRIPTIONS: dict[str, str] = {
+    "search_web": "Search the web (news, official pages, blogs); returns titles, URLs and page text excerpts.",
+    "search_github": "Search GitHub repositories for code, tools and technical projects.",
+    "search_stackexchange": "Search Stack Exchange questions and answers from practitioners.",
+    "scrape_page": "Fetch the readable text of one public web page by its URL.",
+    "search_arxiv": "Search arXiv preprints (physics, maths, computer science, biology, economics).",
+    "search_openalex": "Search OpenAlex: published scholarly works across all disciplines, with abstracts.",
+    "fetch_page": "Fetch the abstract or readable text of one public paper or page by its URL.",
+    "search_openlibrary": "Search Open Library for books, with their descriptions.",
+    "search_wikipedia": "Search Wikipedia for reference articles giving context and history.",
+    "search_library": "Search the local library of imported documents of this researcher's kind.",
+}
+
+TOOL_NO_RESULTS = "No on-topic results for {query!r} from {tool}. Try other words or another tool."
+TOOL_FAULT = "Tool {tool} failed: {reason}. Try another tool (search_library always works)."
+TOOL_INVALID_ARGS = "Invalid arguments for {tool}: {problems}. Fix the arguments and call it again."
+TOOL_REPEATED = "You already called {tool} with these arguments; its results are above. Do not repeat a call."
+TOOL_REFUSED = "Not called: {reason}."

@@ -264,6 +264,8 @@ class ResearchRequest(BaseModel):
     max_iterations: int | None = Field(None, ge=0, le=5)
     # Pause after the supervisor so the user can edit the questions and allocation (plan review).
     review_plan: bool = False
+    # pipeline | agent; None = RESEARCH_RESEARCHER_MODE.
+    researcher_mode: Literal["pipeline", "agent"] | None = None
 
     @field_validator("topic")
     @classmethod

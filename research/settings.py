@@ -15,6 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SourceMode = Literal["auto", "live", "library"]
 BrainChoice = Literal["auto", "offline", "openai"]
+ResearcherMode = Literal["pipeline", "agent"]
 
 MAX_RESEARCHER_CAP = 9
 
@@ -77,6 +78,12 @@ class Settings(BaseSettings):
     enable_stackexchange: bool = False
     # Seconds each local-library search waits, to pace live demos (and make a run observable in tests).
     demo_delay: float = Field(0.0, ge=0, le=30)
+
+    # Researchers: fixed query pipeline, or agents that choose their tools in a bounded loop.
+    researcher_mode: ResearcherMode = "pipeline"
+    max_tool_calls_per_researcher: int = Field(6, ge=1, le=30)
+    max_tool_calls_per_round: int = Field(40, ge=1, le=500)
+    max_tool_calls_per_run: int = Field(100, ge=1, le=2000)
 
     @field_validator("fast_model", "openai_base_url", mode="before")
     @classmethod

@@ -29,6 +29,7 @@ def render_panels(view: RunView, store: RunStore, *, orphaned: bool = False) -> 
     critiques.render(view)
     draft.render(view, store)
     transcript.render(view)
+    transcript.render_worker_transcripts(view)
 
 
 def show_run(manager: RunManager, run_id: str) -> None:

@@ -226,6 +226,10 @@ class LLMBrain:
     def take_usage(self) -> Usage:
         return self.meter.take()
 
+    def tool_chat(self) -> tuple[ChatOpenAI, UsageMeter]:
+        """The researchers' model and this run's meter, for agent-mode tool loops (brains/tool_agent.py)."""
+        return self._fast, self.meter
+
     def secret_values(self) -> list[str]:
         return self.settings.secret_values()
 

@@ -66,6 +66,11 @@ def _research_parser() -> argparse.ArgumentParser:
         "--review-plan", action="store_true",
         help="pause after the supervisor to review the plan (then: continue RUN_ID / cancel RUN_ID)",
     )
+    p.add_argument(
+        "--researcher-mode", choices=["pipeline", "agent"],
+        help="pipeline: fixed queries per researcher; agent: each researcher chooses its tools "
+             "(default: RESEARCH_RESEARCHER_MODE, else pipeline)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
 
@@ -90,7 +95,7 @@ def _research(argv: list[str]) -> int:
     settings = _settings(args.sources)
     request = ResearchRequest(
         topic=topic, allocation=args.allocation, llm=args.llm, max_iterations=args.max_iterations,
-        review_plan=args.review_plan,
+        review_plan=args.review_plan, researcher_mode=args.researcher_mode,
     )
 
     from research.runs.runner import ResearchRunner  # heavy imports only once the input is valid

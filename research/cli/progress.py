@@ -39,6 +39,9 @@ def describe(event: Event) -> str | None:
             return "Paused for plan review: " + " | ".join(d["research_questions"])
         case "plan_approved":
             return f"Plan {'edited and ' if d.get('edited') else ''}approved: allocation {d['allocation']}"
+        case "tool_called":
+            error = f" ({d['status']}: {d['error'][:100]})" if d.get("error") else ""
+            return f"{who}tool {d['tool']} {d.get('args')} -> {d.get('result_count', 0)} results{error}"
         case "run_cancelled":
             return f"Run cancelled: {d.get('reason', '')}"
         case "run_failed":

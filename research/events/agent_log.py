@@ -16,8 +16,10 @@ from research.events.stream import emit
 agent_log = logging.getLogger("research.agents")
 
 
-def log_tool(role: str, tool: str, args: dict[str, Any], preview: str = "") -> None:
-    line = f"[{role.upper()}] Tool chosen: {tool} | Args: {json.dumps(args, ensure_ascii=False)}"
+def log_tool(role: str, tool: str, args: dict[str, Any], preview: str = "", *, who: str | None = None) -> None:
+    """`[RESEARCHER web-1] Tool chosen: search_arxiv | Args: {...} | Result: ...` (`who` names the worker)."""
+    label = f"{role.upper()} {who}" if who else role.upper()
+    line = f"[{label}] Tool chosen: {tool} | Args: {json.dumps(args, ensure_ascii=False)}"
     if preview:
         line += f" | Result: {preview[:160]}"
     agent_log.info(line)

@@ -7,44 +7,14 @@ unknown keys are kept (extra="allow") so a log written by a newer version still 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from research.events.payload_base import Payload, Readable
+from research.events.payloads_agent import ToolCalledData, WorkerMessageData
 from research.events.status import RunStatus
 from research.schemas import AnalystVerdict, ResearcherKind, Source
-
-
-class Readable(BaseModel):
-    """Reads as a mapping too (`data["topic"]`, `data.get(...)`, `**data`), so callers that index
-    event data by key keep working; new code uses the attributes."""
-
-    def keys(self) -> list[str]:
-        return [*type(self).model_fields, *(self.__pydantic_extra__ or {})]
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self.keys():
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.keys()
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if key in self.keys() else default
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, dict):  # equal to the same data as a plain dict
-            return self.model_dump(mode="json") == other
-        return super().__eq__(other)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dict it stands in for
-
-
-class Payload(Readable):
-    """Base of every payload model."""
-
-    model_config = ConfigDict(extra="allow")
 
 
 class Counts(Readable):
@@ -66,6 +36,7 @@ class RunStarted(Payload):
     model: str = ""
     source_mode: str = ""
     max_iterations: int | None = None
+    researcher_mode: str = "pipeline"
 
 
 class Phase(Payload):
@@ -185,4 +156,6 @@ PAYLOADS: dict[str, type[Payload]] = {
     "plan_review_requested": PlanReviewRequested,
     "plan_approved": PlanApproved,
     "run_cancelled": RunCancelled,
+    "tool_called": ToolCalledData,
+    "worker_message": WorkerMessageData,
 }

@@ -21,6 +21,8 @@ EventType = Literal[
     "warning", "run_finished", "run_failed",
     # Plan review (ResearchRequest.review_plan): the run pauses after the supervisor.
     "plan_review_requested", "plan_approved", "run_cancelled",
+    # Agent-mode researchers (payloads in events/payloads_agent.py).
+    "tool_called", "worker_message",
 ]
 """Every event type; each has its payload model in research/events/payloads.py (PAYLOADS)."""
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))

@@ -11,6 +11,7 @@ from research.graph.context import RunContext
 from research.graph.nodes import Node
 from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
 from research.graph.nodes.plan_review import plan_review
+from research.graph.nodes.agent_researcher import agent_researcher
 from research.graph.nodes.researcher import researcher
 from research.graph.nodes.routing import route_after_analyst
 from research.graph.nodes.supervisor import dispatch, supervisor
@@ -18,20 +19,21 @@ from research.graph.nodes.writer import writer
 from research.graph.state import ResearchState
 
 
-def build_graph(*, max_consecutive_same: int = 3, checkpointer=None):
+def build_graph(*, max_consecutive_same: int = 3, checkpointer=None, researcher_mode: str = "pipeline"):
     """The compiled graph with `checkpointer` attached. Compiling takes about 10 ms, and every run
     would pay it before its first model call, so each loop limit is compiled once and shared: a
     compiled graph keeps no per-run state, and `copy` only swaps the checkpointer."""
-    graph = _compiled(max_consecutive_same)
+    graph = _compiled(max_consecutive_same, researcher_mode)
     return graph if checkpointer is None else graph.copy(update={"checkpointer": checkpointer})
 
 
 @lru_cache(maxsize=8)
-def _compiled(max_consecutive_same: int):
+def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline"):
     builder = StateGraph(ResearchState, context_schema=RunContext)
     builder.add_node(Node.SUPERVISOR.value, supervisor)
     builder.add_node(Node.PLAN_REVIEW.value, plan_review)
-    builder.add_node(Node.RESEARCHER.value, researcher)
+    # The researcher branch of the fan-out: fixed queries (pipeline) or a bounded tool loop (agent).
+    builder.add_node(Node.RESEARCHER.value, agent_researcher if researcher_mode == "agent" else researcher)
     builder.add_node(Node.ANALYST.value, analyst)
     builder.add_node(Node.FOLLOW_UP.value, follow_up)
     builder.add_node(Node.WRITER.value, writer)
@@ -56,4 +58,4 @@ def make_graph():
     from research.settings import get_settings
 
     settings = get_settings()
-    return build_graph(max_consecutive_same=settings.max_consecutive_same)
+    return build_graph(max_consecutive_same=settings.max_consecutive_same, researcher_mode=settings.researcher_mode)

@@ -23,7 +23,7 @@ from research.graph.context import RunContext
 from research.events import Event, EventAdapter, payloads
 from research.events.status import RunStatus
 from research.graph.builder import build_graph
-from research.logging_setup import configure_logging
+from research.logging_setup import configure_logging, run_id_scope
 from research.graph.nodes.plan_review import validate_plan_edit
 from research.runs.store import RunStore
 from research.schemas import ResearchRequest
@@ -153,16 +153,19 @@ class ResearchRunner:
                 on_event(event)
 
         brain = make_brain(self.settings, request.llm)
+        mode = request.researcher_mode or (None if started else self._stored_mode(run_id)) or self.settings.researcher_mode
         if started:
             publish(adapter.make(
                 "run_started", topic=request.topic, allocation_request=request.allocation,
                 brain=brain.kind, model=brain.name, source_mode=self.settings.sources,
                 max_iterations=initial["max_iterations"] if initial else self.settings.max_iterations,
+                researcher_mode=mode,
             ))
         elif resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))
         ctx = RunContext(
             run_id=run_id, settings=self.settings, brain=brain, sources=self.sources, store=self.store,
+            researcher_mode=mode,
         )
         config = {
             "configurable": {"thread_id": run_id},
@@ -172,8 +175,10 @@ class ResearchRunner:
             "recursion_limit": 100,
         }
         try:
-            with self.checkpointer() as saver:
-                graph = build_graph(max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver)
+            with self.checkpointer() as saver, run_id_scope(run_id):
+                graph = build_graph(
+                    max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver, researcher_mode=mode,
+                )
                 for part in graph.stream(
                     initial, config, context=ctx, stream_mode=["custom", "updates"], subgraphs=True, version="v2"
                 ):
@@ -202,6 +207,11 @@ class ResearchRunner:
         status = RunStatus.FINISHED if final.get("draft") else RunStatus.FAILED
         publish(adapter.make("run_finished", status=status, seconds=seconds, counts=counts))
         self.store.update_run(run_id, status=status, finished_at=time.time(), source_count=counts["sources"], summary=counts)
+
+    def _stored_mode(self, run_id: str) -> str | None:
+        """The researcher mode a resumed run started with (its run_started event)."""
+        started = next((e for e in self.store.events(run_id) if e.type == "run_started"), None)
+        return started.data.get("researcher_mode") if started else None
 
     def _on_event_side_effects(self, event: Event) -> None:
         """Keep the run record and the first draft version in step with the event log."""

@@ -32,6 +32,9 @@ class ResearcherView:
     notes: str = ""
     error: str | None = None
     started_ts: float | None = None
+    # Agent mode: the tool_called data in order, and the worker's own messages (its transcript).
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    transcript: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def is_follow_up(self) -> bool:
@@ -46,6 +49,7 @@ class RunView:
     brain: str = ""
     model: str = ""
     source_mode: str = ""
+    researcher_mode: str = "pipeline"
     max_iterations: int | None = None
     phase: str | None = None
     iteration: int = 0
@@ -102,6 +106,7 @@ class RunView:
         self.run_id, self.topic, self.status = e.run_id, d.topic, RunStatus.RUNNING
         self.brain, self.model = d.brain, d.model
         self.source_mode, self.max_iterations = d.source_mode, d.max_iterations
+        self.researcher_mode = d.get("researcher_mode") or "pipeline"
         self.started_ts = e.ts
         self.phase = "supervisor"
 
@@ -119,8 +124,10 @@ class RunView:
 
     def _on_researcher_started(self, e: Event, d: p.ResearcherStarted) -> None:
         rid = e.researcher_id or "?"
+        earlier = self.researchers.get(rid)  # an agent that fell back to the pipeline starts again
         self.researchers[rid] = ResearcherView(
             id=rid, kind=d.kind or rid.split("-")[0], iteration=e.iteration or 0, question=d.question, angle=d.angle, started_ts=e.ts,
+            tool_calls=earlier.tool_calls if earlier else [], transcript=earlier.transcript if earlier else [],
         )
 
     def _researcher(self, e: Event) -> ResearcherView:
@@ -158,6 +165,12 @@ class RunView:
         r.status = d.status
         r.source_ids = list(d.source_ids or r.source_ids)
         r.seconds, r.notes, r.error = d.seconds, d.notes, d.error
+
+    def _on_tool_called(self, e: Event, d: p.Payload) -> None:
+        self._researcher(e).tool_calls.append(d.model_dump(mode="json"))
+
+    def _on_worker_message(self, e: Event, d: p.Payload) -> None:
+        self._researcher(e).transcript.append(d.model_dump(mode="json"))
 
     def _on_critique_issued(self, e: Event, d: p.CritiqueIssued) -> None:
         self.critiques.append({"iteration": e.iteration or 0, **d.model_dump(mode="json")})

@@ -185,6 +185,36 @@ class SourceRouter:
         outcome.sources = dedupe_works(outcome.sources, outcome.texts)  # one work, one source
         return outcome
 
+    # --- one provider at a time: the tools of agent-mode researchers (research/sources/tools.py) ---
+    def tool_providers(self, kind: ResearcherKind) -> list[SourceProvider]:
+        """The live providers an agent may call by name (none in library mode, or when unbuildable)."""
+        if self.settings.sources == "library":
+            return []
+        try:
+            return list(self._providers(kind, self.settings))
+        except Exception:  # noqa: BLE001 - no live tools then; the library tool remains
+            log.warning("%s providers unavailable for tools", kind)
+            return []
+
+    def search_provider(self, provider: SourceProvider, query: str, limit: int, topic: str | None) -> Retrieval:
+        """One provider's on-topic answer, through the same cache, breaker and filter as `retrieve`."""
+        if self.breaker.is_open(provider.name):
+            return Retrieval(warnings=[RunWarning(
+                source=provider.name, message=f"skipped: it failed within the last {self.breaker.seconds:g} s",
+            )])
+        result = self._search(provider, query, limit, self.settings.secret_values())
+        if provider.name in result.providers_used:
+            self.breaker.reset(provider.name)
+        else:
+            self.breaker.trip(provider.name)
+        return _on_topic_only(result, topic)
+
+    def search_library(self, kind: ResearcherKind, query: str, limit: int, topic: str | None) -> Retrieval:
+        return _on_topic_only(self._library_search(kind, query, limit), topic)
+
+    def filter_on_topic(self, result: Retrieval, topic: str | None) -> Retrieval:
+        return _on_topic_only(result, topic)
+
     def _search(self, provider: SourceProvider, query: str, limit: int, secrets: Sequence[str]) -> Retrieval:
         """One provider's answer, from the cache when the same request was answered recently."""
         key = (provider.name, " ".join(query.split()), limit)

@@ -49,11 +49,13 @@ INVALID_JSON_CONTENT = 'Sure! Here is the JSON you asked for: {"queries": ["unte
 
 @dataclass
 class ChatReply:
-    """A full reply: content and/or one tool call (arguments as a JSON string or object)."""
+    """A full reply: content and/or tool calls (arguments as a JSON string or object): one as
+    `tool_name` + `tool_arguments`, or several as `tool_calls` [(name, arguments), ...]."""
 
     content: str | None = None
     tool_name: str | None = None
     tool_arguments: str | dict[str, Any] | None = None
+    tool_calls: list[tuple[str, str | dict[str, Any]]] | None = None
 
 
 @dataclass
@@ -206,7 +208,7 @@ class FakeOpenAIServer:
             return
         content, tool = self._answer(request, invalid=fault is not None and fault.kind == "invalid_json")
         prompt_tokens = count_tokens(_prompt_text(request))
-        completion_tokens = count_tokens((content or "") + (tool[1] if tool else ""))
+        completion_tokens = count_tokens((content or "") + "".join(args for _name, args in tool))
         with self._lock:
             self.stats.replies += 1
             self.stats.prompt_tokens += prompt_tokens
@@ -244,29 +246,30 @@ class FakeOpenAIServer:
 
     # --- the model ------------------------------------------------------------------------------
 
-    def _answer(self, request: dict[str, Any], *, invalid: bool) -> tuple[str | None, tuple[str, str] | None]:
-        """(content, (tool_name, arguments_json) or None) for this request."""
+    def _answer(self, request: dict[str, Any], *, invalid: bool) -> tuple[str | None, list[tuple[str, str]]]:
+        """(content, [(tool_name, arguments_json), ...]) for this request."""
         tool_name = _forced_tool(request)
         if invalid:
-            return (None, (tool_name, INVALID_JSON_CONTENT)) if tool_name else (INVALID_JSON_CONTENT, None)
+            return (None, [(tool_name, INVALID_JSON_CONTENT)]) if tool_name else (INVALID_JSON_CONTENT, [])
         result = self.responder(request)
         if isinstance(result, ChatReply):
-            if result.tool_name:
-                args = result.tool_arguments
-                return result.content, (result.tool_name, args if isinstance(args, str) else json.dumps(args))
-            return result.content or "", None
+            calls = list(result.tool_calls or []) + ([(result.tool_name, result.tool_arguments)] if result.tool_name else [])
+            if calls:
+                return result.content, [(n, a if isinstance(a, str) else json.dumps(a)) for n, a in calls]
+            return result.content or "", []
         if isinstance(result, BaseModel):
             result = result.model_dump(mode="json")
         text = result if isinstance(result, str) else json.dumps(result)
         if tool_name:
-            return None, (tool_name, text)
-        return text, None
+            return None, [(tool_name, text)]
+        return text, []
 
-    def _completion(self, reply_id: str, content: str | None, tool: tuple[str, str] | None, usage: dict) -> dict:
+    def _completion(self, reply_id: str, content: str | None, tool: list[tuple[str, str]], usage: dict) -> dict:
         message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
         if tool:
             message["tool_calls"] = [
-                {"id": f"call_{reply_id}", "type": "function", "function": {"name": tool[0], "arguments": tool[1]}}
+                {"id": _call_id(reply_id, i), "type": "function", "function": {"name": name, "arguments": args}}
+                for i, (name, args) in enumerate(tool)
             ]
         return {
             "id": reply_id,
@@ -281,7 +284,7 @@ class FakeOpenAIServer:
 
     def _send_stream(
         self, http: BaseHTTPRequestHandler, reply_id: str, content: str | None,
-        tool: tuple[str, str] | None, usage: dict | None,
+        tool: list[tuple[str, str]], usage: dict | None,
     ) -> None:
         created = int(time.time())
 
@@ -294,12 +297,11 @@ class FakeOpenAIServer:
         events = [chunk({"role": "assistant", "content": "" if content is not None else None})]
         for i in range(0, len(content or ""), size):
             events.append(chunk({"content": content[i:i + size]}))
-        if tool:
-            name, arguments = tool
-            events.append(chunk({"tool_calls": [{"index": 0, "id": f"call_{reply_id}", "type": "function",
+        for index, (name, arguments) in enumerate(tool):
+            events.append(chunk({"tool_calls": [{"index": index, "id": _call_id(reply_id, index), "type": "function",
                                                  "function": {"name": name, "arguments": ""}}]}))
             for i in range(0, len(arguments), size):
-                events.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments[i:i + size]}}]}))
+                events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[i:i + size]}}]}))
         events.append(chunk({}, "tool_calls" if tool else "stop"))
         if usage is not None:
             events.append(chunk(None, with_usage=usage))
@@ -316,6 +318,10 @@ class FakeOpenAIServer:
             http.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+
+def _call_id(reply_id: str, index: int) -> str:
+    return f"call_{reply_id}" if index == 0 else f"call_{reply_id}_{index}"
 
 
 def _forced_tool(request: dict[str, Any]) -> str | None:

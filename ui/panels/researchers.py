@@ -51,6 +51,30 @@ def _card(view: RunView, r: ResearcherView) -> None:
         st.markdown(
             f":material/description: **{len(r.source_ids)}** sources · :material/timer: {duration(elapsed)}"
         )
+        render_tool_calls(r)
         warnings.render_inline(view, f"researcher:{r.id}")
         if r.error:
             st.error(md_escape(r.error), icon=":material/error:")
+
+
+_TOOL_STATUS = {
+    "ok": ":green[:material/check:]", "no_results": ":gray[:material/block:]", "fault": ":red[:material/error:]",
+    "invalid": ":orange[:material/warning:]", "repeated": ":orange[:material/repeat:]",
+    "refused": ":red[:material/do_not_disturb_on:]",
+}
+
+
+def render_tool_calls(r: ResearcherView) -> None:
+    """Agent mode: the worker's tool calls as they happen (tool, arguments, results, time)."""
+    if not r.tool_calls:
+        return
+    lines = []
+    for call in r.tool_calls:
+        args = ", ".join(f"{k}={v}" for k, v in (call.get("args") or {}).items())
+        status = call.get("status", "ok")
+        lines.append(
+            f"- {_TOOL_STATUS.get(status, '')} **{md_escape(call.get('tool', '?'))}** {md_escape(args)} "
+            f"→ **{call.get('result_count', 0)}** · {duration(call.get('seconds'))}"
+            + (f" · :gray[{md_escape(status.replace('_', ' '))}]" if status != "ok" else "")
+        )
+    st.markdown(f":material/construction: **{plural(len(r.tool_calls), 'tool call')}**\n" + "\n".join(lines))

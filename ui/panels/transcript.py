@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from research.api import RunView
@@ -40,3 +42,46 @@ def render(view: RunView) -> None:
             with st.chat_message(name, avatar=avatar(name)):
                 st.markdown(f"**{md_escape(name)}**")
                 st.markdown(escaped_block(message.get("content", "")))
+
+
+_ROLE_AVATARS = {"directive": ":material/account_tree:", "tool": ":material/construction:"}
+# A tool result as the model read it: <source n="1" kind=".." title=".." url="..">text</source> blocks.
+_SOURCE_TAG = re.compile(r'<source n="(\d+)" kind="[^"]*" title="([^"]*)" url="([^"]*)">')
+
+
+def tool_result_lines(content: str) -> list[str]:
+    """The sources a tool returned, one line each; its message when it returned none (an error)."""
+    found = _SOURCE_TAG.findall(content or "")
+    if not found:
+        return [md_escape(content[:600])]
+    return [f"[{n}] {md_escape(title)} · {md_escape(url)}" for n, title, url in found]
+
+
+def render_worker_transcripts(view: RunView) -> None:
+    """Agent mode: one transcript per worker: the directive, each tool call and result, the closing note."""
+    workers = [r for r in view.researchers.values() if r.transcript]
+    if not workers:
+        return
+    with st.expander("Worker transcripts", icon=":material/manage_search:"):
+        st.caption(f"{plural(len(workers), 'worker')}: what each researcher was told, which tools it called "
+                   "with which arguments, what came back, and how it closed.")
+        for tab, worker in zip(st.tabs([w.id for w in workers]), workers):
+            with tab:
+                for message in worker.transcript:
+                    _worker_message(worker.id, message)
+
+
+def _worker_message(worker_id: str, message: dict) -> None:
+    role, name = message.get("role", "assistant"), message.get("name") or worker_id
+    with st.chat_message("user" if role == "directive" else name, avatar=_ROLE_AVATARS.get(role) or avatar(worker_id)):
+        if role == "tool":
+            st.markdown(f"**{md_escape(name)}** result")
+            for line in tool_result_lines(message.get("content", "")):  # web text: escaped, never HTML
+                st.caption(line)
+            return
+        st.markdown(f"**{md_escape(name)}**" + (" · closing note" if role == "closing" else ""))
+        if message.get("content"):
+            st.markdown(escaped_block(message["content"]))
+        for call in message.get("tool_calls") or []:
+            args = ", ".join(f"{k}={v}" for k, v in (call.get("args") or {}).items())
+            st.markdown(f":material/call_made: calls **{md_escape(call.get('name', '?'))}** {md_escape(args)}")

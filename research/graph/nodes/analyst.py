@@ -53,11 +53,11 @@ def analyst(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
     return update
 
 
-def follow_up(state: ResearchState) -> dict:
+def follow_up(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
     """Counts the revision round and records the directives; `dispatch_follow_up` sends the team."""
     iteration = state.get("research_iterations", 0) + 1
     emit("phase", phase="researchers", iteration=iteration)
-    tasks = follow_up_tasks(state, iteration)
+    tasks = follow_up_tasks(state, iteration, runtime.context.researcher_mode)
     agent_log.info("Supervisor decision: Routing to -> follow-up researchers (round %d, %d)", iteration, len(tasks))
     return {
         "research_iterations": iteration,
@@ -66,9 +66,10 @@ def follow_up(state: ResearchState) -> dict:
     }
 
 
-def follow_up_tasks(state: ResearchState, iteration: int):
+def follow_up_tasks(state: ResearchState, iteration: int, researcher_mode: str = "pipeline"):
     """Researchers aimed at the gaps only: one per missing topic (up to the team's size), of the
-    kinds the run already uses, with the analyst's recommended queries as their focus."""
+    kinds the run already uses, with the analyst's recommended queries as their focus. In agent
+    mode every recommended query goes to a worker (round-robin): they become its directive."""
     latest = state["critiques"][-1]
     gaps = latest.missing_topics or state["research_questions"]
     team = state["allocation"].allocation
@@ -78,10 +79,15 @@ def follow_up_tasks(state: ResearchState, iteration: int):
     for i in range(size):
         counts[kinds[i % len(kinds)]] += 1
     allocation = ResearcherAllocation(**counts)
-    return build_tasks(
+    tasks = build_tasks(
         state["topic"], allocation, gaps, iteration=iteration, focus=latest.recommended_queries or None
     )
+    if researcher_mode == "agent" and latest.recommended_queries:
+        queries = latest.recommended_queries
+        tasks = [t.model_copy(update={"focus_queries": queries[i::len(tasks)] or t.focus_queries}) for i, t in enumerate(tasks)]
+    return tasks
 
 
 def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunContext]) -> list[Send]:
-    return researcher_sends(follow_up_tasks(state, state.get("research_iterations", 0)), runtime.context)
+    ctx = runtime.context
+    return researcher_sends(follow_up_tasks(state, state.get("research_iterations", 0), ctx.researcher_mode), ctx)

@@ -1,0 +1,48 @@
+"""The LLM side of an agent-mode researcher: one tool-calling step of a ChatOpenAI model with the
+worker's tools bound (`bind_tools`), metered by the run's UsageMeter like every other model call.
+
+A model that cannot call tools (the server refuses `tools` with a 4xx) raises ToolsUnsupported, so
+the researcher falls back to the pipeline for that worker.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import openai
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.tools import BaseTool
+
+from research.brains.base import Brain
+from research.brains.usage_meter import UsageMeter, usage_from_message
+
+
+class ToolsUnsupported(RuntimeError):
+    """The model cannot (or will not) call tools: run this researcher as a pipeline instead."""
+
+
+class LLMToolAgent:
+    def __init__(self, llm, meter: UsageMeter) -> None:
+        self.llm = llm
+        self.meter = meter
+        self.name = llm.model_name
+
+    def step(self, messages: Sequence[BaseMessage], tools: Sequence[BaseTool]) -> AIMessage:
+        bound = self.llm.bind_tools(list(tools))
+        self.meter.reserve_call()  # raises BudgetExceeded when the run's budget is spent
+        try:
+            reply = bound.invoke(list(messages))
+        except (openai.BadRequestError, openai.UnprocessableEntityError, openai.NotFoundError) as exc:
+            raise ToolsUnsupported(f"the model server refused tool calls (HTTP {exc.status_code})") from exc
+        self.meter.record(self.llm.model_name, usage_from_message(reply))
+        return reply
+
+
+def tool_agent_for(brain: Brain) -> LLMToolAgent | None:
+    """The tool-calling model behind a brain, or None for the offline brain (its policy decides)."""
+    primary = getattr(brain, "primary", brain)  # FallbackBrain wraps the LLM brain
+    hook = getattr(primary, "tool_chat", None)
+    if not callable(hook):
+        return None
+    llm, meter = hook()
+    return LLMToolAgent(llm, meter)
