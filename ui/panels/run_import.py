@@ -25,7 +25,7 @@ def _import(store: RunStore) -> None:
                 "info", f"This run is already here: {existing.topic} (run {existing.run_id}).",
             )
             return
-        run_id = import_bundle(store, data)
+        run_id = import_bundle(store, bundle)
     except BundleError as exc:
         st.session_state["run-import-outcome"] = ("error", f"{upload.name} was not imported: {exc}")
         return
