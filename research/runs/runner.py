@@ -56,7 +56,8 @@ class ResearchRunner:
         self.store = store or RunStore(settings.runs_db)
         self.library = library or Library(settings.library_db)
         self.library.ensure_sample()
-        self.sources = sources or SourceRouter(settings, lambda kind: LibraryProvider(self.library, kind))
+        self.sources = sources or SourceRouter(settings, lambda kind: LibraryProvider(
+            self.library, kind, max_text_chars=settings.max_source_text_chars))
 
     # --- starting and resuming ----------------------------------------------------------------
     def create(self, request: ResearchRequest) -> str:
