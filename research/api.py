@@ -27,6 +27,9 @@ from research.runs.revision import Revision, revise_run
 from research.brains.offline_revise import RevisionError
 from research.runs.runner import PlanReviewError
 
+# Issue 13: content made inert wherever it is shown.
+from research.drafts.inert import inert_markdown
+
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
     "ResearchRunner", "ResearcherAllocation", "ResearcherView", "RunManager", "RunRecord", "RunStore", "RunView",
@@ -38,4 +41,5 @@ __all__ = [
     "PlanEditError", "PlanReviewError", "ReplayControl", "Revision", "RevisionError", "SPEEDS", "events_due",
     "export_bundle", "export_run", "import_bundle", "load_export_document", "parse_speed", "read_bundle",
     "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
+    "inert_markdown",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from research.drafts.inert import md_literal, source_link
 from research.schemas import Source
 
 CITATION = re.compile(r"\[(\d{1,3})\](?!\()")  # [3], but not a markdown link [3](...)
@@ -48,15 +49,16 @@ def finalize_citations(body: str, numbered: dict[int, Source]) -> CitedDraft:
 
 
 def format_source_entry(n: int, source: Source) -> str:
+    # Titles and authors come from outside: literal text, never markup (inert.md_literal).
     authors = ", ".join(source.authors[:3]) + (" et al." if len(source.authors) > 3 else "")
-    parts = [f"[{n}] {source.title}"]
+    parts = [f"[{n}] {md_literal(source.title)}"]
     if authors:
-        parts.append(authors)
+        parts.append(md_literal(authors))
     if source.year:
         parts.append(str(source.year))
-    parts.append(f"{source.kind}, {source.provider}")
+    parts.append(md_literal(f"{source.kind}, {source.provider}"))
     entry = ". ".join(parts)
-    return f"{entry}. <{source.url}>" if source.url else entry + "."
+    return f"{entry}. {source_link(source.url)}" if source.url else entry + "."
 
 
 def _strip_sources_section(body: str) -> str:
