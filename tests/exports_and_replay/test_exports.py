@@ -227,7 +227,7 @@ def test_bibtex_escapes_latex_specials_once() -> None:
     source = Source(title="Costs & {Benefits}: 50% of_it", url="https://e.org/a{b}", kind="book", provider="openlibrary",
                     authors=["Ann O'Neil", "Bob Smith"], year=2020)
     bib = render_bibtex([source])
-    assert "title = {{Costs \\& \\{Benefits\\}: 50\\% of\\_it}}" in bib
+    assert "title = {{Costs \\& \\textbraceleft{}Benefits\\textbraceright{}: 50\\% of\\_it}}" in bib
     assert "author = {Ann O'Neil and Bob Smith}" in bib
     assert "url = {https://e.org/a%7Bb%7D}" in bib
     assert bib.count("{") == bib.count("}") + bib.count("\\}") - bib.count("\\{")  # braces balance
