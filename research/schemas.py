@@ -286,6 +286,8 @@ class ResearchRequest(BaseModel):
     max_iterations: int | None = Field(None, ge=0, le=5)
     # Pause after the supervisor so the user can edit the questions and allocation (plan review).
     review_plan: bool = False
+    # Who asked (the signed-in user on a shared desk): recorded in the run_started event.
+    started_by: str | None = Field(None, max_length=320)
 
     @field_validator("topic")
     @classmethod

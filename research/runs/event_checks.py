@@ -29,6 +29,7 @@ class _RunStarted(_Data):
     model: str = ""
     source_mode: str = ""
     max_iterations: int | None = None
+    started_by: str | None = None
 
 
 class _Phase(_Data):

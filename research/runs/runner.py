@@ -158,6 +158,7 @@ class ResearchRunner:
                 "run_started", topic=request.topic, allocation_request=request.allocation,
                 brain=brain.kind, model=brain.name, source_mode=self.settings.sources,
                 max_iterations=initial["max_iterations"] if initial else self.settings.max_iterations,
+                started_by=request.started_by,
             ))
         elif resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))

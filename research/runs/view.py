@@ -67,6 +67,7 @@ class RunView:
     # While paused for plan review: the plan_review_requested data (allocation, research_questions,
     # limits); None otherwise.
     plan_review: dict[str, Any] | None = None
+    started_by: str | None = None  # the signed-in user who started the run (shared desks)
 
     @property
     def allocation_notation(self) -> str:
@@ -98,6 +99,7 @@ class RunView:
         self.source_mode, self.max_iterations = d.get("source_mode", ""), d.get("max_iterations")
         self.started_ts = e.ts
         self.phase = "supervisor"
+        self.started_by = d.get("started_by")
 
     def _on_phase(self, e: Event, d: dict) -> None:
         self.phase = d.get("phase")
