@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-fast lint format bench bench-quick install install-dev browser clean
+.PHONY: run test test-fast lint format bench bench-quick fuzz install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ test: install-dev browser
 ## Everything but the browser tests.
 test-fast: install-dev
 	$(PY) -m pytest -q -m "not browser"
+
+## Generated hostile bundles, documents and queries against the importers, many more than the
+## suite's bounded run (tests/security/test_fuzz.py; ~10 minutes on 2 cores).
+fuzz: install-dev
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/security/test_fuzz.py
 
 bench: install-dev browser
 	$(PY) -m bench

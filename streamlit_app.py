@@ -6,13 +6,15 @@ but the app's own layout), draws the sidebar links and status, then runs the pag
 
 import streamlit as st
 
-from ui import navigation, sidebar
+from ui import auth, navigation, sidebar
 from ui.resources import load_settings
 
 st.set_page_config(page_title="Research Desk", page_icon=":material/travel_explore:", layout="wide")
+auth.guard_exposure(load_settings())  # a desk on the network without a login serves nothing
 
 pages = navigation.build_pages()
 current = st.navigation(pages, position="hidden")
 navigation.render_links(pages)
 sidebar.render(load_settings())
+auth.render_account()
 current.run()

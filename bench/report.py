@@ -119,6 +119,11 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         if "ratio" in lib:
             rows.append(("8 libraries", f"{piece}: library time / own time; code uses {lib['decision']}",
                          f"{lib['ratio']:.3g}", "", ""))
+    hostile = doc.get("hostile_inputs") or {}
+    if hostile:  # issue 13: peak RSS importing the worst bundle and the worst document
+        for case, d in (doc.get("hostile_inputs_details") or {}).items():
+            rows.append(("8 hostile inputs", f"{case.replace('_', ' ')} ({d['file_bytes'] // 1024} KB file): peak RSS",
+                         _fmt(d["peak_rss_mb"], " MB"), f"< {hostile['bound_mb']} MB", _ok(d["peak_rss_mb"], hostile["bound_mb"])))
     return rows
 
 

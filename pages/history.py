@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from research.api import RunManager
-from ui import compare_session, session
+from ui import auth, compare_session, session
 from ui.app_entry import ensure_app_entry
 from ui.comparison_store import ComparisonStore
 from ui.navigation import AppPage, page
@@ -58,7 +58,7 @@ def runs_tab(manager: RunManager) -> None:
         st.switch_page(page(AppPage.RESEARCH), query_params={session.RUN_PARAM: run_id})
     with delete_col.popover("Delete run", icon=":material/delete:", disabled=manager.is_active(run_id)):
         st.write("Delete this run, its events and all draft versions? This cannot be undone.")
-        if st.button("Delete permanently", type="primary", key="history-delete"):
+        if auth.require_user("delete runs") and st.button("Delete permanently", type="primary", key="history-delete"):
             store.delete_run(run_id)
             session.forget_view(run_id)
             if session.attached_id() == run_id:

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS, SUPPORTED_SUFFIXES, Library, import_bytes
+from ui import auth
 from ui.app_entry import ensure_app_entry
 from ui.resources import get_manager, load_settings
 from ui.text import KIND_LABELS, kind_icon, md_escape
@@ -15,6 +16,8 @@ library = get_manager(load_settings()).runner.library
 
 def _import(target: Library) -> None:
     """Form callback: runs before the page is drawn, so the counts above include the new files."""
+    if not auth.may_change_things():  # the form is not drawn for them; refuse a replayed submit too
+        return
     imported, skipped = [], []
     for file in st.session_state.get("library-files") or []:
         report = import_bytes(target, file.name, file.getvalue(), st.session_state["library-kind"])
@@ -61,15 +64,16 @@ with search_col:
 
 with upload_col:
     st.subheader(":material/upload_file: Add documents", anchor=False)
-    with st.form("library-upload", clear_on_submit=True, border=True):
-        st.file_uploader(
-            "Documents", accept_multiple_files=True, key="library-files",
-            help=f"Supported: {', '.join(SUPPORTED_SUFFIXES)}. Anything else is refused with the reason.",
-        )
-        st.selectbox(
-            "Add as", RESEARCHER_KINDS, key="library-kind", format_func=lambda k: f"{KIND_LABELS[k]} documents",
-        )
-        st.form_submit_button("Import", type="primary", icon=":material/upload:", on_click=_import, args=(library,))
+    if auth.require_user("add documents"):
+        with st.form("library-upload", clear_on_submit=True, border=True):
+            st.file_uploader(
+                "Documents", accept_multiple_files=True, key="library-files",
+                help=f"Supported: {', '.join(SUPPORTED_SUFFIXES)}. Anything else is refused with the reason.",
+            )
+            st.selectbox(
+                "Add as", RESEARCHER_KINDS, key="library-kind", format_func=lambda k: f"{KIND_LABELS[k]} documents",
+            )
+            st.form_submit_button("Import", type="primary", icon=":material/upload:", on_click=_import, args=(library,))
     outcome = st.session_state.pop("library-import", None)
     if outcome is not None:
         imported, skipped = outcome

@@ -5,7 +5,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from research.api import AllocationError, ResearchRequest
-from ui import session, stored_run
+from ui import auth, session, stored_run
 from ui.allocation_controls import render_inputs, render_run_button
 from ui.app_entry import ensure_app_entry
 from ui.researcher_mode import render_researcher_mode
@@ -36,6 +36,7 @@ with st.container(border=True, key="run-inputs"):
             run_id = manager.start(ResearchRequest(
                 topic=inputs.topic, allocation=inputs.allocation, review_plan=st.session_state.review_plan,
                 researcher_mode=researcher_mode,
+                started_by=auth.signed_in_user(),
             ))
         except AllocationError as exc:
             st.error(f"Could not start the run: {md_escape(exc)}", icon=":material/error:")

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS, check_providers
+from ui import auth
 from ui.app_entry import ensure_app_entry
 from ui.resources import get_manager, load_settings
 from ui.sidebar import SOURCE_MODES, brain_label
@@ -50,7 +51,7 @@ st.dataframe(pd.DataFrame([
 ]), hide_index=True)
 if settings.sources == "library":
     st.caption("Live providers are not used in library mode; the check below still contacts them.")
-if st.button("Check connections", icon=":material/network_check:"):
+if auth.require_user("check connections") and st.button("Check connections", icon=":material/network_check:"):
     with st.spinner("Asking each live provider for one result…"):
         statuses = check_providers(settings, timeout=min(settings.http_timeout, 8.0))
     st.dataframe(pd.DataFrame([

@@ -28,6 +28,10 @@ from research.runs.revision import Revision, revise_run
 from research.brains.offline_revise import RevisionError
 from research.runs.runner import PlanReviewError
 
+# Issue 13: content made inert wherever it is shown.
+from research.drafts.inert import inert_markdown
+from research.export.sources_csv import csv_cell, render_csv
+
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "RunLiveness", "RunStatus", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
     "ResearchRunner", "ResearcherAllocation", "ResearcherView", "RunManager", "RunRecord", "RunStore", "RunView",
@@ -39,4 +43,5 @@ __all__ = [
     "PlanEditError", "PlanReviewError", "ReplayControl", "Revision", "RevisionError", "SPEEDS", "events_due",
     "export_bundle", "export_run", "import_bundle", "load_export_document", "parse_speed", "read_bundle",
     "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
+    "inert_markdown", "csv_cell", "render_csv",
 ]

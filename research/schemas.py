@@ -266,6 +266,8 @@ class ResearchRequest(BaseModel):
     review_plan: bool = False
     # pipeline | agent; None = RESEARCH_RESEARCHER_MODE.
     researcher_mode: Literal["pipeline", "agent"] | None = None
+    # Who asked (the signed-in user on a shared desk): recorded in the run_started event.
+    started_by: str | None = Field(None, max_length=320)
 
     @field_validator("topic")
     @classmethod

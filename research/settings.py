@@ -78,6 +78,11 @@ class Settings(BaseSettings):
     enable_stackexchange: bool = False
     # Seconds each local-library search waits, to pace live demos (and make a run observable in tests).
     demo_delay: float = Field(0.0, ge=0, le=30)
+    # Security (issue 13). What one search hit, and a run's stored page text, carries of a document:
+    # the whole text up to this many characters, else its best passages (the library keeps it all).
+    max_source_text_chars: int = Field(200_000, ge=2_000, le=20_000_000)
+    # Serve the dashboard on a non-loopback address without a login ([auth] in secrets): only on purpose.
+    allow_unauthenticated: bool = False
 
     # Researchers: fixed query pipeline, or agents that choose their tools in a bounded loop.
     researcher_mode: ResearcherMode = "pipeline"

@@ -49,14 +49,16 @@ def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60.0) -> 
 
 
 @contextmanager
-def streamlit_server(env: dict[str, str], log_path: Path | None = None) -> Iterator[str]:
+def streamlit_server(
+    env: dict[str, str], log_path: Path | None = None, *, port: int | None = None, extra_args: tuple[str, ...] = ()
+) -> Iterator[str]:
     """Yields the app's URL; the server (and anything it started) is stopped on exit."""
-    port = free_port()
+    port = port or free_port()
     log = log_path.open("wb") if log_path else None
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
+         "--server.fileWatcherType", "none", *extra_args],
         cwd=ROOT, env=env, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"

@@ -12,7 +12,7 @@ from research.api import (
     MAX_PER_KIND, AllocationError, ResearchRequest, RunManager, Settings, TopicError, parse_allocation,
     validate_topic,
 )
-from ui import compare_session
+from ui import auth, compare_session
 from ui.comparison_store import MAX_RUNS, MIN_RUNS, ComparisonStore
 from ui.text import md_escape, plural, when
 
@@ -89,7 +89,8 @@ def _start(manager: RunManager, comparisons: ComparisonStore, topic: str, alloca
     run_ids = []
     try:
         for allocation in allocations:
-            run_ids.append(manager.start(ResearchRequest(topic=topic, allocation=allocation)))
+            run_ids.append(manager.start(ResearchRequest(
+                topic=topic, allocation=allocation, started_by=auth.signed_in_user())))
     except (AllocationError, ValidationError, TopicError) as exc:
         message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
         st.error(f"Could not start the comparison: {md_escape(message)}", icon=":material/error:")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from research.api import RunView
-from ui.text import domain_of
+from research.api import RunView, render_csv
+from ui.text import domain_of, is_web_link
 
 COLUMNS = ["Source id", "Title", "Link", "Kind", "Provider", "Domain", "Year", "Researcher", "Relevance", "Cited",
            "Snippet", "URL"]
@@ -39,7 +39,8 @@ def sources_frame(view: RunView) -> pd.DataFrame:
             "Source id": source_id,
             "Title": s.get("title", ""),
             # Every row needs a distinct link value, since the table shows it as the title.
-            "Link": url or f"source:{source_id}",
+            # Only http(s) is clickable: a javascript: or file: URL from outside never becomes a link.
+            "Link": url if is_web_link(url) else f"source:{source_id}",
             "Kind": s.get("kind", ""),
             "Provider": provider,
             "Domain": domain_of(url, provider),
@@ -53,6 +54,12 @@ def sources_frame(view: RunView) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["Year"] = frame["Year"].astype("Int64")
     return frame.sort_values(["Cited", "Relevance"], ascending=[False, False], kind="stable").reset_index(drop=True)
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """A table as CSV with every cell through the exports' one escaping function (a title such as
+    `=cmd|...` is never run as a formula by a spreadsheet)."""
+    return render_csv(list(frame.columns), frame.itertuples(index=False, name=None))
 
 
 def csv_frame(view: RunView) -> pd.DataFrame:

@@ -10,6 +10,8 @@ import re
 import time
 from urllib.parse import urlsplit
 
+from research.api import inert_markdown
+
 KIND_ICONS = {"web": ":material/public:", "academic": ":material/school:", "book": ":material/menu_book:"}
 KIND_LABELS = {"web": "Web", "academic": "Academic", "book": "Book"}
 ORIGIN_LABELS = {
@@ -24,15 +26,21 @@ ORIGIN_SHORT = {"user": "user", "llm": "model", "offline": "offline classifier",
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 
 
+# GFM turns a bare "https://..." or "www." (escaped or not) into a link: a zero-width space after
+# the scheme's colon, the "www" and an "@" keeps a URL in outside text plain text.
+_LINKIFIABLE = re.compile(r"(?i)(?<=[a-z])\\?:(?=//)|(?<=\bwww)\\?\.|@")
+
+
 def md_escape(text: object) -> str:
     """Outside text as literal markdown: no links, images, HTML, LaTeX, directives or lists."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text or "").split()))
+    escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(str(text or "").split()))
+    return _LINKIFIABLE.sub(lambda m: m.group(0) + "\u200b", escaped)
 
 
 def draft_markdown(markdown: str) -> str:
     """The draft's own markdown for display inside the page: headings two levels down (the page
     has its own title), one line per numbered source, and `$` never starting LaTeX ("$5 and $10")."""
-    text = re.sub(r"(?<!\\)\$", r"\\$", markdown or "")
+    text = re.sub(r"(?<!\\)\$", r"\\$", inert_markdown(markdown or ""))
     text = re.sub(r"(?m)^(#{1,4})(?=\s)", lambda m: "#" * min(6, len(m.group(1)) + 2), text)
     return re.sub(r"(?m)^(\[\d{1,3}\] .*?)\s*$", r"\1  ", text)  # two spaces: a hard line break
 
@@ -46,6 +54,11 @@ def domain_of(url: str, fallback: str = "") -> str:
     if parts.scheme in ("http", "https") and parts.netloc:
         return parts.netloc.lower().removeprefix("www.")
     return fallback
+
+
+def is_web_link(url: str) -> bool:
+    """Only http(s) URLs may become clickable links (never javascript:, data:, file:)."""
+    return urlsplit(url or "").scheme in ("http", "https")
 
 
 def duration(seconds: float | None) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from research.drafts.inert import clean_quoted_sentence
 from research.brains.base import NumberedSource, Plan, TextLookup
 from research.brains.topics import (
     ALLOCATION_GUIDANCE,
@@ -322,8 +323,9 @@ def _best_sentences(
 
     candidates: list[tuple[str, Source, int]] = []
     for source, _ in documents:
-        for position, sentence in enumerate(split_sentences(_source_text(source, text_of))):
-            if MIN_SENTENCE_CHARS <= len(sentence) <= 400 and not sentence.startswith("#"):
+        for position, raw in enumerate(split_sentences(_source_text(source, text_of))):
+            sentence = clean_quoted_sentence(raw) if not raw.startswith("#") else None  # web text is data
+            if sentence and MIN_SENTENCE_CHARS <= len(sentence) <= 400:
                 candidates.append((sentence, source, position))
     if not candidates:
         return []

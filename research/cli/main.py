@@ -181,6 +181,9 @@ def _library(settings: Settings, args: argparse.Namespace) -> int:
         for name, reason in report.skipped:
             print(f"skipped: {name}: {reason}", file=sys.stderr)
         print(f"{len(report.imported)} imported, {len(report.skipped)} skipped", file=sys.stderr)
+        if report.skipped and not report.imported:
+            print("error: no file was imported (every one was skipped)", file=sys.stderr)
+            return EXIT_BAD_INPUT
         return EXIT_OK
     hits = library.search(args.query, kind=args.kind, limit=args.limit)
     for hit in hits:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from research.drafts.markers import CITATION_MARKER as CITATION
+from research.drafts.inert import md_literal, source_link
 from research.schemas import Source
 
 SOURCES_HEADING = "## Sources"
@@ -52,15 +53,16 @@ def finalize_citations(body: str, numbered: dict[int, Source]) -> CitedDraft:
 
 
 def format_source_entry(n: int, source: Source) -> str:
+    # Titles and authors come from outside: literal text, never markup (inert.md_literal).
     authors = ", ".join(source.authors[:3]) + (" et al." if len(source.authors) > 3 else "")
-    parts = [f"[{n}] {source.title}"]
+    parts = [f"[{n}] {md_literal(source.title)}"]
     if authors:
-        parts.append(authors)
+        parts.append(md_literal(authors))
     if source.year:
         parts.append(str(source.year))
-    parts.append(f"{source.kind}, {source.provider}")
+    parts.append(md_literal(f"{source.kind}, {source.provider}"))
     entry = ". ".join(parts)
-    return f"{entry}. <{source.url}>" if source.url else entry + "."
+    return f"{entry}. {source_link(source.url)}" if source.url else entry + "."
 
 
 def _strip_sources_section(body: str) -> str:

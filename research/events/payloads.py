@@ -37,6 +37,7 @@ class RunStarted(Payload):
     source_mode: str = ""
     max_iterations: int | None = None
     researcher_mode: str = "pipeline"
+    started_by: str | None = None  # the signed-in user on a shared desk
 
 
 class Phase(Payload):

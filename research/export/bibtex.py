@@ -17,7 +17,8 @@ from research.schemas import Source
 ENTRY_TYPES = {"web": "online", "academic": "article", "book": "book"}
 _STOPWORDS = {"a", "an", "the", "of", "on", "in", "and", "to", "for", "from", "with", "how", "what", "why"}
 _LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$",
+    # BibTeX counts every brace, escaped or not: "\{" alone unbalances the field. These balance.
+    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}", "&": r"\&", "%": r"\%", "$": r"\$",
     "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
 }
 _SPECIAL = re.compile(r"[\\{}&%$#_~^]")

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from research.drafts.inert import inert_markdown
 from research.drafts.citations import format_source_entry
 from research.drafts.numbering import SOURCES_SECTION, resolve_numbered_sources
 from research.export.bibtex import render_bibtex
@@ -99,6 +100,7 @@ def load_export_document(store: RunStore, run_id: str) -> ExportDocument:
             continue  # a malformed source in an imported log is skipped, not fatal
     latest = store.latest_draft(run_id)
     markdown = latest.markdown if latest else view.draft
+    markdown = inert_markdown(markdown) if markdown else markdown  # nothing in an export loads or runs
     numbered = resolve_numbered_sources(markdown, sources, view.citations) if markdown else {}
     if markdown and not SOURCES_SECTION.search(markdown) and view.citations:
         # An edited version lost its Sources list: restore it from the writer's citation map.

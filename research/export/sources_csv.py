@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Iterable
 
 from research.schemas import Source
 
@@ -15,9 +16,30 @@ COLUMNS = (
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+def csv_cell(value: object) -> str:
+    """The one escaping of a CSV cell (every CSV download uses it): a cell a spreadsheet would run
+    as a formula (=, +, -, @, tab, CR first, after any leading spaces) starts with a quote."""
+    if value is None or (isinstance(value, float) and value != value):  # None, NaN / pandas NA
+        return ""
+    if isinstance(value, (int, float)):  # a number (-3, 0.5) is data, not a formula
+        return str(value)
+    text = str(value)
+    if text == "<NA>":
+        return ""
+    return "'" + text if text.lstrip(" ").startswith(_FORMULA_START) else text
+
+
+_cell = csv_cell
+
+
+def render_csv(columns: list[str], rows: Iterable[Iterable[object]]) -> bytes:
+    """Any table as CSV (UTF-8 with a byte-order mark), every cell through csv_cell."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([csv_cell(c) for c in columns])
+    for row in rows:
+        writer.writerow([csv_cell(v) for v in row])
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
 
 
 def render_sources_csv(sources: list[Source], cited_as: dict[str, int]) -> bytes:

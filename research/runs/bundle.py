@@ -16,20 +16,21 @@ import gzip
 import json
 import time
 import uuid
-import zlib
 from typing import Any
 
 from pydantic import ValidationError
 
 from research.events import Event
+from research.events.payloads import PAYLOADS
 from research.events.status import RunStatus
+from research.runs.bundle_decode import MAX_BUNDLE_BYTES, BundleDecodeError, decode_bundle_json
 from research.runs.store import RunStore
 from research.schemas import BUNDLE_FORMAT, BUNDLE_VERSION, BundleDraft, BundleRun, RunBundle
 from research.runs.view import fold
 
 BUNDLE_EXTENSION = "rdrun.json.gz"
-MAX_BUNDLE_BYTES = 200 * 1024 * 1024  # uncompressed: a guard against a zip bomb posing as a bundle
-_GZIP_MAGIC = b"\x1f\x8b"
+MAX_BUNDLE_EVENTS = 200_000
+__all__ = ["MAX_BUNDLE_BYTES", "BundleError", "export_bundle", "import_bundle", "read_bundle"]
 _UNFINISHED = {RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.PENDING}  # no checkpoint travels with a bundle: these cannot continue
 
 
@@ -63,28 +64,25 @@ def export_bundle(store: RunStore, run_id: str) -> bytes:
 
 
 def read_bundle(data: bytes) -> RunBundle:
-    """Parse and validate a bundle (gzip or plain JSON). Raises BundleError saying what is wrong."""
-    if data[:2] == _GZIP_MAGIC:
-        try:
-            decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            raw = decoder.decompress(data, MAX_BUNDLE_BYTES)
-            if decoder.unconsumed_tail:
-                raise BundleError(f"bundle is larger than {MAX_BUNDLE_BYTES // (1024 * 1024)} MB uncompressed")
-        except zlib.error as exc:
-            raise BundleError(f"not a Research Desk run bundle: corrupt gzip data ({exc})") from None
-    else:
-        raw = data
+    """Parse and validate a bundle (gzip or plain JSON) within the decoder's limits, every event's
+    data included, so nothing is written for a bundle that would fail later. Raises BundleError
+    saying what is wrong."""
     try:
-        document = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BundleError("not a Research Desk run bundle: the file is neither gzip nor JSON") from None
+        document = decode_bundle_json(data)
+    except BundleDecodeError as exc:
+        raise BundleError(f"not a Research Desk run bundle: {exc}") from None
     if not isinstance(document, dict) or document.get("format") != BUNDLE_FORMAT:
         raise BundleError(f"not a Research Desk run bundle: no \"format\": \"{BUNDLE_FORMAT}\" marker")
     version = document.get("version")
-    if isinstance(version, int) and version > BUNDLE_VERSION:
+    if type(version) is not int or version < 1:  # "99" (a string) is not a version
+        raise BundleError(f"malformed run bundle: version must be a whole number from 1 to {BUNDLE_VERSION}, not {version!r:.40}")
+    if version > BUNDLE_VERSION:
         raise BundleError(
             f"bundle format version {version} is newer than this Research Desk supports ({BUNDLE_VERSION})"
         )
+    events = document.get("events")
+    if isinstance(events, list) and len(events) > MAX_BUNDLE_EVENTS:
+        raise BundleError(f"malformed run bundle: more than {MAX_BUNDLE_EVENTS:,} events")
     try:
         bundle = RunBundle.model_validate(document)
     except ValidationError as exc:
@@ -98,6 +96,14 @@ def read_bundle(data: bytes) -> RunBundle:
 def _check_events(bundle: RunBundle) -> list[Event]:
     events: list[Event] = []
     for i, raw in enumerate(bundle.events):
+        try:
+            # The type's payload model, strictly (no "1" for 1): what every reader of the log relies on.
+            if raw.get("type") in PAYLOADS:
+                PAYLOADS[raw["type"]].model_validate_json(json.dumps(raw.get("data") or {}), strict=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise BundleError(f"malformed run bundle: events.{i} ({raw.get('type')}).data.{where}: {first['msg']}") from None
         try:
             event = Event.model_validate(raw)
         except ValidationError as exc:
@@ -113,11 +119,12 @@ def _check_events(bundle: RunBundle) -> list[Event]:
 
 
 def import_bundle(
-    store: RunStore, data: bytes, *, new_id: bool = False, run_id: str | None = None
+    store: RunStore, data: bytes | RunBundle, *, new_id: bool = False, run_id: str | None = None
 ) -> str:
     """Store a bundled run; returns its id here. By default the original id is kept, and a clash
-    with an existing run is refused; `new_id` (or an explicit `run_id`) imports it under another."""
-    bundle = read_bundle(data)
+    with an existing run is refused; `new_id` (or an explicit `run_id`) imports it under another.
+    `data` is the file's bytes or the RunBundle read_bundle already returned (one parse per import)."""
+    bundle = data if isinstance(data, RunBundle) else read_bundle(data)
     events = _check_events(bundle)
     target = run_id or (uuid.uuid4().hex[:12] if new_id else bundle.run.run_id)
     if store.get_run(target) is not None:
@@ -130,6 +137,15 @@ def import_bundle(
         store.save_draft_version(target, draft.markdown, note=draft.note)
     store.put_texts(target, bundle.source_texts)
     status = RunStatus.INTERRUPTED if run.status in _UNFINISHED else run.status
+    if not fold(events).done:
+        # Nothing can continue it here (no checkpoint travels): end it in the log, or every page
+        # that folds the events would show it running forever.
+        last = events[-1] if events else None
+        store.append_event(Event(
+            type="run_cancelled", run_id=target, seq=(last.seq if last else 0) + 1,
+            ts=last.ts if last else time.time(),
+            data={"reason": "imported unfinished: it was still running where it was exported and cannot continue here"},
+        ))
     fields: dict[str, Any] = {
         "status": status, "allocation": run.allocation, "allocation_origin": run.allocation_origin,
         "source_count": run.source_count, "error": run.error, "summary": run.summary,

@@ -57,7 +57,8 @@ class ResearchRunner:
         self.store = store or RunStore(settings.runs_db)
         self.library = library or Library(settings.library_db)
         self.library.ensure_sample()
-        self.sources = sources or SourceRouter(settings, lambda kind: LibraryProvider(self.library, kind))
+        self.sources = sources or SourceRouter(settings, lambda kind: LibraryProvider(
+            self.library, kind, max_text_chars=settings.max_source_text_chars))
 
     # --- starting and resuming ----------------------------------------------------------------
     def create(self, request: ResearchRequest) -> str:
@@ -160,6 +161,7 @@ class ResearchRunner:
                 brain=brain.kind, model=brain.name, source_mode=self.settings.sources,
                 max_iterations=initial["max_iterations"] if initial else self.settings.max_iterations,
                 researcher_mode=mode,
+                started_by=request.started_by,
             ))
         elif resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))

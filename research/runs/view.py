@@ -76,6 +76,7 @@ class RunView:
     # While paused for plan review: the plan_review_requested data (allocation, research_questions,
     # limits); None otherwise.
     plan_review: dict[str, Any] | None = None
+    started_by: str | None = None  # the signed-in user who started the run (shared desks)
 
     @property
     def allocation_notation(self) -> str:
@@ -109,6 +110,7 @@ class RunView:
         self.researcher_mode = d.get("researcher_mode") or "pipeline"
         self.started_ts = e.ts
         self.phase = "supervisor"
+        self.started_by = d.get("started_by")
 
     def _on_phase(self, e: Event, d: p.Phase) -> None:
         self.phase = d.phase

@@ -85,7 +85,7 @@ def test_real_offline_run_cites_only_retrieved_sources(runner: ResearchRunner) -
     # (library:// included) belongs to a source the run retrieved.
     for n, source_id in draft.citations.items():
         assert f"[{n}] {by_id[source_id].title}" in draft.markdown
-    urls = set(re.findall(r"[a-z]+://[^\s<>()\]]+", draft.markdown))
+    urls = set(re.findall(r"[a-z]+://[^\s<>()\]`]+", draft.markdown))
     assert urls and urls <= {s.url for s in sources}
 
     # The event the dashboard renders carries the same draft and mapping.

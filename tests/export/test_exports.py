@@ -222,12 +222,12 @@ def test_safe_filename_examples() -> None:
 
 def test_bibtex_escapes_latex_specials_once() -> None:
     assert bibtex_escape(r"R&D 100% $5 #1 a_b {x} ~y ^z back\slash") == (
-        r"R\&D 100\% \$5 \#1 a\_b \{x\} \textasciitilde{}y \textasciicircum{}z back\textbackslash{}slash"
+        r"R\&D 100\% \$5 \#1 a\_b \textbraceleft{}x\textbraceright{} \textasciitilde{}y \textasciicircum{}z back\textbackslash{}slash"
     )
     source = Source(title="Costs & {Benefits}: 50% of_it", url="https://e.org/a{b}", kind="book", provider="openlibrary",
                     authors=["Ann O'Neil", "Bob Smith"], year=2020)
     bib = render_bibtex([source])
-    assert "title = {{Costs \\& \\{Benefits\\}: 50\\% of\\_it}}" in bib
+    assert "title = {{Costs \\& \\textbraceleft{}Benefits\\textbraceright{}: 50\\% of\\_it}}" in bib
     assert "author = {Ann O'Neil and Bob Smith}" in bib
     assert "url = {https://e.org/a%7Bb%7D}" in bib
     assert bib.count("{") == bib.count("}") + bib.count("\\}") - bib.count("\\{")  # braces balance

@@ -34,7 +34,8 @@ def assert_citations_resolve(markdown: str, sources: list[Source]) -> None:
     assert check.cited == check.listed == list(range(1, len(check.cited) + 1))  # 1..n, none orphaned
     urls = {s.url for s in sources}
     for entry in source_entries(markdown).values():
-        assert re.search(r"<([^>]+)>", entry).group(1) in urls
+        found = re.search(r"<([^>]+)>|`([^`]+)`", entry)  # http(s) autolink, else a code span
+        assert (found.group(1) or found.group(2)) in urls
 
 
 def test_shorten_makes_a_shorter_new_version_whose_citations_resolve(run, settings) -> None:

@@ -51,11 +51,12 @@ def _no_rate_limit_spacing():
 
 @pytest.fixture
 def public_test(monkeypatch: pytest.MonkeyPatch) -> Resolver:
-    """`public.test` is judged public by the returned resolver but connects to 127.0.0.1."""
+    """`public.test` is judged public by the returned resolver (PUBLIC_IP); connections to that
+    address (the scraper connects to the checked address: no second lookup) reach 127.0.0.1."""
     guarded_create_connection = socket.create_connection  # the offline guard's version
 
     def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
-        if address[0] == "public.test":
+        if address[0] in ("public.test", PUBLIC_IP):
             address = ("127.0.0.1", address[1])
         return guarded_create_connection(address, *args, **kwargs)
 
@@ -312,3 +313,39 @@ def test_page_text_provider_wraps_a_web_provider(server: FakeServer) -> None:
     retrieval = provider.search("q", limit=3)
     assert provider.name == "duckduckgo" and provider.kind == "web"
     assert ARTICLE_PHRASE in retrieval.texts[retrieval.sources[0].id]
+
+
+# --- DNS rebinding: the connection goes to the address that was checked ----------------------------
+
+
+def test_dns_rebinding_is_defeated_by_connecting_to_the_checked_address(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check's lookup says public; a second lookup would say 127.0.0.1 (the rebinding). The
+    scraper must connect to the checked public address, never to the rebound one."""
+    server.route("/secret", text_reply("internal admin data"))
+    guarded_getaddrinfo = socket.getaddrinfo
+    connected: list[tuple] = []
+
+    def rebound_getaddrinfo(host: Any, *args: Any, **kwargs: Any):
+        if host == "rebind.test":  # what httpx's own lookup would get: the attacker's loopback answer
+            return guarded_getaddrinfo("127.0.0.1", *args, **kwargs)
+        return guarded_getaddrinfo(host, *args, **kwargs)
+
+    def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        connected.append(tuple(address))
+        raise ConnectionRefusedError("test: the public address is not reachable offline")
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebound_getaddrinfo)
+    monkeypatch.setattr(socket, "create_connection", create_connection)
+    url = server.url("/secret").replace("127.0.0.1", "rebind.test")
+    with pytest.raises(ScrapeError, match="connection failed"):
+        fetch_page_text(url, settings(), resolver=lambda host, port: [PUBLIC_IP])
+    assert connected and {a[0] for a in connected} == {PUBLIC_IP}
+    assert not server.requests("/secret")
+
+
+def test_the_pinned_transport_keeps_the_host_header(server: FakeServer, public_test: Resolver) -> None:
+    fetch_page_text(public_url(server, "/article"), settings(), resolver=public_test)
+    (request,) = server.requests("/article")
+    assert request.headers.get("Host", "").startswith("public.test:")

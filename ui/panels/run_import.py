@@ -6,12 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import BUNDLE_EXTENSION, BundleError, RunStore, import_bundle, read_bundle
-from ui import session
+from ui import auth, session
 from ui.text import md_escape
 
 
 def _import(store: RunStore) -> None:
     """Button callback: the History table drawn after it already lists the imported run."""
+    if not auth.may_change_things():
+        return
     upload = st.session_state.get("run-import-file")
     if upload is None:
         st.session_state["run-import-outcome"] = ("error", "Choose a run file first.")
@@ -25,7 +27,7 @@ def _import(store: RunStore) -> None:
                 "info", f"This run is already here: {existing.topic} (run {existing.run_id}).",
             )
             return
-        run_id = import_bundle(store, data)
+        run_id = import_bundle(store, bundle)
     except BundleError as exc:
         st.session_state["run-import-outcome"] = ("error", f"{upload.name} was not imported: {exc}")
         return
@@ -34,6 +36,8 @@ def _import(store: RunStore) -> None:
 
 
 def render(store: RunStore) -> None:
+    if not auth.require_user("import run files"):
+        return
     st.file_uploader(
         "Run file", key="run-import-file", help=f"A .{BUNDLE_EXTENSION} file from another Research Desk.",
     )

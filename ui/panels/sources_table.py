@@ -8,7 +8,7 @@ from pandas.io.formats.style import Styler
 
 from research.api import RESEARCHER_KINDS, RunView
 from ui.panels import sources_chart
-from ui.sources_frame import SHOWN, csv_frame, sources_frame
+from ui.sources_frame import SHOWN, csv_bytes, csv_frame, sources_frame
 from ui.text import KIND_LABELS, kind_icon, safe_filename
 
 # Pixel widths chosen so every column but the snippet fits a laptop screen without scrolling.
@@ -52,7 +52,7 @@ def render(view: RunView) -> None:
     )
     table_csv = csv_frame(view)
     download_col.download_button(  # the rows as filtered; the Export panel has every source
-        "Download table (CSV)", table_csv[table_csv["Kind"].isin(chosen or RESEARCHER_KINDS)].to_csv(index=False).encode("utf-8"),
+        "Download table (CSV)", csv_bytes(table_csv[table_csv["Kind"].isin(chosen or RESEARCHER_KINDS)]),
         file_name=safe_filename(view.topic, "-sources.csv"), mime="text/csv", icon=":material/download:",
         key=f"sources-csv-{view.run_id}",
     )

@@ -19,6 +19,7 @@ from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
 from research.schemas import ResearcherReport, RunWarning
 from research.secrets import mask
 from research.graph.state import ResearcherState, RetrieveTask
+from research.relevance.passages import carried_text
 
 MAX_QUERIES = 3
 
@@ -52,7 +53,8 @@ def retrieve(payload: RetrieveTask, runtime: Runtime[RunContext]) -> dict:
     log_tool("researcher", f"search_{task.kind}", {"researcher": task.researcher_id, "query": query, "limit": limit})
     result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic)
     sources = [s.model_copy(update={"researcher_id": task.researcher_id, "query": query}) for s in result.sources]
-    ctx.store.put_texts(ctx.run_id, result.texts)
+    cap = ctx.settings.max_source_text_chars  # every provider's page text, not only the library's
+    ctx.store.put_texts(ctx.run_id, {sid: carried_text(query, text, cap) for sid, text in result.texts.items()})
     for w in result.warnings:
         warn(w.source, w.message, researcher_id=task.researcher_id)
     if result.off_topic:  # a broad query's stray hits: never shown as sources of this run

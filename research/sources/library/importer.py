@@ -119,7 +119,10 @@ def import_paths(library: Library, paths: list[Path], kind: ResearcherKind | Non
         try:
             reader_for(item.name)  # unsupported types are refused before reading their bytes
             check_size(item.stat().st_size)
-            doc = parse_file(item.name, item.read_bytes(), kind=kind, url=item.resolve().as_uri())
+            data = item.read_bytes()
+            # Never the local path (file:///home/...): it would show in sources and exports.
+            url = f"library://file/{hashlib.sha1(data).hexdigest()[:12]}/{quote(item.name)}"
+            doc = parse_file(item.name, data, kind=kind, url=url)
             _store(library, item.name, doc, report)
         except Exception as exc:
             report.skipped.append(SkippedFile(item.name, _reason(exc)))

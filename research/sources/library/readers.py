@@ -7,7 +7,6 @@ samples and the tests all read files the same way.
 from __future__ import annotations
 
 import logging
-import io
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -16,6 +15,7 @@ from typing import Callable
 from urllib.parse import quote
 
 from research.schemas import RESEARCHER_KINDS, ResearcherKind
+from research.sources.library import sandbox
 from research.sources.library.documents import NewDocument
 
 log = logging.getLogger(__name__)
@@ -218,40 +218,35 @@ _PDF_JUNK_TITLES = re.compile(r"^(untitled|microsoft word - .*|document\d*|slide
 
 
 def read_pdf(name: str, data: bytes) -> ParsedFile:
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
+    # Parsed in a limited child process (sandbox.py): a PDF bomb costs this file, not the server.
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise UnreadableFile("the PDF is password-protected")
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except PdfReadError as exc:
-        raise UnreadableFile(f"not a readable PDF ({exc})") from exc
-    text = "\n\n".join(p.strip() for p in pages if p.strip())
+        answer = sandbox.extract(".pdf", data)
+    except sandbox.ExtractionRefused as exc:
+        raise UnreadableFile(str(exc)) from None
+    text = "\n\n".join(p.strip() for p in answer["pages"] if p.strip())
     text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)  # re-join words hyphenated across lines
     if not text.strip():
         raise UnreadableFile("the PDF has no extractable text (scanned images need OCR first)")
-    info = reader.metadata or {}
-    meta_title = " ".join(str(info.get("/Title") or "").split())
+    info = answer["meta"]
+    meta_title = " ".join(info.get("title", "").split())
     title = meta_title if meta_title and not _PDF_JUNK_TITLES.match(meta_title) else _first_line(text)
     meta: dict[str, str] = {}
-    if info.get("/Author"):
-        meta["authors"] = str(info["/Author"])
-    created = str(info.get("/CreationDate") or "")
-    if year := re.match(r"^(?:D:)?((?:19|20)\d\d)", created):
+    if info.get("author"):
+        meta["authors"] = info["author"]
+    if year := re.match(r"^(?:D:)?((?:19|20)\d\d)", info.get("created", "")):
         meta["year"] = year.group(1)
     return ParsedFile(title=title or _title_from_name(name), text=text, meta=meta)
 
 
 def read_docx(name: str, data: bytes) -> ParsedFile:
-    import docx
-
-    document = docx.Document(io.BytesIO(data))
-    paragraphs = [p.text.strip() for p in document.paragraphs if p.text.strip()]
-    props = document.core_properties
-    meta = {"authors": props.author} if props.author else {}
-    title = (props.title or "").strip() or (paragraphs[0][:_TITLE_MAX] if paragraphs else "")
+    try:
+        answer = sandbox.extract(".docx", data)
+    except sandbox.ExtractionRefused as exc:
+        raise UnreadableFile(str(exc)) from None
+    paragraphs = [p.strip() for p in answer["paragraphs"] if p.strip()]
+    info = answer["meta"]
+    meta = {"authors": info["author"]} if info.get("author") else {}
+    title = info.get("title", "").strip() or (paragraphs[0][:_TITLE_MAX] if paragraphs else "")
     return ParsedFile(title=title or _title_from_name(name), text="\n\n".join(paragraphs), meta=meta)
 
 
@@ -278,6 +273,12 @@ def _authors(value: str | None) -> list[str]:
     return [a.strip() for a in re.split(r";|\band\b|&", value or "") if a.strip()]
 
 
+def _public_url(value: str | None) -> str:
+    """A front-matter url worth keeping: http(s) or library://; never file:// or javascript:."""
+    value = (value or "").strip()
+    return value if re.match(r"^(https?|library)://[^\s]+$", value, re.I) else ""
+
+
 def to_document(parsed: ParsedFile, *, kind: ResearcherKind | None, url: str, sample: bool = False) -> NewDocument:
     """A ParsedFile as a NewDocument; an explicit kind wins over the front matter's."""
     meta = parsed.meta
@@ -290,7 +291,7 @@ def to_document(parsed: ParsedFile, *, kind: ResearcherKind | None, url: str, sa
         title=" ".join(parsed.title.split())[:_TITLE_MAX] or "Untitled",
         text=parsed.text,
         kind=chosen,  # type: ignore[arg-type]
-        url=meta.get("url") or url,
+        url=_public_url(meta.get("url")) or url,
         authors=_authors(meta.get("authors") or meta.get("author")),
         year=_year(meta.get("year") or meta.get("date")),
         publisher=meta.get("publisher", ""),

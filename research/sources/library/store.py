@@ -26,12 +26,14 @@ from research.sources.base import ProviderError, Retrieval
 from research.sources.library.documents import LibraryDocument, LibraryHit, NewDocument
 from research.sources.library.index import fts_table, migrate, query_terms, ranked_ids
 from research.sources.library.readers import read_sample_file
+from research.relevance.passages import carried_text
 from research.text import best_snippet
 
 log = logging.getLogger(__name__)
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample_library"
 
+MAX_CARRIED_CHARS = 200_000  # = Settings.max_source_text_chars' default
 _META_COLUMNS = "id, kind, title, url, authors, year, publisher, topic, sample, chars"
 
 
@@ -319,9 +321,10 @@ class LibraryProvider:
 
     name = "library"
 
-    def __init__(self, library: Library, kind: ResearcherKind) -> None:
+    def __init__(self, library: Library, kind: ResearcherKind, *, max_text_chars: int = MAX_CARRIED_CHARS) -> None:
         self.library = library
         self.kind = _check_kind(kind)
+        self.max_text_chars = max_text_chars
 
     def search(self, query: str, *, limit: int) -> Retrieval:
         try:
@@ -330,6 +333,7 @@ class LibraryProvider:
             raise ProviderError(self.name, f"library search failed ({type(exc).__name__}: {exc})") from exc
         retrieval = Retrieval(providers_used=[self.name])
         for hit in hits:
+            text = carried_text(query, hit.text, self.max_text_chars)  # the library keeps the rest
             source = Source(
                 kind=self.kind,
                 provider=self.name,
@@ -337,10 +341,10 @@ class LibraryProvider:
                 title=hit.title,
                 authors=hit.authors,
                 year=hit.year,
-                snippet=best_snippet(query, hit.text, max_chars=SNIPPET_CHARS),
+                snippet=best_snippet(query, text, max_chars=SNIPPET_CHARS),
                 score=hit.score,
                 query=query,
             )
             retrieval.sources.append(source)
-            retrieval.texts[source.id] = hit.text
+            retrieval.texts[source.id] = text
         return retrieval

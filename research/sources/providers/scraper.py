@@ -23,7 +23,8 @@ from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval, SourceProvider
 from research.sources.providers.html_text import html_to_text
-from research.sources.providers.url_safety import Resolver, UnsafeURLError, check_url
+from research.sources.providers.pinned_transport import PinnedTransport
+from research.sources.providers.url_safety import CheckedURL, Resolver, UnsafeURLError, check_url
 
 NAME = "scraper"
 MAX_PAGE_BYTES = 2 * 1024 * 1024
@@ -54,9 +55,14 @@ def fetch_page_text(
     deadline = time.monotonic() + timeout
     headers = {"User-Agent": http_core.USER_AGENT, "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9"}
     current = url
-    with httpx.Client(follow_redirects=False, timeout=timeout, headers=headers) as client:
+    # Connect to the address that was checked (no second DNS lookup: DNS rebinding). With
+    # allow_private_urls nothing is checked and the system resolver is used as usual.
+    transport = None if settings.allow_private_urls else PinnedTransport()
+    with httpx.Client(follow_redirects=False, timeout=timeout, headers=headers, transport=transport) as client:
         for _hop in range(MAX_REDIRECTS + 1):
-            _check_hop(current, settings, resolver, deadline)
+            checked = _check_hop(current, settings, resolver, deadline)
+            if transport is not None and checked.addresses:
+                transport.pin(checked.host, checked.addresses[0])
             try:
                 with http_core.limiter_for(NAME), client.stream("GET", current) as response:
                     if response.status_code in REDIRECT_STATUS:
@@ -77,11 +83,11 @@ def fetch_page_text(
     raise ScrapeError(f"more than {MAX_REDIRECTS} redirects")
 
 
-def _check_hop(url: str, settings: Settings, resolver: Resolver | None, deadline: float) -> None:
+def _check_hop(url: str, settings: Settings, resolver: Resolver | None, deadline: float) -> CheckedURL:
     """check_url, with DNS bounded by what is left of the fetch's time (getaddrinfo has no timeout)."""
     remaining = max(0.05, deadline - time.monotonic())
     try:
-        http_core.call_with_timeout(
+        return http_core.call_with_timeout(
             check_url, url, settings.allow_private_urls, resolver=resolver, timeout=remaining, provider=NAME
         )
     except ProviderError:

@@ -6,8 +6,8 @@ host is resolved first and every address it resolves to must be public; the scra
 `check_url` again for every redirect hop. `resolver` is injectable so tests can decide what a
 name resolves to without touching DNS.
 
-Known limit: the HTTP client resolves the host again when it connects, so a DNS server that
-answers differently within milliseconds (DNS rebinding) is not caught here.
+The scraper then connects to the checked address itself (pinned_transport.py), so a DNS server
+that answers differently on a second lookup (DNS rebinding) is never asked again.
 """
 
 from __future__ import annotations

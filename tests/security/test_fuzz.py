@@ -1,0 +1,112 @@
+"""Generated hostile inputs against the importers (issue 13 item 8): bundles, documents and library
+queries. Every input is refused with the importer's own error or accepted and then readable by
+every reader; nothing else may escape. Bounded here (a few dozen examples each); `make fuzz` runs
+the same properties with HYPOTHESIS_PROFILE=fuzz for many more."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from research.export.run_export import export_run
+from research.runs.bundle import BundleError, export_bundle, import_bundle
+from research.runs.runner import ResearchRunner
+from research.runs.store import RunStore
+from research.runs.view import fold, to_json
+from research.schemas import ResearchRequest
+from research.settings import Settings
+from research.sources.library.readers import SUPPORTED_SUFFIXES, UnreadableFile, parse_file
+from research.sources.library.store import Library, LibraryProvider
+
+settings.register_profile("suite", max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("fuzz", max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=40),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=5),
+    max_leaves=25,
+)
+
+
+@pytest.fixture(scope="module")
+def bundle_document(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = tmp_path_factory.mktemp("fuzz")
+    s = Settings(_env_file=None, data_dir=root / "data", log_dir=root / "logs", sources="library", llm="offline")
+    runner = ResearchRunner(s)
+    run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="110"))
+    return json.loads(gzip.decompress(export_bundle(runner.store, run_id)))
+
+
+def _mutate(document: dict, data: st.DataObject) -> dict:
+    doc = json.loads(json.dumps(document))
+    for _ in range(data.draw(st.integers(1, 4))):
+        target = data.draw(st.sampled_from(["event", "run", "top", "text"]))
+        # Earlier mutations may have replaced a part with any JSON value: mutate only what is still a container.
+        events = doc.get("events")
+        if target == "event" and isinstance(events, list) and events and isinstance(events[0], dict):
+            event = events[data.draw(st.integers(0, len(events) - 1))]
+            if not isinstance(event, dict):
+                continue
+            inner = event.get("data")
+            box = inner if data.draw(st.booleans()) and isinstance(inner, dict) and inner else event
+            key = data.draw(st.sampled_from(sorted(box)) | st.text(max_size=8))
+            box[key] = data.draw(JSON)
+        elif target == "run" and isinstance(doc.get("run"), dict) and doc["run"]:
+            doc["run"][data.draw(st.sampled_from(sorted(doc["run"])))] = data.draw(JSON)
+        elif target == "top":
+            doc[data.draw(st.sampled_from(["version", "events", "drafts", "source_texts", "format", "junk"]))] = data.draw(JSON)
+        elif target == "text" and isinstance(doc.get("source_texts"), dict):
+            doc["source_texts"][data.draw(st.text(max_size=10))] = data.draw(st.text(max_size=200))
+    return doc
+
+
+@given(data=st.data())
+def test_hostile_bundles_are_refused_or_fully_readable(bundle_document: dict, tmp_path_factory, data) -> None:
+    document = _mutate(bundle_document, data)
+    raw = json.dumps(document).encode()
+    if data.draw(st.booleans()):
+        raw = gzip.compress(raw)
+    store = RunStore(tmp_path_factory.mktemp("bundle") / "runs.sqlite")
+    try:
+        run_id = import_bundle(store, raw)
+    except BundleError:
+        assert store.list_runs() == []  # refused before anything was written
+        return
+    view = fold(store.events(run_id))
+    to_json(view)
+    for fmt in ("md", "csv", "bib"):
+        try:
+            export_run(store, run_id, fmt)
+        except Exception as exc:  # noqa: BLE001 - only the documented refusal is allowed
+            assert type(exc).__name__ == "ExportError", exc
+
+
+@given(suffix=st.sampled_from(SUPPORTED_SUFFIXES), body=st.binary(max_size=3000), prefix=st.sampled_from(
+    [b"", b"%PDF-1.4\n", b"PK\x03\x04", b"---\ntitle: x\n---\n", b"<html><body>", b"\xef\xbb\xbf"]))
+def test_hostile_documents_are_refused_with_a_reason_or_imported(suffix: str, body: bytes, prefix: bytes) -> None:
+    try:
+        doc = parse_file(f"f{suffix}", prefix + body, kind="web", url="library://fuzz/x")
+    except UnreadableFile as exc:
+        assert str(exc)
+        return
+    assert doc.text.strip() and doc.title
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    lib = Library(tmp_path_factory.mktemp("fuzz-lib") / "library.sqlite")
+    lib.ensure_sample()
+    return lib
+
+
+@given(query=st.text(max_size=300))
+def test_hostile_queries_never_break_the_library(library: Library, query: str) -> None:
+    for hit in library.search(query, limit=5):
+        assert hit.title
+    LibraryProvider(library, "academic").search(query, limit=3)
