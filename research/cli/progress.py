@@ -39,6 +39,8 @@ def describe(event: Event) -> str | None:
             return "Paused for plan review: " + " | ".join(d["research_questions"])
         case "plan_approved":
             return f"Plan {'edited and ' if d.get('edited') else ''}approved: allocation {d['allocation']}"
+        case "research_stopped":  # a stop with gaps left already printed as a warning
+            return f"Research done: {d['message']}" if d.get("reason") == "approved" else None
         case "run_cancelled":
             return f"Run cancelled: {d.get('reason', '')}"
         case "run_failed":

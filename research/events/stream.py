@@ -32,6 +32,7 @@ EventType = Literal[
     #                           research_questions, max_researchers, max_questions, max_question_chars
     "plan_approved",  # allocation {web,academic,book}, origin, reasoning, research_questions, edited
     "run_cancelled",  # reason
+    "research_stopped",  # reason (approved|iteration_cap|loop_guard|budget|no_verdict), message, iteration
 ]
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
 _MARK = "research_event"  # key that marks our custom stream payloads
