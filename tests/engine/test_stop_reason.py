@@ -56,7 +56,7 @@ def test_the_iteration_cap_says_why_research_stopped(settings, monkeypatch) -> N
     data, warnings, result = stopped(runner, run_id)
     assert data["reason"] == "iteration_cap" and result["stop_reason"] == "iteration_cap"
     assert warnings == [data["message"]]
-    assert "iteration cap (1 follow-up round(s))" in data["message"] and "gap 2" in data["message"]
+    assert "iteration cap (1 follow-up round(s))" in data["message"] and data["message"].endswith("Gaps left: gap 2.")
     assert data["message"] in log_text(settings)
 
 

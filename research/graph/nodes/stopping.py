@@ -32,7 +32,8 @@ def announce_stop(state: ResearchState, update: dict, max_consecutive_same: int)
 def _message(reason: StopReason, state: ResearchState, max_consecutive_same: int) -> str:
     critiques = state.get("critiques") or []
     gaps = list(critiques[-1].missing_topics) if critiques else []
-    left = f" Gaps left: {'; '.join(gaps[:5])}." if gaps else ""
+    listed = "; ".join(gaps[:5])
+    left = f" Gaps left: {listed}" + ("" if listed.endswith((".", "?", "!")) else ".") if gaps else ""
     rounds = state.get("research_iterations", 0)
     if reason == "approved":
         return f"the analyst approved the research after {rounds} follow-up round(s)."
