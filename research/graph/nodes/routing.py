@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
+from research.events.payloads_trust import StopReasonName
 from research.graph.nodes import Node
 from research.graph.state import ResearchState
 
 AfterAnalyst = Literal["follow_up", "writer"]
 # approved: the analyst approved; the others stop research with gaps left (and say so).
-StopReason = Literal["approved", "iteration_cap", "loop_guard", "budget", "no_verdict"]
+StopReason = StopReasonName
 DEFAULT_MAX_ITERATIONS = 2
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from research.events import emit
+from research.events.payloads_trust import ResearchStoppedData
 from research.graph.nodes.common import agent_log, warn
 from research.graph.nodes.routing import StopReason, consecutive_follow_ups, stop_reason
 from research.graph.state import ResearchState
@@ -25,7 +26,7 @@ def announce_stop(state: ResearchState, update: dict, max_consecutive_same: int)
         agent_log.info("Research stopped: %s", message)
     else:
         warn("research", message)
-    emit("research_stopped", reason=reason, message=message, iteration=iteration)
+    emit("research_stopped", **ResearchStoppedData(reason=reason, message=message, iteration=iteration).model_dump())
     return reason
 
 
