@@ -220,8 +220,8 @@ class LLMBrain:
         ]
         revised = self._text(self._main, messages)
         revised = draft_guard.strip_reference_section(revised)
-        repaired = draft_guard.repair_draft(revised, {ns.n for ns in shown}, {ns.source.url for ns in shown})
-        return repaired.text
+        # Unknown citations and links are removed by revise_draft, which reports each as a warning.
+        return draft_guard.tidy_spacing(revised)
 
     def take_usage(self) -> Usage:
         return self.meter.take()

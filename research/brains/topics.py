@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from research.brains.question_forms import topic_form
 from research.relevance.subject import is_comparison, subject_of
 from research.schemas import ResearcherAllocation
 
@@ -91,10 +92,11 @@ def _contains(text: str, cue: str) -> bool:
     return re.search(r"\b" + re.escape(cue) + r"(s|es)?\b", text) is not None
 
 
+# {s} is a noun phrase; {be} {was} {does} {it} {its} agree with it (research/brains/question_forms.py).
 _QUESTIONS: dict[TopicClass, tuple[str, ...]] = {
     "technology": (
-        "What is {s} and what problems does it address?",
-        "How do the options in {s} compare on performance, safety and productivity?",
+        "What {be} {s}, and what problems {does} {it} address?",
+        "How {does} {s} compare with the alternatives on performance, safety and productivity?",
         "Who uses {s} in practice, and what trade-offs do teams report?",
     ),
     "scientific": (
@@ -103,9 +105,9 @@ _QUESTIONS: dict[TopicClass, tuple[str, ...]] = {
         "How did {s} develop, and what are the future directions?",
     ),
     "humanities": (
-        "What are the origins of {s} and who were its key figures?",
+        "What are the origins of {s}, and who were {its} key figures?",
         "What techniques and ideas define {s}?",
-        "How was {s} received, and what is its legacy?",
+        "How {was} {s} received, and what is {its} legacy?",
     ),
     "historical": (
         "What were the origins and context of {s}?",
@@ -118,24 +120,38 @@ _QUESTIONS: dict[TopicClass, tuple[str, ...]] = {
         "How have experts and officials responded to {s}?",
     ),
     "unclear": (
-        "What is {s}?",
+        "What {be} {s}?",
         "What are the main arguments and evidence about {s}?",
         "What open questions remain about {s}?",
     ),
 }
 
-
 _COMPARISON_QUESTIONS = (
-    "How do {s} differ in design and goals?",
-    "How do {s} compare on performance, safety and productivity?",
-    "Who uses each of {s} in practice, and what trade-offs do teams report?",
+    "How do {a} and {b} differ in design and goals{ctx}?",
+    "How do {a} and {b} compare on performance, safety and productivity{ctx}?",
+    "Who uses {a} and who uses {b}{ctx}, and what trade-offs do teams report?",
 )
+_GENERAL_COMPARISON_QUESTIONS = (
+    "How do {a} and {b} differ{ctx}?",
+    "What are the strengths and weaknesses of {a} compared with {b}{ctx}?",
+    "What does the evidence say about {a} and {b}{ctx}?",
+)
+MAX_OFFLINE_QUESTIONS = 3
 
 
 def research_questions(topic: str, topic_class: TopicClass) -> list[str]:
-    subject = subject_of(topic)
-    templates = _COMPARISON_QUESTIONS if is_comparison(topic) else _QUESTIONS[topic_class]
-    return [_capitalise(q.format(s=subject)) for q in templates]
+    """Three grammatical questions: the user's own question when it says more than the templates,
+    then the class's templates with the topic's noun phrase and the forms that agree with it."""
+    form = topic_form(topic)
+    if form.kind == "comparison" and form.right:
+        templates = _COMPARISON_QUESTIONS if topic_class == "technology" else _GENERAL_COMPARISON_QUESTIONS
+        questions = [t.format(a=form.left, b=form.right, ctx=form.context) for t in templates]
+    else:
+        questions = [t.format(s=form.subject, **form.agree()) for t in _QUESTIONS[topic_class]]
+        if form.asked:
+            questions.insert(0, form.asked)
+    unique = list(dict.fromkeys(_capitalise(q) for q in questions))
+    return unique[:MAX_OFFLINE_QUESTIONS]
 
 
 def _capitalise(text: str) -> str:

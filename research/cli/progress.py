@@ -42,6 +42,8 @@ def describe(event: Event) -> str | None:
         case "tool_called":
             error = f" ({d['status']}: {d['error'][:100]})" if d.get("error") else ""
             return f"{who}tool {d['tool']} {d.get('args')} -> {d.get('result_count', 0)} results{error}"
+        case "research_stopped":  # a stop with gaps left already printed as a warning
+            return f"Research done: {d['message']}" if d.get("reason") == "approved" else None
         case "run_cancelled":
             return f"Run cancelled: {d.get('reason', '')}"
         case "run_failed":

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from research.events.payload_base import Payload, Readable
 from research.events.payloads_agent import ToolCalledData, WorkerMessageData
+from research.events.payloads_trust import ResearchStoppedData
 from research.events.status import RunStatus
 from research.schemas import AnalystVerdict, ResearcherKind, Source
 
@@ -159,4 +160,5 @@ PAYLOADS: dict[str, type[Payload]] = {
     "run_cancelled": RunCancelled,
     "tool_called": ToolCalledData,
     "worker_message": WorkerMessageData,
+    "research_stopped": ResearchStoppedData,
 }

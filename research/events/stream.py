@@ -23,6 +23,8 @@ EventType = Literal[
     "plan_review_requested", "plan_approved", "run_cancelled",
     # Agent-mode researchers (payloads in events/payloads_agent.py).
     "tool_called", "worker_message",
+    # Why research stopped (payload in events/payloads_trust.py).
+    "research_stopped",
 ]
 """Every event type; each has its payload model in research/events/payloads.py (PAYLOADS)."""
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))

@@ -12,7 +12,7 @@ from typing import Annotated, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from research.sources.identity import dedupe_works
+from research.sources.identity import add_works
 from research.schemas import (
     Critique,
     Draft,
@@ -31,7 +31,7 @@ def merge_sources(existing: list[Source] | None, new: list[Source] | None) -> li
     Works keep the place of their first appearance and the kept record does not depend on arrival
     order, so parallel researchers merge deterministically.
     """
-    return dedupe_works([*(existing or []), *(new or [])])
+    return add_works(list(existing or []), new or [])
 
 
 class ResearchState(TypedDict, total=False):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from research.drafts.markers import CITATION_MARKER
 from research.brains.base import Brain, NumberedSource, TextLookup
-from research.drafts.guard import split_grouped_citations
+from research.drafts.guard import repair_draft, split_grouped_citations
 from research.brains.offline import OfflineBrain
 from research.drafts.citations import CitationCheck, check_citations, format_source_entry
 from research.drafts.numbering import resolve_numbered_sources, source_entries, split_sources_section
@@ -84,8 +84,10 @@ def revise_draft(
     *,
     text_of: TextLookup | None = None,
     citations: dict[str, str] | None = None,
+    warnings: list[str] | None = None,
 ) -> str:
-    """The revised draft (markdown with its Sources list). Raises RevisionError."""
+    """The revised draft (markdown with its Sources list). Raises RevisionError. What the draft
+    guard removed from the brain's text (unknown [n], URLs, domains, DOIs) goes to `warnings`."""
     instruction = " ".join((instruction or "").split())
     if not instruction:
         raise RevisionError("The revision instruction is empty: say what to change, e.g. 'shorten'.")
@@ -96,7 +98,10 @@ def revise_draft(
     body, _ = split_sources_section(markdown)
     numbered = number_sources(markdown, sources, citations)
     revised = brain.revise(body.strip() + "\n", instruction, numbered, text_of or (lambda _sid: ""))
-    return renumber(revised, source_entries(markdown), numbered)
+    repair = repair_draft(revised, {ns.n for ns in numbered}, {ns.source.url for ns in numbered if ns.source.url})
+    if warnings is not None:
+        warnings.extend(repair.warnings())
+    return renumber(repair.text, source_entries(markdown), numbered)
 
 
 def revision_brain(settings: Settings, llm: str | None, warnings: list[str]) -> Brain:
@@ -136,7 +141,7 @@ def revise_run(
     brain = brain or revision_brain(settings, llm, warnings)
     revised = revise_draft(
         latest.markdown, instruction, sources, brain,
-        text_of=lambda sid: store.get_text(run_id, sid), citations=view.citations,
+        text_of=lambda sid: store.get_text(run_id, sid), citations=view.citations, warnings=warnings,
     )
     if revised.strip() == latest.markdown.strip():
         raise RevisionError("The revision left the draft unchanged, so no new version was saved.")

@@ -66,6 +66,7 @@ class RunView:
     known_gaps: list[str] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     messages: list[dict[str, str]] = field(default_factory=list)
+    stop_reason: str | None = None  # why research stopped (research_stopped), e.g. "loop_guard"
     _works: WorkIndex = field(default_factory=WorkIndex, repr=False, compare=False)  # identity of each work
     usage: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "by_node": {}})
     started_ts: float | None = None
@@ -215,6 +216,9 @@ class RunView:
         if self.started_ts:
             self.seconds = round(e.ts - self.started_ts, 3)
 
+    def _on_research_stopped(self, e: Event, d: p.Payload) -> None:
+        self.stop_reason = d.get("reason")
+
     def _on_run_failed(self, e: Event, d: p.RunFailed) -> None:
         self.status, self.error, self.finished_ts = RunStatus.FAILED, d.error, e.ts
         if self.started_ts:
@@ -254,6 +258,7 @@ def to_json(view: RunView) -> dict[str, Any]:
         "draft": view.draft,
         "citations": view.citations,
         "known_gaps": view.known_gaps,
+        "stop_reason": view.stop_reason,
         "warnings": [{"source": w["source"], "message": w["message"]} for w in view.warnings],
         "timings": {
             "seconds": view.seconds,

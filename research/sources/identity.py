@@ -10,6 +10,7 @@ The choice does not depend on arrival order, so the graph's reducer and the run 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Callable, Iterable, TypeVar
@@ -34,8 +35,14 @@ def arxiv_id(source: Source) -> str | None:
     return None
 
 
-def work_keys(source: Source) -> set[str]:
+def work_keys(source: Source) -> frozenset[str]:
     """Every key that identifies the work behind `source` (any shared key = the same work)."""
+    return _keys(source.id, source.url, source.doi, source.title, source.year)
+
+
+@functools.lru_cache(maxsize=16384)  # the reducer asks again for every source at every merge
+def _keys(source_id: str, url: str, doi: str | None, title: str, year: int | None) -> frozenset[str]:
+    source = Source.model_construct(id=source_id, url=url, doi=doi, title=title, year=year)
     keys: set[str] = set()
     arxiv = arxiv_id(source)
     if arxiv:
@@ -48,7 +55,7 @@ def work_keys(source: Source) -> set[str]:
     title = normalised_title(source.title)
     if source.year and len(title.split()) >= _MIN_TITLE_WORDS:
         keys.add(f"title:{title}|{source.year}")
-    return keys
+    return frozenset(keys)
 
 
 def normalised_title(title: str) -> str:
@@ -109,6 +116,28 @@ def dedupe_works(sources: Iterable[Source], texts: dict[str, str] | None = None)
     return [merge_records(group, chars) for group in group_works(sources)]
 
 
+def add_works(existing: list[Source], new: Iterable[Source]) -> list[Source]:
+    """`existing` (already one record per work) with `new` added: a record of a work already there
+    merges into its place, any other is appended. Linear in the list, for the graph's reducer."""
+    out = list(existing)
+    index: dict[str, int] = {}
+    for i, source in enumerate(out):
+        for key in work_keys(source):
+            index.setdefault(key, i)
+    for source in new:
+        keys = work_keys(source)
+        hits = [index[k] for k in keys if k in index]
+        if hits:
+            at = min(hits)
+            out[at] = merge_records([out[at], source])
+        else:
+            out.append(source)
+            at = len(out) - 1
+        for key in keys | work_keys(out[at]):
+            index.setdefault(key, at)
+    return out
+
+
 def _dois(source: Source) -> list[str]:
     out = []
     match = _DOI_URL.match(source.url or "")
@@ -130,7 +159,7 @@ class WorkIndex:
 
     def add(self, source: Source) -> tuple[Source, str | None]:
         """(the record kept for this work, the id it replaces or updates, None for a new work)."""
-        keys = work_keys(source)
+        keys = set(work_keys(source))
         same = next((self._work_of[k] for k in sorted(keys) if k in self._work_of), None)
         if same is None:
             self._register(source, keys)

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
 from research.relevance.scoring import is_on_topic, topic_relevance
-from research.schemas import ResearcherKind, RunWarning
+from research.schemas import ResearcherKind, RunWarning, Source
 from research.secrets import mask
 from research.text import tokenize
 from research.settings import Settings
@@ -275,6 +275,9 @@ def _safe_search(provider: SourceProvider, query: str, limit: int, secrets: Sequ
         return Retrieval(warnings=[RunWarning(source=provider.name, message=f"unexpected error: {type(exc).__name__}")])
     if not isinstance(result, Retrieval):  # a tool's raw list: flat or grouped records
         result = as_retrieval(result, kind=provider.kind, provider=provider.name, query=query)
+    elif not all(isinstance(s, Source) for s in result.sources):  # records left as dicts or groups
+        raw = as_retrieval(result.sources, kind=provider.kind, provider=provider.name, query=query)
+        result.sources, result.warnings = raw.sources, [*result.warnings, *raw.warnings]
     if provider.name not in result.providers_used:
         result.providers_used.append(provider.name)
     return result

@@ -477,3 +477,18 @@ def test_fallback_usage_includes_the_primary(server: FakeOpenAIServer) -> None:
 
     assert brain.take_usage().total_tokens == server.stats.total_tokens > 0
     assert brain.name == "main-model" and brain.kind == "openai"
+
+
+@pytest.mark.parametrize("refused", ["reject_response_format", "both"])
+def test_the_plan_is_a_supervisor_decision_on_servers_without_json_schema(server: FakeOpenAIServer, refused: str) -> None:
+    server.reject_response_format = True
+    server.reject_tools = refused == "both"
+    plan = LLMBrain(settings_for(server)).plan(TOPIC, max_researchers=3, wants_allocation=True)
+
+    assert plan.allocation == ResearcherAllocation(web=1, academic=1, book=1) and plan.origin == "llm"
+    last = server.requests[-1]
+    if refused == "both":
+        assert "JSON schema named SupervisorDecision" in last["messages"][-1]["content"]
+    else:
+        assert last["tool_choice"]["function"]["name"] == "SupervisorDecision"
+        assert "max_researchers" not in last["tools"][0]["function"]["parameters"]["properties"]

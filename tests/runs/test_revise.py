@@ -168,7 +168,10 @@ def test_llm_revision_sends_the_instruction_and_sources_and_guards_the_reply(run
     assert f'<source n="{numbered[0].n}"' in prompt and numbered[0].source.title in prompt
     assert "<<<DRAFT>>>" in prompt and "## Sources" not in prompt.split("<<<DRAFT>>>")[1].split("<<<END DRAFT>>>")[0]
 
-    assert revision.warnings == []
+    assert revision.warnings == [  # what the guard removed is said, not hidden
+        "Removed citations that matched no source: [99].",
+        "Removed links not among the sources: https://made-up.example.com/x.",
+    ]
     body, tail = split_sources_section(revision.markdown)
     # [2] -> [1]; [99] gone; the clause that held the invented link is dropped, not left as "and a link".
     assert "A tighter summary [1]." in body and "and a link" not in body

@@ -62,6 +62,7 @@ def test_finished_runs_picked_from_history_are_compared_side_by_side(make_app, d
     assert table.loc["Gaps left"].tolist() == ["0", "0", "1"]
     # Cards, the six charts and the drafts with their section structure.
     assert all(has_block(at, f"compare-card-{r}") and has_block(at, f"compare-draft-{r}") for r in run_ids)
+    assert [c.value for c in at.caption].count("Allocation: set by you") == 3  # who chose each team
     assert len(at.get("plotly_chart")) == 6
     sections = next(d.value for d in at.dataframe if "Section" in d.value.columns).set_index("Section")
     assert sections.loc["Known gaps"].tolist() == ["–", "–", "§5"]

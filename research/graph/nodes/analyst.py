@@ -11,6 +11,7 @@ from research.graph.context import RunContext
 from research.events import emit
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.nodes.stopping import announce_stop
 from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
 from research.schemas import Critique, ResearcherAllocation
 from research.graph.state import ResearchState
@@ -50,6 +51,7 @@ def analyst(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
     }
     if budget_hit:
         update["budget_exhausted"] = True
+    announce_stop(state, update, ctx.settings.max_consecutive_same)
     return update
 
 

@@ -3,7 +3,9 @@ tool output enters (the router accepts a provider's raw list as well as a Retrie
 
 from __future__ import annotations
 
+from research.schemas import Source
 from research.settings import Settings
+from research.sources.base import Retrieval
 from research.sources.router import CircuitBreaker, SourceRouter
 from research.sources.shapes import MAX_ITEMS, coerce_sources
 
@@ -77,3 +79,21 @@ def test_the_router_accepts_both_shapes_from_providers() -> None:
     assert all(s.query == "agent graphs" for s in result.sources)
     assert set(result.providers_used) == {"repo-tool", "web-tool"}
     assert [w.message for w in result.warnings] == ["skipped 1 unreadable result(s) (no title or url)"]
+
+
+class DictRetrievalProvider(RawProvider):
+    """A provider that fills a Retrieval with the grouped records instead of Sources."""
+
+    def search(self, query: str, *, limit: int):
+        return Retrieval(sources=list(self.reply))
+
+
+def test_a_retrieval_holding_raw_records_is_read_too() -> None:
+    settings = Settings(_env_file=None, sources="live")
+    providers = [DictRetrievalProvider("repo-tool", GROUPED)]
+    router = SourceRouter(settings, lambda kind: None, providers=lambda kind, s: providers, breaker=CircuitBreaker())
+
+    result = router.retrieve("web", "agent graphs", 10)
+
+    assert [s.title for s in result.sources] == ["langchain-ai/langgraph", "pydantic/pydantic"]
+    assert all(isinstance(s, Source) for s in result.sources)
