@@ -1,5 +1,5 @@
-"""The research graph: supervisor -> [plan review] -> researchers (Send fan-out) -> analyst ->
-[follow-up] -> writer. Plan review is a no-op unless the run asked for it (`review_plan`)."""
+"""The research graph: begin -> supervisor -> [plan review] -> researchers (Send fan-out) -> analyst ->
+[follow-up] -> writer -> finish. Plan review is a no-op unless the run asked for it (`review_plan`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from functools import lru_cache, partial
 
 from langgraph.graph import END, START, StateGraph
 
-from research.graph.context import RunContext
+from research.graph.context import RunSpec
 from research.graph.nodes import Node
+from research.graph.nodes.lifecycle import begin, finish
 from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
 from research.graph.nodes.plan_review import plan_review
 from research.graph.nodes.researcher import researcher
@@ -28,15 +29,18 @@ def build_graph(*, max_consecutive_same: int = 3, checkpointer=None):
 
 @lru_cache(maxsize=8)
 def _compiled(max_consecutive_same: int):
-    builder = StateGraph(ResearchState, context_schema=RunContext)
+    builder = StateGraph(ResearchState, context_schema=RunSpec)
+    builder.add_node(Node.BEGIN.value, begin)
     builder.add_node(Node.SUPERVISOR.value, supervisor)
     builder.add_node(Node.PLAN_REVIEW.value, plan_review)
     builder.add_node(Node.RESEARCHER.value, researcher)
     builder.add_node(Node.ANALYST.value, analyst)
     builder.add_node(Node.FOLLOW_UP.value, follow_up)
     builder.add_node(Node.WRITER.value, writer)
+    builder.add_node(Node.FINISH.value, finish)
 
-    builder.add_edge(START, Node.SUPERVISOR.value)
+    builder.add_edge(START, Node.BEGIN.value)
+    builder.add_edge(Node.BEGIN.value, Node.SUPERVISOR.value)
     builder.add_edge(Node.SUPERVISOR.value, Node.PLAN_REVIEW.value)
     # The fan-out reads the plan from state after the review, so edited questions/allocation apply.
     builder.add_conditional_edges(Node.PLAN_REVIEW.value, dispatch, [Node.RESEARCHER.value])
@@ -47,7 +51,8 @@ def _compiled(max_consecutive_same: int):
         {"follow_up": Node.FOLLOW_UP.value, "writer": Node.WRITER.value},
     )
     builder.add_conditional_edges(Node.FOLLOW_UP.value, dispatch_follow_up, [Node.RESEARCHER.value])
-    builder.add_edge(Node.WRITER.value, END)
+    builder.add_edge(Node.WRITER.value, Node.FINISH.value)  # FINISH stays the last node (run_finished)
+    builder.add_edge(Node.FINISH.value, END)
     return builder.compile()
 
 

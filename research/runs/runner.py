@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import time
 import traceback
 import uuid
 from contextlib import contextmanager
@@ -19,11 +18,14 @@ from langgraph.types import Command
 
 from research.graph.allocation import parse_allocation
 from research.brains.factory import make_brain
-from research.graph.context import RunContext
+from research.graph import services
+from research.graph.context import RunContext, spec_for
+from research.graph.serde_types import STATE_TYPES
 from research.events import Event, EventAdapter
 from research.graph.builder import build_graph
 from research.logging_setup import configure_logging
 from research.graph.nodes.plan_review import validate_plan_edit
+from research.runs.event_effects import apply_event
 from research.runs.store import RunStore
 from research.schemas import ResearchRequest
 from research.secrets import mask
@@ -34,12 +36,7 @@ from research.sources.router import SourceRouter
 log = logging.getLogger("research.runs.runner")
 EventCallback = Callable[[Event], None]
 
-# Our own state types, allowed through the checkpoint serializer's msgpack gate.
-_STATE_TYPES = [
-    ("research.schemas", name)
-    for name in ("Source", "ResearcherTask", "ResearcherReport", "Critique", "QuestionCoverage",
-                 "ResolvedAllocation", "ResearcherAllocation", "RunWarning", "Draft", "AnalystVerdict")
-]
+_STATE_TYPES = STATE_TYPES  # the checkpoint serializer's allow-list (research/graph/serde_types.py)
 
 
 class ResearchRunner:
@@ -122,7 +119,7 @@ class ResearchRunner:
             "run_cancelled", reason="Cancelled at plan review."
         )
         self.store.append_event(event)
-        self.store.update_run(run_id, status="cancelled", finished_at=time.time())
+        apply_event(self.store, event)
         if on_event:
             on_event(event)
 
@@ -143,7 +140,6 @@ class ResearchRunner:
             (e.data.get("name", ""), e.data.get("content", "")) for e in self.store.events(run_id) if e.type == "message"
         }
         adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged)
-        t0 = time.time()
 
         def publish(event: Event) -> None:
             self.store.append_event(event)
@@ -152,14 +148,10 @@ class ResearchRunner:
                 on_event(event)
 
         brain = make_brain(self.settings, request.llm)
-        if started:
-            publish(adapter.make(
-                "run_started", topic=request.topic, allocation_request=request.allocation,
-                brain=brain.kind, model=brain.name, source_mode=self.settings.sources,
-                max_iterations=initial["max_iterations"] if initial else self.settings.max_iterations,
-            ))
-        elif resumed_note:
+        if not started and resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))
+        # The graph gets a JSON spec; this process's services for it are bound by run id, so the
+        # nodes use this runner's store and router (run_started/run_finished come from the graph).
         ctx = RunContext(
             run_id=run_id, settings=self.settings, brain=brain, sources=self.sources, store=self.store,
         )
@@ -170,54 +162,25 @@ class ResearchRunner:
             "max_concurrency": self.settings.max_concurrency + 1,
             "recursion_limit": 100,
         }
+        services.bind(ctx)
         try:
             with self.checkpointer() as saver:
                 graph = build_graph(max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver)
                 for part in graph.stream(
-                    initial, config, context=ctx, stream_mode=["custom", "updates"], subgraphs=True, version="v2"
+                    initial, config, context=spec_for(run_id, self.settings, request.llm),
+                    stream_mode=["custom", "updates"], subgraphs=True, version="v2",
                 ):
                     for event in adapter.adapt(part):
                         publish(event)
-                snapshot = graph.get_state(config)
-                final = snapshot.values
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
             # Not log.exception: the log's secret filter only sees the message, not the traceback.
             log.error("Run %s failed\n%s", run_id, mask("".join(traceback.format_exception(exc)), self.settings.secret_values()))
-            message = mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values())
-            publish(adapter.make("run_failed", error=message))
-            self.store.update_run(run_id, status="failed", error=message, finished_at=time.time())
-            return
-        if snapshot.interrupts:  # paused for plan review: the checkpoint holds the pause
-            publish(adapter.make("plan_review_requested", **snapshot.interrupts[0].value))
-            self.store.update_run(run_id, status="paused")
-            return
-        seconds = round(time.time() - t0, 3)
-        counts = {
-            "sources": len(final.get("sources", [])),
-            "researchers": len(final.get("reports", [])),
-            "iterations": final.get("research_iterations", 0),
-            "critiques": len(final.get("critiques", [])),
-        }
-        status = "finished" if final.get("draft") else "failed"
-        publish(adapter.make("run_finished", status=status, seconds=seconds, counts=counts))
-        self.store.update_run(run_id, status=status, finished_at=time.time(), source_count=counts["sources"], summary=counts)
+            publish(adapter.make("run_failed", error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values())))
+        finally:
+            services.unbind(run_id)
 
     def _on_event_side_effects(self, event: Event) -> None:
-        """Keep the run record and the first draft version in step with the event log."""
-        if event.type == "allocation_decided":
-            alloc = event.data["allocation"]
-            self.store.update_run(
-                event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
-                allocation_origin=event.data["origin"],
-            )
-        elif event.type == "plan_approved":
-            alloc = event.data["allocation"]
-            self.store.update_run(
-                event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
-                allocation_origin=event.data["origin"],
-            )
-        elif event.type == "draft_ready":
-            self.store.save_draft_version(event.run_id, event.data["markdown"], note="Writer's draft")
+        apply_event(self.store, event)
 
     @contextmanager
     def checkpointer(self) -> Iterator[SqliteSaver]:

@@ -7,7 +7,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
-from research.graph.context import RunContext
+from research.graph.context import RunSpec
+from research.graph.services import services_of
 from research.events import emit
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
@@ -18,8 +19,8 @@ from research.graph.state import ResearchState
 MAX_FOLLOW_UP_RESEARCHERS = 3
 
 
-def analyst(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
-    ctx = runtime.context
+def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+    ctx = services_of(runtime)
     review = len(state.get("critiques") or []) + 1
     emit("phase", phase="analyst", iteration=state.get("research_iterations", 0))
     budget_hit = False
@@ -83,5 +84,5 @@ def follow_up_tasks(state: ResearchState, iteration: int):
     )
 
 
-def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunContext]) -> list[Send]:
-    return researcher_sends(follow_up_tasks(state, state.get("research_iterations", 0)), runtime.context)
+def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> list[Send]:
+    return researcher_sends(follow_up_tasks(state, state.get("research_iterations", 0)), services_of(runtime))
