@@ -4,7 +4,7 @@ paused for plan review, or ended: replay, revise, export)."""
 import streamlit as st
 from pydantic import ValidationError
 
-from research.api import AllocationError, ResearchRequest
+from research.api import AllocationError, ResearchRequest, ServerUnreachable
 from ui import session, stored_run
 from ui.allocation_controls import render_inputs, render_run_button
 from ui.app_entry import ensure_app_entry
@@ -34,7 +34,7 @@ with st.container(border=True, key="run-inputs"):
             run_id = manager.start(ResearchRequest(
                 topic=inputs.topic, allocation=inputs.allocation, review_plan=st.session_state.review_plan,
             ))
-        except AllocationError as exc:
+        except (AllocationError, ServerUnreachable) as exc:
             st.error(f"Could not start the run: {md_escape(exc)}", icon=":material/error:")
         except ValidationError as exc:
             st.error(f"Could not start the run: {md_escape(exc.errors()[0]['msg'])}", icon=":material/error:")

@@ -27,6 +27,16 @@ from research.runs.revision import Revision, revise_run
 from research.brains.offline_revise import RevisionError
 from research.runs.runner import PlanReviewError
 
+# Issue 15: remote mode (RESEARCH_SERVER_URL): the same interface over a LangGraph Server.
+from research.runs.remote import RemoteRunManager, ServerUnreachable, thread_id_of
+
+
+def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
+    """The run manager these settings ask for: in-process, or a client of RESEARCH_SERVER_URL."""
+    if settings.server_url:
+        return RemoteRunManager(settings)
+    return RunManager(ResearchRunner(settings))
+
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
     "ResearchRunner", "ResearcherAllocation", "ResearcherView", "RunManager", "RunRecord", "RunStore", "RunView",
@@ -38,4 +48,5 @@ __all__ = [
     "PlanEditError", "PlanReviewError", "ReplayControl", "Revision", "RevisionError", "SPEEDS", "events_due",
     "export_bundle", "export_run", "import_bundle", "load_export_document", "parse_speed", "read_bundle",
     "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
+    "RemoteRunManager", "ServerUnreachable", "make_manager", "thread_id_of",
 ]

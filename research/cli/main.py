@@ -89,13 +89,23 @@ def _research(argv: list[str]) -> int:
         review_plan=args.review_plan,
     )
 
-    from research.runs.runner import ResearchRunner  # heavy imports only once the input is valid
+    if settings.server_url:  # remote mode: the graph runs on the LangGraph server
+        from research.runs.remote import RemoteRunManager, ServerUnreachable
 
-    runner = ResearchRunner(settings)
+        runner = RemoteRunManager(settings)
+        create = runner.create
+    else:
+        from research.runs.runner import ResearchRunner  # heavy imports only once the input is valid
+
+        runner = ResearchRunner(settings)
+        create, ServerUnreachable = runner.create, ()
     try:
-        run_id = runner.create(request)
+        run_id = create(request)
     except AllocationError as exc:
         raise BadInput(f"invalid allocation: {exc}") from None
+    except ServerUnreachable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     runner.run(request, on_event=None if args.quiet else _print_progress, run_id=run_id)
     return _report(runner, run_id, as_json=args.json)
 

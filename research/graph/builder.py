@@ -57,8 +57,31 @@ def _compiled(max_consecutive_same: int):
 
 
 def make_graph():
-    """Entry point for LangGraph tooling (langgraph.json): the graph with default limits."""
+    """Entry point for LangGraph tooling (langgraph.json): the graph with default limits.
+
+    Its checkpoints' msgpack allow-list names the project's state types. LangGraph enforces an
+    allow-list only under LANGGRAPH_STRICT_MSGPACK=true (`make server` sets it; otherwise it warns
+    on every project type), and `Pregel.copy`, which the server calls to attach its checkpointer,
+    drops the list (langgraph 1.2): `_AllowlistKeepingGraph` keeps it through copies."""
+    from langgraph._internal import _serde
+
+    from research.graph.serde_types import STATE_TYPES
     from research.settings import get_settings
 
     settings = get_settings()
-    return build_graph(max_consecutive_same=settings.max_consecutive_same)
+    graph = build_graph(max_consecutive_same=settings.max_consecutive_same)
+    server_graph = graph.copy()
+    server_graph.__class__ = _allowlist_keeping(type(graph))
+    server_graph._serde_allowlist = (graph._serde_allowlist or _serde.curated_core_allowlist()) | set(STATE_TYPES)
+    return server_graph
+
+
+@lru_cache(maxsize=2)
+def _allowlist_keeping(graph_class: type) -> type:
+    class _AllowlistKeepingGraph(graph_class):
+        def copy(self, update=None):
+            clone = super().copy(update)
+            clone._serde_allowlist = self._serde_allowlist
+            return clone
+
+    return _AllowlistKeepingGraph

@@ -36,10 +36,16 @@ class RunSpec(TypedDict, total=False):
 SPEC_SETTINGS = ("model", "fast_model", "sources", "max_researchers", "results_per_query", "max_llm_calls", "max_tokens")
 
 
-def spec_for(run_id: str, settings: Settings, brain: str | None = None) -> RunSpec:
-    """The spec of a run started with these settings (the brain choice as the request gave it)."""
-    spec = RunSpec(run_id=run_id, brain=brain or "auto")
+def spec_for(run_id: str, settings: Settings, brain: str | None = None, *, only_set: bool = False) -> RunSpec:
+    """The spec of a run started with these settings (the brain choice as the request gave it).
+    `only_set`: only settings given explicitly (environment, overrides), not defaults, so a remote
+    worker's own configuration decides the rest."""
+    spec = RunSpec(run_id=run_id)
+    if brain or not only_set or "llm" in settings.model_fields_set:
+        spec["brain"] = brain or settings.llm
     for name in SPEC_SETTINGS:
+        if only_set and name not in settings.model_fields_set:
+            continue
         value = getattr(settings, name)
         if value is not None:
             spec[name] = value  # type: ignore[literal-required]
