@@ -19,7 +19,7 @@ import uuid
 from typing import Any, Callable, Iterator
 
 import httpx
-from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
 
 from research.events import Event, EventAdapter
 from research.graph.allocation import parse_allocation
@@ -61,8 +61,7 @@ class RemoteRunManager:
         # page and the Settings page's provider list.
         self.runner = ResearchRunner(settings, store=store)
         self.store = self.runner.store
-        timeout = httpx.Timeout(settings.server_timeout, connect=min(5.0, settings.server_timeout))
-        self.client = client or get_sync_client(url=self.url, timeout=timeout, api_key=None)
+        self.client = client or _sdk_client(self.url, settings.server_timeout)
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
         self.orphan_message = (
@@ -277,6 +276,16 @@ class RemoteRunManager:
         with self._lock:
             self._threads[run_id] = thread
         thread.start()
+
+
+def _sdk_client(url: str, timeout: float) -> SyncLangGraphClient:
+    """langgraph-sdk's client over our own httpx client: one connect retry instead of the SDK's
+    five with backoff, so a server that went away shows as unreachable in about 20 s (the SDK
+    still reconnects a dropped stream five times, 1-5 s apart) rather than in a minute."""
+    return SyncLangGraphClient(httpx.Client(
+        base_url=url, transport=httpx.HTTPTransport(retries=1),
+        timeout=httpx.Timeout(timeout, connect=min(5.0, timeout)),
+    ))
 
 
 def _detail(response: httpx.Response) -> str:
