@@ -107,6 +107,14 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             rows.append(("7 memory", f"100 KB page text in checkpoints: {proof['markers_in_checkpoints']} of "
                          f"{proof['markers_in_text']} marker sentences (snippets)", "not copied" if proof["proven"]
                          else "**copied**", "not copied", "yes" if proof["proven"] else "**no**"))
+    remote = doc.get("remote_mode") or {}
+    if remote:
+        rows.append(("8 remote mode", f"default offline run via langgraph dev on loopback "
+                     f"({_fmt(remote.get('remote_seconds'), ' s')}) / in-process "
+                     f"({_fmt(remote.get('in_process_seconds'), ' s')})", f"{remote.get('ratio', 0):.2f}x", "", ""))
+        rows.append(("8 remote mode", "call → first event (run_started): remote / in-process",
+                     f"{_fmt(remote.get('remote_first_event_seconds'), ' s')} / "
+                     f"{_fmt(remote.get('in_process_first_event_seconds'), ' s')}", "", ""))
     return rows
 
 
