@@ -129,12 +129,11 @@ class RemoteRunManager:
         if record.status == "paused":
             self.cancel_plan(run_id)
             return
+        # Logged first, so the reader takes the stream's end (or the server's error) as the cancel.
+        self._publish(EventAdapter(run_id).make("run_cancelled", reason="Cancelled by the user."), None)
         latest = self._latest_server_run(run_id)
         if latest and latest["status"] in ("pending", "running"):
             self.client.runs.cancel(thread_id_of(run_id), latest["run_id"], wait=True)
-        self._publish(EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
-            "run_cancelled", reason="Cancelled by the user."
-        ), None)
 
     def is_active(self, run_id: str) -> bool:
         with self._lock:
@@ -223,19 +222,26 @@ class RemoteRunManager:
         without the run's own ending becomes a visible event, never a silent 'success'."""
         adapter = EventAdapter(run_id)  # numbers the stream's own events; the log renumbers
         ended = False
+        cancelled = lambda: getattr(self.store.get_run(run_id), "status", None) == "cancelled"  # noqa: E731
         try:
             for part in open_stream():
                 for event in adapter.adapt(part):
                     ended = ended or event.type in _ENDED
+                    if event.type == "run_failed" and cancelled():  # the cancel's own error part
+                        continue
                     if skip > 0:  # already in the log (a reattached reader's replay)
                         skip -= 1
                         continue
                     self._publish(event, on_event)
         except httpx.TransportError as exc:
+            if cancelled():  # the user stopped it: the stream's end is no failure
+                return
             self._warn(run_id, on_event, f"LangGraph server unreachable at {self.url} while following the run "
                        f"({type(exc).__name__}: {exc}); it may still be going on the server: reattach to follow it.")
             return
         except httpx.HTTPStatusError as exc:
+            if cancelled():
+                return
             self._fail(run_id, on_event, f"The LangGraph server refused the run: HTTP {exc.response.status_code} "
                        f"{_detail(exc.response)}")
             return
@@ -243,7 +249,7 @@ class RemoteRunManager:
             log.error("Reading run %s from %s failed: %s", run_id, self.url, mask(repr(exc), self.settings.secret_values()))
             self._fail(run_id, on_event, f"{type(exc).__name__}: {exc}")
             return
-        if not ended:
+        if not ended and not cancelled():
             status = self._thread_status(run_id)
             self._fail(run_id, on_event, f"The server's stream ended without the run's result (thread status: {status}).")
 

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import httpx
 import pytest
@@ -154,3 +155,20 @@ def test_a_bad_server_url_is_a_clear_settings_error(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "RESEARCH_SERVER_URL" in done.stderr and "http:// or https://" in done.stderr
+
+
+def test_cancel_stops_the_run_on_the_server(client_env):
+    manager = make_manager(Settings())
+    run_id = manager.start(ResearchRequest(topic="What was the impact of the printing press?", allocation="111"))
+    deadline = time.time() + 30
+    while not any(e.type == "researcher_started" for e in manager.store.events(run_id)):
+        assert time.time() < deadline, "the run never started"
+        time.sleep(0.05)
+    manager.cancel(run_id)
+    assert manager.wait(run_id, timeout=60)
+    record = manager.store.get_run(run_id)
+    types = _types(manager.store, run_id)
+    assert record.status == "cancelled", (record.status, types)
+    assert "run_cancelled" in types and "run_failed" not in types and "run_finished" not in types
+    runs = httpx.get(f"{manager.url}/threads/{thread_id_of(run_id)}/runs", timeout=10).json()
+    assert runs[0]["status"] in ("interrupted", "error"), runs[0]["status"]
