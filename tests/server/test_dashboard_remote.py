@@ -83,3 +83,23 @@ def test_a_server_lost_mid_run_shows_server_unreachable_on_the_live_panels(page_
     assert any(b.label == "Reattach" for b in at.button)
     next(b for b in at.button if b.label == "Reattach").click().run()
     assert any("LangGraph server unreachable at" in e.value for e in at.error)
+
+
+def test_compare_runs_its_allocations_on_the_server(page_env):
+    from ui.comparison_store import ComparisonStore
+
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = at.switch_page("pages/compare.py").run()
+    at.text_area(key="compare-topic").input("How do mRNA vaccines work?").run()
+    at.multiselect(key="compare-allocations").set_value(["210", "021"]).run()
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    value = at.query_params["comparison"]
+    comparison = ComparisonStore(page_env).get(value[0] if isinstance(value, list) else value)
+    store = RunStore(page_env / "runs.sqlite")
+    for run_id in comparison.run_ids:
+        _wait(store, run_id, lambda s, r=run_id: s.get_run(r).status != "running")
+    at.run()
+    assert any("All done" in t for t in texts(at))
+    measures = next(d.value for d in at.dataframe if "Measure" in d.value.columns).set_index("Measure")
+    assert measures.loc["Status"].tolist() == ["finished", "finished"]
+    assert [store.get_run(r).allocation for r in comparison.run_ids] == ["210", "021"]
