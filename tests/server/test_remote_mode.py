@@ -104,6 +104,22 @@ def test_a_reader_that_reconnects_after_the_run_gets_the_rest_of_the_log(client_
     assert not replica.is_orphaned(run_id)
 
 
+def test_cli_resume_reattaches_to_the_run_on_the_server(client_env):
+    first = make_manager(Settings())
+    run_id = first.run(ResearchRequest(topic=TOPIC))
+    full = first.store.events(run_id)
+    store = RunStore(client_env / "runs.sqlite")
+    store.update_run(run_id, status="running")  # as if the reader had died after the first events
+    with store._connect() as db:
+        db.execute("DELETE FROM events WHERE run_id = ? AND seq > 3", (run_id,))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "research", "resume", run_id, "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "finished"
+    assert [(e.type, e.data) for e in store.events(run_id)] == [(e.type, e.data) for e in full]
+
+
 def test_cli_runs_through_the_server(client_env):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
