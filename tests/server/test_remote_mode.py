@@ -188,3 +188,14 @@ def test_cancel_stops_the_run_on_the_server(client_env):
     assert "run_cancelled" in types and "run_failed" not in types and "run_finished" not in types
     runs = httpx.get(f"{manager.url}/threads/{thread_id_of(run_id)}/runs", timeout=10).json()
     assert runs[0]["status"] in ("interrupted", "error"), runs[0]["status"]
+
+
+def test_a_run_that_fails_on_the_server_shows_its_error(client_env, monkeypatch):
+    manager = make_manager(Settings())
+    # A spec the worker refuses (its Settings validate it): the run fails inside the server.
+    monkeypatch.setattr(manager, "_spec", lambda run_id, request: {"run_id": run_id, "max_researchers": 99})
+    run_id = manager.run(ResearchRequest(topic=TOPIC))
+    record = manager.store.get_run(run_id)
+    assert record.status == "failed", _types(manager.store, run_id)
+    assert "max_researchers" in record.error and "9" in record.error
+    assert _types(manager.store, run_id)[-1] == "run_failed"
