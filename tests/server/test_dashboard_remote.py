@@ -103,3 +103,9 @@ def test_compare_runs_its_allocations_on_the_server(page_env):
     measures = next(d.value for d in at.dataframe if "Measure" in d.value.columns).set_index("Measure")
     assert measures.loc["Status"].tolist() == ["finished", "finished"]
     assert [store.get_run(r).allocation for r in comparison.run_ids] == ["210", "021"]
+
+
+def test_the_settings_page_says_where_runs_execute(page_env, server_url):
+    at = AppTest.from_file(str(APP), default_timeout=60).switch_page("pages/settings.py").run()
+    assert any("Remote mode: runs execute on the LangGraph server at" in i.value and server_url in i.value
+               for i in at.info)
