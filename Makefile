@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-fast lint format bench bench-quick fuzz install install-dev browser clean
+.PHONY: run test test-fast test-server server lint format bench bench-quick fuzz install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,13 @@ install-dev: $(VENV)/.installed-dev
 run: install
 	$(PY) -m streamlit run streamlit_app.py --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
+
+## The same graph on LangGraph's in-memory server (langgraph dev; for a team: LangGraph Server with
+## Postgres and Redis, see README). Point dashboards at it with RESEARCH_SERVER_URL=http://127.0.0.1:2024.
+## Strict msgpack: checkpoints load only the project's own state types (research/graph/serde_types.py).
+SERVER_PORT ?= 2024
+server: install-dev
+	LANGGRAPH_STRICT_MSGPACK=true $(VENV)/bin/langgraph dev --host $(HOST) --port $(SERVER_PORT) --no-browser
 
 ## Debian packages the tests use: Chromium (browser tests) and DejaVu fonts (Unicode PDF export).
 ## Installed only when missing (root needed); outside CI a missing browser skips the browser tests.
@@ -53,9 +60,13 @@ format: install-dev
 test: install-dev browser
 	$(PY) -m pytest -q
 
-## Everything but the browser tests.
+## Everything but the browser tests and the server lane.
 test-fast: install-dev
-	$(PY) -m pytest -q -m "not browser"
+	$(PY) -m pytest -q -m "not browser and not server"
+
+## The server lane: remote mode against a real `langgraph dev` on a free loopback port.
+test-server: install-dev
+	$(PY) -m pytest -q -m server
 
 ## Generated hostile bundles, documents and queries against the importers, many more than the
 ## suite's bounded run (tests/security/test_fuzz.py; ~10 minutes on 2 cores).

@@ -124,6 +124,14 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         for case, d in (doc.get("hostile_inputs_details") or {}).items():
             rows.append(("8 hostile inputs", f"{case.replace('_', ' ')} ({d['file_bytes'] // 1024} KB file): peak RSS",
                          _fmt(d["peak_rss_mb"], " MB"), f"< {hostile['bound_mb']} MB", _ok(d["peak_rss_mb"], hostile["bound_mb"])))
+    remote = doc.get("remote_mode") or {}
+    if remote:
+        rows.append(("8 remote mode", f"default offline run via langgraph dev on loopback "
+                     f"({_fmt(remote.get('remote_seconds'), ' s')}) / in-process "
+                     f"({_fmt(remote.get('in_process_seconds'), ' s')})", f"{remote.get('ratio', 0):.2f}x", "", ""))
+        rows.append(("8 remote mode", "call → first event (run_started): remote / in-process",
+                     f"{_fmt(remote.get('remote_first_event_seconds'), ' s')} / "
+                     f"{_fmt(remote.get('in_process_first_event_seconds'), ' s')}", "", ""))
     return rows
 
 

@@ -4,7 +4,7 @@ paused for plan review, or ended: replay, revise, export)."""
 import streamlit as st
 from pydantic import ValidationError
 
-from research.api import AllocationError, ResearchRequest
+from research.api import AllocationError, ResearchRequest, ServerUnreachable
 from ui import auth, session, stored_run
 from ui.allocation_controls import render_inputs, render_run_button
 from ui.app_entry import ensure_app_entry
@@ -38,7 +38,7 @@ with st.container(border=True, key="run-inputs"):
                 researcher_mode=researcher_mode,
                 started_by=auth.signed_in_user(),
             ))
-        except AllocationError as exc:
+        except (AllocationError, ServerUnreachable) as exc:
             st.error(f"Could not start the run: {md_escape(exc)}", icon=":material/error:")
         except ValidationError as exc:
             st.error(f"Could not start the run: {md_escape(exc.errors()[0]['msg'])}", icon=":material/error:")

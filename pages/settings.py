@@ -19,6 +19,11 @@ st.title(":material/settings: Settings", anchor=False)
 st.caption("Set keys in `.streamlit/secrets.toml` or the environment (`RESEARCH_*`, `OPENAI_API_KEY`, "
            "`TAVILY_API_KEY`); restart the app after changing them.")
 
+if settings.server_url:  # remote mode: what is shown below is this dashboard's side only
+    st.info(f"Remote mode: runs execute on the LangGraph server at `{settings.server_url}`, with the "
+            "server's own keys, providers and library. This page shows this dashboard's settings.",
+            icon=":material/cloud:")
+
 keys_col, limits_col = st.columns([2, 3], gap="large")
 with keys_col:
     st.subheader(":material/key: Keys", anchor=False)

@@ -31,6 +31,15 @@ from research.runs.runner import PlanReviewError
 # Issue 13: content made inert wherever it is shown.
 from research.drafts.inert import inert_markdown
 from research.export.sources_csv import csv_cell, render_csv
+# Issue 15: remote mode (RESEARCH_SERVER_URL): the same interface over a LangGraph Server.
+from research.runs.remote import RemoteRunManager, ServerUnreachable, thread_id_of
+
+
+def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
+    """The run manager these settings ask for: in-process, or a client of RESEARCH_SERVER_URL."""
+    if settings.server_url:
+        return RemoteRunManager(settings)
+    return RunManager(ResearchRunner(settings))
 
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "RunLiveness", "RunStatus", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
@@ -44,4 +53,5 @@ __all__ = [
     "export_bundle", "export_run", "import_bundle", "load_export_document", "parse_speed", "read_bundle",
     "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
     "inert_markdown", "csv_cell", "render_csv",
+    "RemoteRunManager", "ServerUnreachable", "make_manager", "thread_id_of",
 ]

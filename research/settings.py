@@ -90,10 +90,21 @@ class Settings(BaseSettings):
     max_tool_calls_per_round: int = Field(40, ge=1, le=500)
     max_tool_calls_per_run: int = Field(100, ge=1, le=2000)
 
-    @field_validator("fast_model", "openai_base_url", mode="before")
+    # Remote mode (research/runs/remote.py): a LangGraph Server runs the graph; None = in-process.
+    server_url: str | None = None
+    server_timeout: float = Field(60.0, gt=0, le=3600)  # seconds: connect (at most 5) and each stream read
+
+    @field_validator("fast_model", "openai_base_url", "server_url", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("server_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"must be an http:// or https:// URL of a LangGraph server, got {value[:100]!r}")
+        return value
 
     @property
     def effective_fast_model(self) -> str:

@@ -11,7 +11,7 @@ import hashlib
 
 import streamlit as st
 
-from research.api import ResearchRunner, RunManager, Settings
+from research.api import RemoteRunManager, RunManager, Settings, make_manager
 from ui.secrets_env import apply_streamlit_secrets
 
 
@@ -28,9 +28,9 @@ def _fingerprint(settings: Settings) -> str:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _manager(fingerprint: str, _settings: Settings) -> RunManager:
-    return RunManager(ResearchRunner(_settings))
+def _manager(fingerprint: str, _settings: Settings) -> RunManager | RemoteRunManager:
+    return make_manager(_settings)  # RESEARCH_SERVER_URL: a client of the LangGraph server
 
 
-def get_manager(settings: Settings) -> RunManager:
+def get_manager(settings: Settings) -> RunManager | RemoteRunManager:
     return _manager(_fingerprint(settings), settings)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunManager, RunStore, RunView
+from research.api import RunManager, RunStore, RunView, ServerUnreachable
 from ui import session
+from ui.text import md_escape
 from ui.panels import critiques, draft, pipeline, researchers, sources_table, summary, supervisor, transcript
 
 # Twice a second: at 1.0 the first researcher card waited for the next tick (~1.3 s after the
@@ -50,10 +51,15 @@ def show_run(manager: RunManager, run_id: str) -> None:
 
 
 def _offer_resume(manager: RunManager, run_id: str) -> None:
+    remote = getattr(manager, "orphan_message", None)  # remote mode: the server may still run it
     st.warning(
-        "This run stopped when the app that ran it did. It can continue from its last checkpoint.",
-        icon=":material/pause_circle:",
+        remote or "This run stopped when the app that ran it did. It can continue from its last checkpoint.",
+        icon=":material/cloud_off:" if remote else ":material/pause_circle:",
     )
-    if st.button("Resume run", icon=":material/play_arrow:", key=f"resume-{run_id}"):
-        manager.resume(run_id)
-        st.rerun()
+    if st.button("Reattach" if remote else "Resume run", icon=":material/play_arrow:", key=f"resume-{run_id}"):
+        try:
+            manager.resume(run_id)
+        except ServerUnreachable as exc:
+            st.error(md_escape(exc), icon=":material/error:")
+        else:
+            st.rerun()

@@ -204,10 +204,17 @@ def _continue(settings: Settings, args: Namespace, bad_input: BadInput, report: 
     from research.graph.nodes.plan_review import PlanEditError
     from research.runs.runner import PlanReviewError, ResearchRunner
 
-    runner = ResearchRunner(settings)
+    from research.runs.remote import RemoteRunManager, ServerUnreachable
+
+    if settings.server_url:  # remote mode: the paused run lives on the LangGraph server
+        runner = RemoteRunManager(settings)
+        go = lambda: runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, block=True)  # noqa: E731
+    else:
+        runner = ResearchRunner(settings)
+        go = lambda: runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, llm=args.llm)  # noqa: E731
     try:
-        runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, llm=args.llm)
-    except (PlanEditError, PlanReviewError) as exc:
+        go()
+    except (PlanEditError, PlanReviewError, ServerUnreachable) as exc:
         raise bad_input(str(exc)) from None
     code: int = report(runner, args.run_id, as_json=args.json)
     return code

@@ -98,13 +98,23 @@ def _research(argv: list[str]) -> int:
         review_plan=args.review_plan, researcher_mode=args.researcher_mode,
     )
 
-    from research.runs.runner import ResearchRunner  # heavy imports only once the input is valid
+    if settings.server_url:  # remote mode: the graph runs on the LangGraph server
+        from research.runs.remote import RemoteRunManager, ServerUnreachable
 
-    runner = ResearchRunner(settings)
+        runner = RemoteRunManager(settings)
+        create = runner.create
+    else:
+        from research.runs.runner import ResearchRunner  # heavy imports only once the input is valid
+
+        runner = ResearchRunner(settings)
+        create, ServerUnreachable = runner.create, ()
     try:
-        run_id = runner.create(request)
+        run_id = create(request)
     except AllocationError as exc:
         raise BadInput(f"invalid allocation: {exc}") from None
+    except ServerUnreachable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     runner.run(request, on_event=None if args.quiet else _print_progress, run_id=run_id)
     return _report(runner, run_id, as_json=args.json)
 
@@ -155,12 +165,23 @@ def _subcommand(argv: list[str]) -> int:
 
 
 def _resume(settings: Settings, args: argparse.Namespace) -> int:
-    from research.runs.runner import ResearchRunner
+    if settings.server_url:  # remote mode: reattach to the run on the server and follow it to its end
+        from research.runs.remote import RemoteRunManager, ServerUnreachable
 
-    runner = ResearchRunner(settings)
+        runner = RemoteRunManager(settings)
+        go = lambda: runner.resume(args.run_id, on_event=_print_progress, block=True)  # noqa: E731
+    else:
+        from research.runs.runner import ResearchRunner
+
+        runner = ResearchRunner(settings)
+        go, ServerUnreachable = lambda: runner.resume(args.run_id, on_event=_print_progress, llm=args.llm), ()  # noqa: E731
     if runner.store.get_run(args.run_id) is None:
         raise BadInput(f"no run with id {args.run_id!r} in {settings.runs_db}")
-    runner.resume(args.run_id, on_event=_print_progress, llm=args.llm)
+    try:
+        go()
+    except ServerUnreachable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     return _report(runner, args.run_id, as_json=args.json)
 
 

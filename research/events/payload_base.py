@@ -11,6 +11,9 @@ class Readable(BaseModel):
     """Reads as a mapping too (`data["topic"]`, `data.get(...)`, `**data`), so callers that index
     event data by key keep working; new code uses the attributes."""
 
+    def items(self) -> list[tuple[str, Any]]:
+        return [(key, getattr(self, key)) for key in self.keys()]
+
     def keys(self) -> list[str]:
         return [*type(self).model_fields, *(self.__pydantic_extra__ or {})]
 

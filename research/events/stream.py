@@ -93,6 +93,7 @@ class EventAdapter:
         # the updates of tasks that finished before the interruption (marked "cached"); those
         # already logged are skipped so the transcript does not show them twice.
         self._logged_messages = logged_messages or set()
+        self.remote_run_id = ""  # a server stream's run id (its metadata part)
 
     def make(self, type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> Event:
         self._seq += 1
@@ -102,28 +103,58 @@ class EventAdapter:
         )
 
     def adapt(self, part: Any) -> Iterator[Event]:
-        """Events from one v2 stream part (`graph.stream(..., version="v2")`)."""
+        """Events from one stream part: in-process v2 parts ({"type", "ns", "data"}) and langgraph-sdk's
+        remote StreamParts (event "mode|namespace", JSON data)."""
         namespace, mode, data = _unpack(part)
-        if mode == "custom" and isinstance(data, dict) and _MARK in data:
+        if mode == "metadata" and isinstance(data, dict):  # the server's run id, first of a stream
+            self.remote_run_id = str(data.get("run_id") or "") or self.remote_run_id
+        elif mode == "error":
+            yield self.make("run_failed", error=_error_text(data))
+        elif mode == "custom" and isinstance(data, dict) and _MARK in data:
             yield self.make(
                 data[_MARK], researcher_id=data.get("researcher_id"),
                 iteration=data.get("iteration"), **(data.get("data") or {}),
             )
         elif mode == "updates" and not namespace and isinstance(data, dict):
+            # A pause (plan review's interrupt): the interrupt's value is the event's data.
+            for pause in data.get("__interrupt__") or ():
+                value = pause.get("value") if isinstance(pause, dict) else getattr(pause, "value", None)
+                yield self.make("plan_review_requested", **(value if isinstance(value, dict) else {}))
             # The transcript: messages the top-level nodes added (subgraph updates would repeat them).
             replayed = bool((data.get("__metadata__") or {}).get("cached"))
             # A node with several tasks in one part (parallel Sends) maps to a list of updates.
-            updates = [u for value in data.values() for u in (value if isinstance(value, list) else [value])]
+            updates = [
+                u for key, value in data.items() if not key.startswith("__")
+                for u in (value if isinstance(value, list) else [value])
+            ]
             for update in updates:
                 for message in (update or {}).get("messages", []) if isinstance(update, dict) else []:
-                    name, content = getattr(message, "name", None) or "", str(getattr(message, "content", ""))
+                    name, role, content = _message_fields(message)
                     if replayed and (name, content) in self._logged_messages:
                         continue
-                    yield self.make("message", name=name, role=getattr(message, "type", "ai"), content=content)
+                    yield self.make("message", name=name, role=role, content=content)
+
+
+def _message_fields(message: Any) -> tuple[str, str, str]:
+    """(name, role, content) of a message object, or of its JSON form from a server stream."""
+    if isinstance(message, dict):
+        return str(message.get("name") or ""), str(message.get("type") or "ai"), str(message.get("content", ""))
+    return getattr(message, "name", None) or "", getattr(message, "type", "ai"), str(getattr(message, "content", ""))
+
+
+def _error_text(data: Any) -> str:
+    if isinstance(data, dict):
+        kind, message = data.get("error") or "Error", data.get("message") or ""
+        return f"{kind}: {message}" if message else str(kind)
+    return str(data or "run failed on the server")
 
 
 def _unpack(part: Any) -> tuple[tuple[str, ...], str | None, Any]:
-    """A v2 stream part ({"type", "ns", "data"}) as (namespace, mode, data)."""
+    """A stream part as (namespace, mode, data)."""
+    event = getattr(part, "event", None)
+    if isinstance(event, str):  # langgraph-sdk StreamPart: "updates", "custom|researcher:<task id>", ...
+        mode, _, namespace = event.partition("|")
+        return tuple(namespace.split("|")) if namespace else (), mode, getattr(part, "data", None)
     if isinstance(part, dict) and "type" in part and "data" in part:
         return tuple(part.get("ns") or ()), part["type"], part["data"]
     return (), None, None

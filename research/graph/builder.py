@@ -1,5 +1,5 @@
-"""The research graph: supervisor -> [plan review] -> researchers (Send fan-out) -> analyst ->
-[follow-up] -> writer. Plan review is a no-op unless the run asked for it (`review_plan`)."""
+"""The research graph: begin -> supervisor -> [plan review] -> researchers (Send fan-out) -> analyst ->
+[follow-up] -> writer -> finish. Plan review is a no-op unless the run asked for it (`review_plan`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from functools import lru_cache, partial
 
 from langgraph.graph import END, START, StateGraph
 
-from research.graph.context import RunContext
+from research.graph.context import RunSpec
 from research.graph.nodes import Node
+from research.graph.nodes.lifecycle import begin, finish
 from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
 from research.graph.nodes.plan_review import plan_review
 from research.graph.nodes.agent_researcher import agent_researcher
@@ -29,7 +30,8 @@ def build_graph(*, max_consecutive_same: int = 3, checkpointer=None, researcher_
 
 @lru_cache(maxsize=8)
 def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline"):
-    builder = StateGraph(ResearchState, context_schema=RunContext)
+    builder = StateGraph(ResearchState, context_schema=RunSpec)
+    builder.add_node(Node.BEGIN.value, begin)
     builder.add_node(Node.SUPERVISOR.value, supervisor)
     builder.add_node(Node.PLAN_REVIEW.value, plan_review)
     # The researcher branch of the fan-out: fixed queries (pipeline) or a bounded tool loop (agent).
@@ -37,8 +39,10 @@ def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline"):
     builder.add_node(Node.ANALYST.value, analyst)
     builder.add_node(Node.FOLLOW_UP.value, follow_up)
     builder.add_node(Node.WRITER.value, writer)
+    builder.add_node(Node.FINISH.value, finish)
 
-    builder.add_edge(START, Node.SUPERVISOR.value)
+    builder.add_edge(START, Node.BEGIN.value)
+    builder.add_edge(Node.BEGIN.value, Node.SUPERVISOR.value)
     builder.add_edge(Node.SUPERVISOR.value, Node.PLAN_REVIEW.value)
     # The fan-out reads the plan from state after the review, so edited questions/allocation apply.
     builder.add_conditional_edges(Node.PLAN_REVIEW.value, dispatch, [Node.RESEARCHER.value])
@@ -49,13 +53,38 @@ def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline"):
         {"follow_up": Node.FOLLOW_UP.value, "writer": Node.WRITER.value},
     )
     builder.add_conditional_edges(Node.FOLLOW_UP.value, dispatch_follow_up, [Node.RESEARCHER.value])
-    builder.add_edge(Node.WRITER.value, END)
+    builder.add_edge(Node.WRITER.value, Node.FINISH.value)  # FINISH stays the last node (run_finished)
+    builder.add_edge(Node.FINISH.value, END)
     return builder.compile()
 
 
 def make_graph():
-    """Entry point for LangGraph tooling (langgraph.json): the graph with default limits."""
+    """Entry point for LangGraph tooling (langgraph.json): the graph with default limits.
+
+    Its checkpoints' msgpack allow-list names the project's state types. LangGraph enforces an
+    allow-list only under LANGGRAPH_STRICT_MSGPACK=true (`make server` sets it; otherwise it warns
+    on every project type), and `Pregel.copy`, which the server calls to attach its checkpointer,
+    drops the list (langgraph 1.2): `_AllowlistKeepingGraph` keeps it through copies."""
+    from langgraph._internal import _serde
+
+    from research.graph.serde_types import STATE_TYPES
     from research.settings import get_settings
 
     settings = get_settings()
-    return build_graph(max_consecutive_same=settings.max_consecutive_same, researcher_mode=settings.researcher_mode)
+    # A server's researcher mode is its own setting (RESEARCH_RESEARCHER_MODE of the worker's environment).
+    graph = build_graph(max_consecutive_same=settings.max_consecutive_same, researcher_mode=settings.researcher_mode)
+    server_graph = graph.copy()
+    server_graph.__class__ = _allowlist_keeping(type(graph))
+    server_graph._serde_allowlist = (graph._serde_allowlist or _serde.curated_core_allowlist()) | set(STATE_TYPES)
+    return server_graph
+
+
+@lru_cache(maxsize=2)
+def _allowlist_keeping(graph_class: type) -> type:
+    class _AllowlistKeepingGraph(graph_class):
+        def copy(self, update=None):
+            clone = super().copy(update)
+            clone._serde_allowlist = self._serde_allowlist
+            return clone
+
+    return _AllowlistKeepingGraph

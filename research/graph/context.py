@@ -1,8 +1,15 @@
-"""What every node of one run needs, passed as LangGraph's run context (never checkpointed)."""
+"""The run's context: a JSON spec that travels (in-process, or as a server run's `context`), and
+the services each process builds from it (settings, brain, router, page-text store; never checkpointed).
+
+Nodes call `services_of(runtime)` (research/graph/services.py) and get a `RunContext`; they never
+read Python objects from `runtime.context`, which a server can only fill from JSON.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from typing_extensions import TypedDict
 
 from research.brains.base import Brain
 from research.brains.offline import OfflineBrain
@@ -12,8 +19,46 @@ from research.sources.router import SourceRouter
 from research.sources.texts import SourceTextStore
 
 
+class RunSpec(TypedDict, total=False):
+    """What a process needs to build a run's services; every field is JSON. Missing = the
+    process's own settings (RESEARCH_* of the worker's environment)."""
+
+    run_id: str
+    brain: str  # auto | offline | openai
+    model: str
+    fast_model: str
+    sources: str  # auto | live | library
+    max_researchers: int
+    results_per_query: int
+    max_llm_calls: int
+    max_tokens: int
+    researcher_mode: str  # pipeline | agent
+    started_by: str  # the signed-in user who started the run (shared desks)
+
+
+SPEC_SETTINGS = ("model", "fast_model", "sources", "max_researchers", "results_per_query", "max_llm_calls", "max_tokens")
+
+
+def spec_for(run_id: str, settings: Settings, brain: str | None = None, *, only_set: bool = False) -> RunSpec:
+    """The spec of a run started with these settings (the brain choice as the request gave it).
+    `only_set`: only settings given explicitly (environment, overrides), not defaults, so a remote
+    worker's own configuration decides the rest."""
+    spec = RunSpec(run_id=run_id)
+    if brain or not only_set or "llm" in settings.model_fields_set:
+        spec["brain"] = brain or settings.llm
+    for name in SPEC_SETTINGS:
+        if only_set and name not in settings.model_fields_set:
+            continue
+        value = getattr(settings, name)
+        if value is not None:
+            spec[name] = value  # type: ignore[literal-required]
+    return spec
+
+
 @dataclass(frozen=True)
 class RunContext:
+    """The services of one run in this process (the attribute names every node uses)."""
+
     run_id: str
     settings: Settings
     brain: Brain

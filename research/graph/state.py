@@ -7,7 +7,9 @@ so checkpoints stay small however much text the researchers read.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated
+
+from typing_extensions import TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -50,6 +52,7 @@ class ResearchState(TypedDict, total=False):
     warnings: Annotated[list[RunWarning], operator.add]
     draft: Draft
     messages: Annotated[list[AnyMessage], add_messages]
+    run_started_at: float  # set by the begin node (epoch seconds), for run_finished's seconds
     review_plan: bool  # pause after the supervisor for the user to edit the plan (plan_review node)
 
 

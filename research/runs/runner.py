@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import time
 import traceback
 import uuid
 from contextlib import contextmanager
@@ -19,12 +18,15 @@ from langgraph.types import Command
 
 from research.graph.allocation import parse_allocation
 from research.brains.factory import make_brain
-from research.graph.context import RunContext
+from research.graph import services
+from research.graph.context import RunContext, RunSpec, spec_for
+from research.graph.serde_types import STATE_TYPES
 from research.events import Event, EventAdapter, payloads
 from research.events.status import RunStatus
 from research.graph.builder import build_graph
 from research.logging_setup import configure_logging, run_id_scope
 from research.graph.nodes.plan_review import validate_plan_edit
+from research.runs.event_effects import apply_event
 from research.runs.store import RunStore
 from research.schemas import ResearchRequest
 from research.secrets import mask
@@ -35,12 +37,7 @@ from research.sources.router import SourceRouter
 log = logging.getLogger("research.runs.runner")
 EventCallback = Callable[[Event], None]
 
-# Our own state types, allowed through the checkpoint serializer's msgpack gate.
-_STATE_TYPES = [
-    ("research.schemas", name)
-    for name in ("Source", "ResearcherTask", "ResearcherReport", "Critique", "QuestionCoverage",
-                 "ResolvedAllocation", "ResearcherAllocation", "RunWarning", "Draft", "AnalystVerdict")
-]
+_STATE_TYPES = STATE_TYPES  # the checkpoint serializer's allow-list (research/graph/serde_types.py)
 
 
 class ResearchRunner:
@@ -124,7 +121,7 @@ class ResearchRunner:
             "run_cancelled", reason="Cancelled at plan review."
         )
         self.store.append_event(event)
-        self.store.update_run(run_id, status=RunStatus.CANCELLED, finished_at=time.time())
+        apply_event(self.store, event)
         if on_event:
             on_event(event)
 
@@ -145,7 +142,6 @@ class ResearchRunner:
             (e.data.name, e.data.content) for e in self.store.events(run_id) if isinstance(e.data, payloads.Message)
         }
         adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged)
-        t0 = time.time()
 
         def publish(event: Event) -> None:
             self.store.append_event(event)
@@ -155,16 +151,10 @@ class ResearchRunner:
 
         brain = make_brain(self.settings, request.llm)
         mode = request.researcher_mode or (None if started else self._stored_mode(run_id)) or self.settings.researcher_mode
-        if started:
-            publish(adapter.make(
-                "run_started", topic=request.topic, allocation_request=request.allocation,
-                brain=brain.kind, model=brain.name, source_mode=self.settings.sources,
-                max_iterations=initial["max_iterations"] if initial else self.settings.max_iterations,
-                researcher_mode=mode,
-                started_by=request.started_by,
-            ))
-        elif resumed_note:
+        if not started and resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))
+        # The graph gets a JSON spec; this process's services for it are bound by run id, so the
+        # nodes use this runner's store and router (run_started/run_finished come from the graph).
         ctx = RunContext(
             run_id=run_id, settings=self.settings, brain=brain, sources=self.sources, store=self.store,
             researcher_mode=mode,
@@ -176,39 +166,31 @@ class ResearchRunner:
             "max_concurrency": self.settings.max_concurrency + 1,
             "recursion_limit": 100,
         }
+        services.bind(ctx)
         try:
             with self.checkpointer() as saver, run_id_scope(run_id):
                 graph = build_graph(
                     max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver, researcher_mode=mode,
                 )
                 for part in graph.stream(
-                    initial, config, context=ctx, stream_mode=["custom", "updates"], subgraphs=True, version="v2"
+                    initial, config, context=self._spec(run_id, request, mode),
+                    stream_mode=["custom", "updates"], subgraphs=True, version="v2",
                 ):
                     for event in adapter.adapt(part):
                         publish(event)
-                snapshot = graph.get_state(config)
-                final = snapshot.values
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
             # Not log.exception: the log's secret filter only sees the message, not the traceback.
             log.error("Run %s failed\n%s", run_id, mask("".join(traceback.format_exception(exc)), self.settings.secret_values()))
-            message = mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values())
-            publish(adapter.make("run_failed", error=message))
-            self.store.update_run(run_id, status=RunStatus.FAILED, error=message, finished_at=time.time())
-            return
-        if snapshot.interrupts:  # paused for plan review: the checkpoint holds the pause
-            publish(adapter.make("plan_review_requested", **snapshot.interrupts[0].value))
-            self.store.update_run(run_id, status=RunStatus.PAUSED)
-            return
-        seconds = round(time.time() - t0, 3)
-        counts = {
-            "sources": len(final.get("sources", [])),
-            "researchers": len(final.get("reports", [])),
-            "iterations": final.get("research_iterations", 0),
-            "critiques": len(final.get("critiques", [])),
-        }
-        status = RunStatus.FINISHED if final.get("draft") else RunStatus.FAILED
-        publish(adapter.make("run_finished", status=status, seconds=seconds, counts=counts))
-        self.store.update_run(run_id, status=status, finished_at=time.time(), source_count=counts["sources"], summary=counts)
+            publish(adapter.make("run_failed", error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values())))
+        finally:
+            services.unbind(run_id)
+
+    def _spec(self, run_id: str, request: ResearchRequest, mode: str) -> RunSpec:
+        spec = spec_for(run_id, self.settings, request.llm)
+        spec["researcher_mode"] = mode
+        if request.started_by:
+            spec["started_by"] = request.started_by
+        return spec
 
     def _stored_mode(self, run_id: str) -> str | None:
         """The researcher mode a resumed run started with (its run_started event)."""
@@ -216,12 +198,7 @@ class ResearchRunner:
         return started.data.get("researcher_mode") if started else None
 
     def _on_event_side_effects(self, event: Event) -> None:
-        """Keep the run record and the first draft version in step with the event log."""
-        data = event.data
-        if isinstance(data, (payloads.AllocationDecided, payloads.PlanApproved)):
-            self.store.update_run(event.run_id, allocation=data.allocation.notation, allocation_origin=data.origin)
-        elif isinstance(data, payloads.DraftReady):
-            self.store.save_draft_version(event.run_id, data.markdown, note="Writer's draft")
+        apply_event(self.store, event)
 
     @contextmanager
     def checkpointer(self) -> Iterator[SqliteSaver]:

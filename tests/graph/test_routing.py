@@ -77,7 +77,9 @@ def test_looping_guard_same_gaps_twice() -> None:
 
 def test_graph_wiring() -> None:
     edges = {(e.source, e.target, e.conditional) for e in build_graph().get_graph().edges}
-    assert ("__start__", "supervisor", False) in edges
+    # begin and finish bracket the run (run_started / run_finished come from inside the graph).
+    assert ("__start__", "begin", False) in edges
+    assert ("begin", "supervisor", False) in edges
     # The first round fans out (Send) after the supervisor: directly, or after the optional plan
     # review that follows it. Follow-up rounds fan out from follow_up.
     fan_outs = {s for s, t, conditional in edges if t == "researcher" and conditional}
@@ -88,9 +90,10 @@ def test_graph_wiring() -> None:
     assert ("analyst", "follow_up", True) in edges
     assert ("analyst", "writer", True) in edges
     assert ("follow_up", "researcher", True) in edges
-    assert ("writer", "__end__", False) in edges
-    # The writer is the only way out, and the analyst never routes straight back to the supervisor.
-    assert {(s, t) for s, t, _ in edges if t == "__end__"} == {("writer", "__end__")}
+    assert ("writer", "finish", False) in edges
+    # The writer (then finish) is the only way out, and the analyst never routes back to the supervisor.
+    assert {(s, t) for s, t, _ in edges if t == "__end__"} == {("finish", "__end__")}
+    assert {s for s, t, _ in edges if t == "finish"} == {"writer"}
     assert {t for s, t, _ in edges if s == "analyst"} == {"follow_up", "writer"}
 
 

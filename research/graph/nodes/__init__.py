@@ -10,3 +10,7 @@ class Node(StrEnum):
     ANALYST = "analyst"
     FOLLOW_UP = "follow_up"
     WRITER = "writer"
+    # The run's first and last steps: run_started / run_finished come from inside the graph, so a
+    # run on a server logs them as an in-process run does.
+    BEGIN = "begin"
+    FINISH = "finish"

@@ -24,7 +24,8 @@ from research.brains.model_output import strip_think
 from research.brains.offline_tools import OfflineToolPolicy
 from research.brains.tool_agent import ToolsUnsupported, tool_agent_for
 from research.events import emit
-from research.graph.context import RunContext
+from research.graph.context import RunContext, RunSpec
+from research.graph.services import services_of
 from research.graph.nodes.agent_worker import WorkerLog, run_tool_call
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.researcher import researcher
@@ -47,8 +48,8 @@ def directive_text(task: ResearcherTask) -> str:
     return prompts.AGENT_DIRECTIVE.format(reason=reason)
 
 
-def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunContext]) -> dict:
-    task, ctx = state["task"], runtime.context
+def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict:
+    task, ctx = state["task"], services_of(runtime)
     try:
         return _agent_loop(task, ctx)
     except ToolsUnsupported as exc:

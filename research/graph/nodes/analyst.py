@@ -7,7 +7,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
-from research.graph.context import RunContext
+from research.graph.context import RunSpec
+from research.graph.services import services_of
 from research.events import emit
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
@@ -19,8 +20,8 @@ from research.graph.state import ResearchState
 MAX_FOLLOW_UP_RESEARCHERS = 3
 
 
-def analyst(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
-    ctx = runtime.context
+def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+    ctx = services_of(runtime)
     review = len(state.get("critiques") or []) + 1
     emit("phase", phase="analyst", iteration=state.get("research_iterations", 0))
     budget_hit = False
@@ -55,11 +56,11 @@ def analyst(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
     return update
 
 
-def follow_up(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
+def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     """Counts the revision round and records the directives; `dispatch_follow_up` sends the team."""
     iteration = state.get("research_iterations", 0) + 1
     emit("phase", phase="researchers", iteration=iteration)
-    tasks = follow_up_tasks(state, iteration, runtime.context.researcher_mode)
+    tasks = follow_up_tasks(state, iteration, services_of(runtime).researcher_mode)
     agent_log.info("Supervisor decision: Routing to -> follow-up researchers (round %d, %d)", iteration, len(tasks))
     return {
         "research_iterations": iteration,
@@ -90,6 +91,6 @@ def follow_up_tasks(state: ResearchState, iteration: int, researcher_mode: str =
     return tasks
 
 
-def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunContext]) -> list[Send]:
-    ctx = runtime.context
+def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> list[Send]:
+    ctx = services_of(runtime)
     return researcher_sends(follow_up_tasks(state, state.get("research_iterations", 0), ctx.researcher_mode), ctx)

@@ -18,7 +18,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research.graph.allocation import AllocationError, parse_allocation
-from research.graph.context import RunContext
+from research.graph.context import RunSpec
+from research.graph.services import services_of
 from research.events import emit
 from research.graph.nodes.common import agent_log
 from research.graph.nodes.supervisor import MAX_QUESTIONS
@@ -76,10 +77,10 @@ def plan_payload(state: ResearchState, max_researchers: int) -> dict[str, Any]:
     }
 
 
-def plan_review(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
+def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     if not state.get("review_plan"):
         return {}
-    cap = runtime.context.settings.max_researchers
+    cap = services_of(runtime).settings.max_researchers
     answer = interrupt(plan_payload(state, cap)) or {}
     questions, allocation = validate_plan_edit(
         answer.get("questions"), answer.get("allocation"), max_researchers=cap

@@ -13,7 +13,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
-from research.graph.context import RunContext
+from research.graph.context import RunSpec
+from research.graph.services import services_of
 from research.events import emit
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
 from research.schemas import ResearcherReport, RunWarning
@@ -24,8 +25,8 @@ from research.relevance.passages import carried_text
 MAX_QUERIES = 3
 
 
-def plan_queries(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
-    ctx = runtime.context
+def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict:
+    ctx = services_of(runtime)
     task = state["task"]
     emit(
         "researcher_started", researcher_id=task.researcher_id, iteration=task.iteration,
@@ -46,8 +47,8 @@ def fan_out_queries(state: ResearcherState) -> list[Send]:
     return [Send("retrieve", {"task": state["task"], "query": q}) for q in state["queries"]]
 
 
-def retrieve(payload: RetrieveTask, runtime: Runtime[RunContext]) -> dict:
-    ctx = runtime.context
+def retrieve(payload: RetrieveTask, runtime: Runtime[RunSpec]) -> dict:
+    ctx = services_of(runtime)
     task, query = payload["task"], payload["query"]
     limit = ctx.settings.results_per_query
     log_tool("researcher", f"search_{task.kind}", {"researcher": task.researcher_id, "query": query, "limit": limit})
@@ -71,8 +72,8 @@ def retrieve(payload: RetrieveTask, runtime: Runtime[RunContext]) -> dict:
     }
 
 
-def write_notes(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
-    ctx = runtime.context
+def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict:
+    ctx = services_of(runtime)
     task = state["task"]
     sources = state.get("sources", [])
     try:
@@ -96,7 +97,7 @@ def write_notes(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
 
 
 def build_researcher_graph():
-    builder = StateGraph(ResearcherState, context_schema=RunContext)
+    builder = StateGraph(ResearcherState, context_schema=RunSpec)
     builder.add_node("plan_queries", plan_queries)
     builder.add_node("retrieve", retrieve)
     builder.add_node("write_notes", write_notes)
@@ -110,7 +111,7 @@ def build_researcher_graph():
 RESEARCHER_GRAPH = build_researcher_graph()
 
 
-def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunContext]) -> dict:
+def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict:
     """Run one researcher's subgraph and hand back only what the parent graph keeps."""
     task = state["task"]
     try:
@@ -119,7 +120,7 @@ def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
         message = f"{type(exc).__name__}: {exc}"
-        message = mask(message, runtime.context.settings.secret_values())  # exception texts may quote a key
+        message = mask(message, services_of(runtime).settings.secret_values())  # exception texts may quote a key
         warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
         emit(
             "researcher_finished", researcher_id=task.researcher_id, iteration=task.iteration, kind=task.kind,

@@ -9,7 +9,8 @@ from langgraph.types import Send
 from pydantic import ValidationError
 
 from research.graph.allocation import parse_allocation, researcher_ids, resolve_allocation
-from research.graph.context import RunContext
+from research.graph.context import RunContext, RunSpec
+from research.graph.services import services_of
 from research.events import emit
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
@@ -30,8 +31,8 @@ _ANGLES: dict[ResearcherKind, tuple[str, ...]] = {
 }
 
 
-def supervisor(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
-    ctx = runtime.context
+def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+    ctx = services_of(runtime)
     topic = state["topic"]
     cap = ctx.settings.max_researchers
     emit("phase", phase="supervisor", iteration=0)
@@ -123,12 +124,12 @@ def directive(task: ResearcherTask) -> AIMessage:
     return AIMessage(content=f"Supervisor Directive: {reason}. Please address this.", name="Supervisor")
 
 
-def dispatch(state: ResearchState, runtime: Runtime[RunContext]) -> list[Send]:
+def dispatch(state: ResearchState, runtime: Runtime[RunSpec]) -> list[Send]:
     """Fan out: one Send per researcher of the first round."""
     tasks = build_tasks(
         state["topic"], state["allocation"].allocation, state["research_questions"], iteration=0
     )
-    return researcher_sends(tasks, runtime.context)
+    return researcher_sends(tasks, services_of(runtime))
 
 
 def researcher_sends(tasks: list[ResearcherTask], ctx: RunContext) -> list[Send]:

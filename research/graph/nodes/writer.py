@@ -8,7 +8,8 @@ from langgraph.runtime import Runtime
 from research.brains.base import BudgetExceeded, NumberedSource
 from research.drafts.citations import finalize_citations
 from research.drafts.guard import repair_draft
-from research.graph.context import RunContext
+from research.graph.context import RunSpec
+from research.graph.services import services_of
 from research.events import emit
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
@@ -26,8 +27,8 @@ def known_gaps(state: ResearchState) -> list[str]:
     return gaps
 
 
-def writer(state: ResearchState, runtime: Runtime[RunContext]) -> dict:
-    ctx = runtime.context
+def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+    ctx = services_of(runtime)
     emit("phase", phase="writer", iteration=state.get("research_iterations", 0))
     numbered = [
         NumberedSource(n=i, source=s) for i, s in enumerate(state.get("sources", [])[:MAX_SOURCES_FOR_WRITER], 1)

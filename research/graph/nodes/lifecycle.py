@@ -1,0 +1,41 @@
+"""The run's first and last nodes: `run_started` and `run_finished` are emitted inside the graph,
+so the event log is complete wherever the graph runs (in-process, `langgraph dev`, a server)."""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from research.events import emit
+from research.graph.context import RunSpec
+from research.graph.services import services_of
+from research.graph.state import ResearchState
+
+
+def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+    ctx = services_of(runtime)
+    emit(
+        "run_started", topic=state["topic"], allocation_request=state.get("requested_allocation"),
+        brain=ctx.brain.kind, model=ctx.brain.name, source_mode=ctx.settings.sources,
+        max_iterations=state.get("max_iterations", ctx.settings.max_iterations),
+        researcher_mode=ctx.researcher_mode, started_by=(runtime.context or {}).get("started_by"),
+    )
+    return {"run_started_at": time.time()}
+
+
+def finish(state: ResearchState) -> dict:
+    """The outcome is the run's own: a draft means finished, whatever status the host reports."""
+    counts = run_counts(state)
+    seconds = round(time.time() - state.get("run_started_at", time.time()), 3)
+    emit("run_finished", status="finished" if state.get("draft") else "failed", seconds=seconds, counts=counts)
+    return {}
+
+
+def run_counts(state: ResearchState) -> dict[str, int]:
+    return {
+        "sources": len(state.get("sources", [])),
+        "researchers": len(state.get("reports", [])),
+        "iterations": state.get("research_iterations", 0),
+        "critiques": len(state.get("critiques", [])),
+    }

@@ -1,0 +1,37 @@
+"""Keeps a run's record (and its first draft version) in step with its event log.
+
+One function for every host: the in-process runner and the remote run manager call it for each
+event they append, so a run's status comes from its own events (run_finished says whether the
+research produced a draft), never from whatever status the host reports.
+"""
+
+from __future__ import annotations
+
+import time
+
+from research.events import Event
+from research.runs.store import RunStore
+
+
+def apply_event(store: RunStore, event: Event) -> None:
+    data = event.data
+    if event.type in ("allocation_decided", "plan_approved"):
+        alloc = data["allocation"]
+        store.update_run(
+            event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
+            allocation_origin=data["origin"],
+        )
+    elif event.type == "draft_ready":
+        store.save_draft_version(event.run_id, data["markdown"], note="Writer's draft")
+    elif event.type == "plan_review_requested":
+        store.update_run(event.run_id, status="paused")
+    elif event.type == "run_finished":
+        counts = data.get("counts") or {}
+        store.update_run(
+            event.run_id, status=data.get("status", "failed"), finished_at=time.time(),
+            source_count=counts.get("sources", 0), summary=counts,
+        )
+    elif event.type == "run_failed":
+        store.update_run(event.run_id, status="failed", error=data.get("error"), finished_at=time.time())
+    elif event.type == "run_cancelled":
+        store.update_run(event.run_id, status="cancelled", finished_at=time.time())

@@ -1,0 +1,300 @@
+"""Remote mode: the run manager as a client of a LangGraph Server (RESEARCH_SERVER_URL).
+
+The graph runs on the server; this process starts, resumes and cancels runs through langgraph-sdk
+and writes each streamed event to the local run store as it arrives, so the dashboard's panels,
+History, Compare and the CLI read the same event log as in-process. The run's outcome comes from
+its own events (run_finished says whether a draft exists), never from the server's run status.
+
+Mapping: a research run is a server thread (a UUID derived from the short run id, so any replica
+finds it); starting = `runs.stream` with the input and the run's JSON spec as `context`; plan review
+= the graph's `interrupt`, continued with `Command(resume=...)`; a lost reader reattaches with
+`join_stream` (the runs are `stream_resumable`, so the stream replays from its first part).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from typing import Any, Callable, Iterator
+
+import httpx
+from langgraph_sdk.client import SyncLangGraphClient
+
+from research.events import Event, EventAdapter
+from research.graph.allocation import parse_allocation
+from research.graph.context import spec_for
+from research.runs.event_effects import apply_event
+from research.runs.runner import ResearchRunner
+from research.runs.store import RunStore
+from research.schemas import ResearchRequest
+from research.secrets import mask
+from research.settings import Settings
+
+log = logging.getLogger("research.runs.remote")
+EventCallback = Callable[[Event], None]
+
+ASSISTANT_ID = "research"  # the graph id in langgraph.json
+STREAM_MODES = ["custom", "updates"]
+CONNECTION_SOURCE = "server connection"  # warnings this client adds itself (not from the server's stream)
+_THREAD_NAMESPACE = uuid.UUID("6f0c5a4e-9d1b-4c1e-8a47-2f3d5b7e9a10")
+_ENDED = ("run_finished", "run_failed", "run_cancelled", "plan_review_requested")
+
+
+class ServerUnreachable(RuntimeError):
+    """The LangGraph server did not answer; the message names the URL and what to do."""
+
+
+def thread_id_of(run_id: str) -> str:
+    """The server thread of a run: a UUID (servers require one) that every replica derives alike."""
+    return str(uuid.uuid5(_THREAD_NAMESPACE, run_id))
+
+
+class RemoteRunManager:
+    """The RunManager interface (start, resume, continue_plan, cancel_plan, cancel, is_active,
+    is_orphaned, wait) over a LangGraph Server."""
+
+    def __init__(self, settings: Settings, *, store: RunStore | None = None, client: Any = None) -> None:
+        self.settings = settings
+        self.url = str(settings.server_url or "").rstrip("/")
+        # The local runner keeps what stays local: the run store, plan-edit checks, the library
+        # page and the Settings page's provider list.
+        self.runner = ResearchRunner(settings, store=store)
+        self.store = self.runner.store
+        self.client = client or _sdk_client(self.url, settings.server_timeout)
+        self._threads: dict[str, threading.Thread] = {}
+        self._lock = threading.Lock()
+        self.orphan_message = (
+            f"This dashboard lost its connection to the LangGraph server at {self.url} (server unreachable "
+            "or the reader stopped). The run may still be going on the server: reattach to follow it."
+        )
+
+    # --- the RunManager interface ---------------------------------------------------------------
+    def start(self, request: ResearchRequest) -> str:
+        """Register and start a run on the server; returns its id at once. Raises AllocationError
+        on a bad allocation and ServerUnreachable (before anything is stored) when the server is down."""
+        run_id = self.create(request)
+        self._spawn(run_id, lambda: self._run(run_id, request, None))
+        return run_id
+
+    def run(self, request: ResearchRequest, on_event: EventCallback | None = None, run_id: str | None = None) -> str:
+        """Start a run and follow it to its end in this thread (the CLI)."""
+        run_id = run_id or self.create(request)
+        self._run(run_id, request, on_event)
+        return run_id
+
+    def resume(self, run_id: str, on_event: EventCallback | None = None, *, block: bool = False) -> str:
+        """Reattach to a run whose reader stopped: replay its server stream from the start (events
+        already in the log are skipped) and follow it to its end."""
+        record = self.store.get_run(run_id)
+        if record is None:
+            raise KeyError(f"No run with id {run_id!r}")
+        if self.is_active(run_id) or record.status != "running":  # followed here, or already ended
+            return run_id
+        self.check()
+        if block:
+            self._reattach(run_id, on_event)
+        else:
+            self._spawn(run_id, lambda: self._reattach(run_id, on_event))
+        return run_id
+
+    def continue_plan(
+        self, run_id: str, questions: list[str] | None = None, allocation: str | None = None,
+        *, on_event: EventCallback | None = None, block: bool = False,
+    ) -> str:
+        """Continue a run paused for plan review. A bad edit raises here, before anything runs."""
+        record, questions, parsed = self.runner.check_plan_edit(run_id, questions, allocation)
+        self.check()
+        self.store.update_run(run_id, status="running", error=None)
+        command = {"resume": {"questions": questions, "allocation": parsed.notation if parsed else None}}
+        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation)
+
+        def go() -> None:
+            self._follow(run_id, on_event, lambda: self.client.runs.stream(
+                thread_id_of(run_id), ASSISTANT_ID, command=command, context=self._spec(run_id, request),
+                stream_mode=STREAM_MODES, stream_subgraphs=True, stream_resumable=True,
+            ))
+
+        go() if block else self._spawn(run_id, go)
+        return run_id
+
+    def cancel_plan(self, run_id: str) -> None:
+        self.runner.cancel_plan(run_id)
+
+    def cancel(self, run_id: str) -> None:
+        """Stop a run: a paused one locally, a running one on the server (its reader logs the end)."""
+        record = self.store.get_run(run_id)
+        if record is None:
+            raise KeyError(f"No run with id {run_id!r}")
+        if record.status == "paused":
+            self.cancel_plan(run_id)
+            return
+        # Logged first, so the reader takes the stream's end (or the server's error) as the cancel.
+        self._publish(EventAdapter(run_id).make("run_cancelled", reason="Cancelled by the user."), None)
+        latest = self._latest_server_run(run_id)
+        if latest and latest["status"] in ("pending", "running"):
+            self.client.runs.cancel(thread_id_of(run_id), latest["run_id"], wait=True)
+
+    def is_active(self, run_id: str) -> bool:
+        with self._lock:
+            thread = self._threads.get(run_id)
+            return bool(thread and thread.is_alive())
+
+    def is_orphaned(self, run_id: str) -> bool:
+        """Stored as running but no reader here follows it (the UI then offers to reattach)."""
+        record = self.store.get_run(run_id)
+        return bool(record and record.status == "running" and not self.is_active(run_id))
+
+    def wait(self, run_id: str, timeout: float | None = None) -> bool:
+        with self._lock:
+            thread = self._threads.get(run_id)
+        if thread:
+            thread.join(timeout)
+        return not self.is_active(run_id)
+
+    def check(self) -> None:
+        """Raise ServerUnreachable unless the server answers its health check."""
+        try:
+            response = httpx.get(f"{self.url}/ok", timeout=min(5.0, self.settings.server_timeout))
+            response.raise_for_status()
+        except httpx.HTTPError as exc:
+            raise ServerUnreachable(
+                f"LangGraph server unreachable at {self.url} ({type(exc).__name__}: {exc}). Start it with "
+                "`make server`, or unset RESEARCH_SERVER_URL to run research in this process."
+            ) from None
+
+    # --- running ------------------------------------------------------------------------------
+    def create(self, request: ResearchRequest) -> str:
+        """Validate and register a run (the server must answer); returns its id."""
+        if request.allocation:  # bad input first: the clear allocation error, whatever the server
+            parse_allocation(request.allocation, self.settings.max_researchers)
+        self.check()
+        return self.runner.create(request)
+
+    def _spec(self, run_id: str, request: ResearchRequest) -> dict:
+        # Only what this side chose explicitly travels; the rest is the server's own configuration.
+        return dict(spec_for(run_id, self.settings, request.llm, only_set=True))
+
+    def _run(self, run_id: str, request: ResearchRequest, on_event: EventCallback | None) -> None:
+        max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
+        initial = {
+            "run_id": run_id, "topic": request.topic, "requested_allocation": request.allocation,
+            "max_iterations": max_iterations, "review_plan": request.review_plan,
+        }
+
+        def open_stream() -> Iterator[Any]:
+            self.client.threads.create(
+                thread_id=thread_id_of(run_id), if_exists="do_nothing", metadata={"research_run_id": run_id},
+            )
+            return self.client.runs.stream(
+                thread_id_of(run_id), ASSISTANT_ID, input=initial, context=self._spec(run_id, request),
+                stream_mode=STREAM_MODES, stream_subgraphs=True, stream_resumable=True,
+                multitask_strategy="reject",
+            )
+
+        self._follow(run_id, on_event, open_stream)
+
+    def _reattach(self, run_id: str, on_event: EventCallback | None) -> None:
+        latest = self._latest_server_run(run_id)
+        if latest is None:
+            self._publish(EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
+                "run_failed", error=f"The LangGraph server at {self.url} has no run for {run_id}.",
+            ), on_event)
+            return
+        # Events the server's stream already gave this log are skipped, by their place in it.
+        already = sum(1 for e in self.store.events(run_id) if e.data.get("source") != CONNECTION_SOURCE)
+        self._follow(run_id, on_event, lambda: self.client.runs.join_stream(
+            # No stream_mode filter: langgraph-api 0.16 then drops the custom parts from the replay.
+            thread_id_of(run_id), latest["run_id"], last_event_id="-1",
+        ), skip=already)
+
+    def _latest_server_run(self, run_id: str) -> dict | None:
+        try:
+            runs = self.client.runs.list(thread_id_of(run_id), limit=1)
+        except httpx.HTTPStatusError as exc:
+            if exc.response.status_code == 404:
+                return None
+            raise
+        return runs[0] if runs else None
+
+    def _follow(self, run_id: str, on_event: EventCallback | None, open_stream, *, skip: int = 0) -> None:
+        """Read one server stream into the event log; a lost connection or a stream that ends
+        without the run's own ending becomes a visible event, never a silent 'success'."""
+        adapter = EventAdapter(run_id)  # numbers the stream's own events; the log renumbers
+        ended = False
+        cancelled = lambda: getattr(self.store.get_run(run_id), "status", None) == "cancelled"  # noqa: E731
+        try:
+            for part in open_stream():
+                for event in adapter.adapt(part):
+                    ended = ended or event.type in _ENDED
+                    if event.type == "run_failed" and cancelled():  # the cancel's own error part
+                        continue
+                    if skip > 0:  # already in the log (a reattached reader's replay)
+                        skip -= 1
+                        continue
+                    self._publish(event, on_event)
+        except httpx.TransportError as exc:
+            if cancelled():  # the user stopped it: the stream's end is no failure
+                return
+            self._warn(run_id, on_event, f"LangGraph server unreachable at {self.url} while following the run "
+                       f"({type(exc).__name__}: {exc}); it may still be going on the server: reattach to follow it.")
+            return
+        except httpx.HTTPStatusError as exc:
+            if cancelled():
+                return
+            self._fail(run_id, on_event, f"The LangGraph server refused the run: HTTP {exc.response.status_code} "
+                       f"{_detail(exc.response)}")
+            return
+        except Exception as exc:  # noqa: BLE001 - a reader must never crash the dashboard
+            log.error("Reading run %s from %s failed: %s", run_id, self.url, mask(repr(exc), self.settings.secret_values()))
+            self._fail(run_id, on_event, f"{type(exc).__name__}: {exc}")
+            return
+        if not ended and not cancelled():
+            status = self._thread_status(run_id)
+            self._fail(run_id, on_event, f"The server's stream ended without the run's result (thread status: {status}).")
+
+    def _thread_status(self, run_id: str) -> str:
+        try:
+            return str(self.client.threads.get(thread_id_of(run_id)).get("status", "unknown"))
+        except Exception:  # noqa: BLE001 - only for the message
+            return "unknown"
+
+    def _publish(self, event: Event, on_event: EventCallback | None) -> None:
+        secrets = self.settings.secret_values()
+        if event.type in ("run_failed", "warning"):  # texts from outside may quote a key
+            masked = {k: mask(v, secrets) if isinstance(v, str) else v for k, v in event.data.items()}
+            event = Event.model_validate({**event.model_dump(exclude={"data"}), "data": masked})
+        event = event.model_copy(update={"seq": self.store.last_seq(event.run_id) + 1})
+        self.store.append_event(event)
+        apply_event(self.store, event)
+        if on_event:
+            on_event(event)
+
+    def _warn(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
+        self._publish(EventAdapter(run_id).make("warning", source=CONNECTION_SOURCE, message=message), on_event)
+
+    def _fail(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
+        self._publish(EventAdapter(run_id).make("run_failed", error=message), on_event)
+
+    def _spawn(self, run_id: str, target) -> None:
+        thread = threading.Thread(target=target, name=f"remote-run-{run_id}", daemon=True)
+        with self._lock:
+            self._threads[run_id] = thread
+        thread.start()
+
+
+def _sdk_client(url: str, timeout: float) -> SyncLangGraphClient:
+    """langgraph-sdk's client over our own httpx client: one connect retry instead of the SDK's
+    five with backoff, so a server that went away shows as unreachable in about 20 s (the SDK
+    still reconnects a dropped stream five times, 1-5 s apart) rather than in a minute."""
+    return SyncLangGraphClient(httpx.Client(
+        base_url=url, transport=httpx.HTTPTransport(retries=1),
+        timeout=httpx.Timeout(timeout, connect=min(5.0, timeout)),
+    ))
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        return str(response.json().get("detail", ""))[:500]
+    except Exception:  # noqa: BLE001 - a body that is not JSON
+        return response.text[:500]

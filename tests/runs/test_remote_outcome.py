@@ -1,0 +1,63 @@
+"""Remote mode's reading of a run's outcome, on scripted SDK stream parts (no server): a stream the
+server ends "successfully" without the run's own ending is a failed run, and an error part is the
+run's error, with any key masked."""
+
+from __future__ import annotations
+
+from langgraph_sdk.schema import StreamPart
+
+from research.api import RemoteRunManager, ResearchRequest, Settings, fold
+
+
+class _Runs:
+    def __init__(self, parts):
+        self.parts = parts
+
+    def stream(self, *args, **kwargs):
+        yield from self.parts
+
+
+class _Threads:
+    def create(self, **kwargs):
+        return {"thread_id": kwargs["thread_id"]}
+
+    def get(self, thread_id):
+        return {"thread_id": thread_id, "status": "idle"}
+
+
+class _Client:
+    def __init__(self, parts):
+        self.runs, self.threads = _Runs(parts), _Threads()
+
+
+def _manager(tmp_path, parts, **settings) -> RemoteRunManager:
+    manager = RemoteRunManager(
+        Settings(_env_file=None, data_dir=tmp_path, log_dir=tmp_path / "logs", server_url="http://127.0.0.1:9", **settings),
+        client=_Client(parts),
+    )
+    manager.check = lambda: None  # the scripted client needs no health check
+    return manager
+
+
+def _started():
+    return StreamPart("custom", {"research_event": "run_started", "researcher_id": None, "iteration": None,
+                                 "data": {"topic": "t", "brain": "offline", "model": "offline"}})
+
+
+def test_a_stream_that_ends_without_the_runs_ending_is_a_failed_run(tmp_path):
+    manager = _manager(tmp_path, [StreamPart("metadata", {"run_id": "srv"}), _started()])
+    run_id = manager.run(ResearchRequest(topic="How do mRNA vaccines work?"))
+    record = manager.store.get_run(run_id)
+    assert record.status == "failed"
+    assert "ended without the run's result (thread status: idle)" in record.error
+    assert fold(manager.store.events(run_id)).status == "failed"
+
+
+def test_an_error_part_is_the_runs_error_with_keys_masked(tmp_path):
+    key = "sk-remote-secret-123456"
+    error = StreamPart("error", {"error": "AuthenticationError", "message": f"bad key {key}"})
+    manager = _manager(tmp_path, [_started(), error], openai_api_key=key)
+    run_id = manager.run(ResearchRequest(topic="How do mRNA vaccines work?"))
+    record = manager.store.get_run(run_id)
+    assert record.status == "failed" and record.error.startswith("AuthenticationError: bad key")
+    assert key not in record.error and all(key not in str(e.data) for e in manager.store.events(run_id))
