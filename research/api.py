@@ -27,6 +27,11 @@ from research.runs.revision import Revision, revise_run
 from research.brains.offline_revise import RevisionError
 from research.runs.runner import PlanReviewError
 
+# Issues 13/15: one runner per run (leases), resume from any point, shared runs (Postgres).
+from research.runs.lease import RunBusyError
+from research.runs.runner import RunNotResumableError
+from research.runs.store import ComparisonRecord, DuplicateEventError, open_run_store
+
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
     "ResearchRunner", "ResearcherAllocation", "ResearcherView", "RunManager", "RunRecord", "RunStore", "RunView",
@@ -38,4 +43,5 @@ __all__ = [
     "PlanEditError", "PlanReviewError", "ReplayControl", "Revision", "RevisionError", "SPEEDS", "events_due",
     "export_bundle", "export_run", "import_bundle", "load_export_document", "parse_speed", "read_bundle",
     "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
+    "ComparisonRecord", "DuplicateEventError", "RunBusyError", "RunNotResumableError", "open_run_store",
 ]

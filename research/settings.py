@@ -77,11 +77,27 @@ class Settings(BaseSettings):
     enable_stackexchange: bool = False
     # Seconds each local-library search waits, to pace live demos (and make a run observable in tests).
     demo_delay: float = Field(0.0, ge=0, le=30)
+    # Shared runs: a postgresql:// URL puts the run store (runs, events, drafts, source texts,
+    # comparisons) and the in-process checkpoints in Postgres, so dashboard replicas share them.
+    # Unset: SQLite files in the data dir (the embedded default). A secret: it may hold a password.
+    database_url: SecretStr | None = None
+    # A runner holds a lease on its run and renews it every third of this; a run whose lease lapsed
+    # (its process died) may be resumed elsewhere. Same-host owners that are gone free it at once.
+    run_lease_seconds: float = Field(30.0, ge=1, le=3600)
 
     @field_validator("fast_model", "openai_base_url", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("database_url", mode="after")
+    @classmethod
+    def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        if not value.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("RESEARCH_DATABASE_URL must be a postgresql:// URL (unset it for the SQLite default)")
+        return value
 
     @property
     def effective_fast_model(self) -> str:
@@ -99,8 +115,10 @@ class Settings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """Every configured secret, so logs and exports can be scrubbed of them."""
-        secrets = [self.openai_api_key, self.tavily_api_key, self.github_token]
-        return [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
+        secrets = [self.openai_api_key, self.tavily_api_key, self.github_token, self.database_url]
+        values = [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
+        password = _url_password(self.database_url.get_secret_value()) if self.database_url else None
+        return values + ([password] if password else [])
 
     @property
     def runs_db(self) -> Path:
@@ -113,6 +131,15 @@ class Settings(BaseSettings):
     @property
     def library_db(self) -> Path:
         return self.data_dir / "library.sqlite"
+
+
+def _url_password(url: str) -> str | None:
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
 
 
 @lru_cache(maxsize=1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunManager, RunStore, RunView
+from research.api import RunBusyError, RunManager, RunNotResumableError, RunStore, RunView
 from ui import session
 from ui.panels import critiques, draft, pipeline, researchers, sources_table, summary, supervisor, transcript
 
@@ -32,11 +32,11 @@ def render_panels(view: RunView, store: RunStore, *, orphaned: bool = False) -> 
 
 
 def show_run(manager: RunManager, run_id: str) -> None:
-    live = manager.is_active(run_id)
+    live = manager.is_live(run_id)
 
     @st.fragment(run_every=POLL_SECONDS if live else None)
     def panels() -> None:
-        active = manager.is_active(run_id)  # read before the events: a finished run has logged them all
+        active = manager.is_live(run_id)  # read before the events: a finished run has logged them all
         view = session.current_view(manager.store, run_id)
         orphaned = not active and view.status == "running" and manager.is_orphaned(run_id)
         if orphaned:
@@ -54,5 +54,9 @@ def _offer_resume(manager: RunManager, run_id: str) -> None:
         icon=":material/pause_circle:",
     )
     if st.button("Resume run", icon=":material/play_arrow:", key=f"resume-{run_id}"):
-        manager.resume(run_id)
+        try:
+            manager.resume(run_id)
+        except (RunBusyError, RunNotResumableError) as exc:  # another replica or process took it first
+            st.error(str(exc), icon=":material/block:")
+            return
         st.rerun()

@@ -68,15 +68,15 @@ def run_tool(args, settings: Settings, bad_input: type[Exception], report: Calla
 
 
 def _dispatch(args, settings: Settings, bad_input: type[Exception], report: Callable, progress: Callable) -> int:
-    from research.runs.store import RunStore
+    from research.runs.store import open_run_store
 
-    store = RunStore(settings.runs_db)
+    store = open_run_store(settings)
     if args.command == "runs":
         return _runs(store, args)
     if args.command == "import-run":
         return _import(store, args, bad_input)
     if store.get_run(args.run_id) is None:
-        raise bad_input(f"no run with id {args.run_id!r} in {settings.runs_db}")
+        raise bad_input(f"no run with id {args.run_id!r} in {store.label}")
     handler = {
         "export": _export, "replay": _replay, "bundle": _bundle, "cancel": _cancel, "revise": _revise,
     }.get(args.command)

@@ -146,12 +146,16 @@ def _subcommand(argv: list[str]) -> int:
 
 
 def _resume(settings: Settings, args) -> int:
-    from research.runs.runner import ResearchRunner
+    from research.runs.lease import RunBusyError
+    from research.runs.runner import ResearchRunner, RunNotResumableError
 
     runner = ResearchRunner(settings)
     if runner.store.get_run(args.run_id) is None:
-        raise BadInput(f"no run with id {args.run_id!r} in {settings.runs_db}")
-    runner.resume(args.run_id, on_event=_print_progress, llm=args.llm)
+        raise BadInput(f"no run with id {args.run_id!r} in {runner.store.label}")
+    try:
+        runner.resume(args.run_id, on_event=_print_progress, llm=args.llm)
+    except (RunBusyError, RunNotResumableError) as exc:  # refused before anything ran or was written
+        raise BadInput(str(exc)) from None
     return _report(runner, args.run_id, as_json=args.json)
 
 

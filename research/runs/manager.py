@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 
+from research.runs.lease import live_lease
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
 
@@ -26,9 +27,14 @@ class RunManager:
         return run_id
 
     def resume(self, run_id: str) -> str:
-        if self.is_active(run_id):
-            return run_id
-        self._spawn(run_id, lambda: self.runner.resume(run_id))
+        """Resume a stopped run here. Raises RunBusyError (another process runs it) or
+        RunNotResumableError (finished, cancelled, paused) at once, before anything runs."""
+        with self._lock:
+            thread = self._threads.get(run_id)
+            if thread and thread.is_alive():
+                return run_id
+            self.runner.claim_for_resume(run_id)  # under the lock: two sessions here cannot both spawn
+            self._spawn_locked(run_id, lambda: self.runner.resume(run_id))
         return run_id
 
     def continue_plan(self, run_id: str, questions: list[str] | None = None, allocation: str | None = None) -> str:
@@ -45,10 +51,15 @@ class RunManager:
             thread = self._threads.get(run_id)
             return bool(thread and thread.is_alive())
 
+    def is_live(self, run_id: str) -> bool:
+        """Run by a thread here or by any other live process (its lease is held)."""
+        return self.is_active(run_id) or live_lease(self.store, run_id) is not None
+
     def is_orphaned(self, run_id: str) -> bool:
-        """Stored as running but no thread here runs it: the process that ran it has gone."""
+        """Stored as running, but neither a thread here nor any live process holds its lease: the
+        process that ran it has gone (killed, crashed, or its lease lapsed)."""
         record = self.store.get_run(run_id)
-        return bool(record and record.status == "running" and not self.is_active(run_id))
+        return bool(record and record.status == "running" and not self.is_live(run_id))
 
     def wait(self, run_id: str, timeout: float | None = None) -> bool:
         with self._lock:
@@ -58,7 +69,10 @@ class RunManager:
         return not self.is_active(run_id)
 
     def _spawn(self, run_id: str, target) -> None:
-        thread = threading.Thread(target=target, name=f"run-{run_id}", daemon=True)
         with self._lock:
-            self._threads[run_id] = thread
+            self._spawn_locked(run_id, target)
+
+    def _spawn_locked(self, run_id: str, target) -> None:
+        thread = threading.Thread(target=target, name=f"run-{run_id}", daemon=True)
+        self._threads[run_id] = thread
         thread.start()

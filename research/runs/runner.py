@@ -6,15 +6,13 @@ The CLI calls `ResearchRunner.run`; the dashboard's run manager calls the same i
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 import traceback
 import uuid
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from research.graph.allocation import parse_allocation
@@ -24,7 +22,9 @@ from research.events import Event, EventAdapter
 from research.graph.builder import build_graph
 from research.logging_setup import configure_logging
 from research.graph.nodes.plan_review import validate_plan_edit
-from research.runs.store import RunStore
+from research.runs.checkpoints import STATE_TYPES as _STATE_TYPES, SecretMaskingSerializer, open_checkpointer
+from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
+from research.runs.store import DuplicateEventError, RunStore, open_run_store
 from research.schemas import ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
@@ -34,12 +34,10 @@ from research.sources.router import SourceRouter
 log = logging.getLogger("research.runs.runner")
 EventCallback = Callable[[Event], None]
 
-# Our own state types, allowed through the checkpoint serializer's msgpack gate.
-_STATE_TYPES = [
-    ("research.schemas", name)
-    for name in ("Source", "ResearcherTask", "ResearcherReport", "Critique", "QuestionCoverage",
-                 "ResolvedAllocation", "ResearcherAllocation", "RunWarning", "Draft", "AnalystVerdict")
-]
+__all__ = ["PlanReviewError", "ResearchRunner", "RunBusyError", "RunNotResumableError", "SecretMaskingSerializer", "_STATE_TYPES"]
+# Statuses `resume` refuses: the run is over, or it waits for a person (continue/cancel its plan).
+_NOT_RESUMABLE = {"finished": "it has finished", "cancelled": "it was cancelled",
+                  "paused": "it is waiting for plan review (continue or cancel it)"}
 
 
 class ResearchRunner:
@@ -53,7 +51,8 @@ class ResearchRunner:
     ) -> None:
         self.settings = settings
         configure_logging(settings)
-        self.store = store or RunStore(settings.runs_db)
+        self.store = store or open_run_store(settings)
+        self.owner = new_owner_id()  # this runner's name on the leases it holds
         self.library = library or Library(settings.library_db)
         self.library.ensure_sample()
         self.sources = sources or SourceRouter(settings, lambda kind: LibraryProvider(self.library, kind))
@@ -65,6 +64,9 @@ class ResearchRunner:
             parse_allocation(request.allocation, self.settings.max_researchers)
         run_id = uuid.uuid4().hex[:12]
         self.store.create_run(run_id, request.topic, request.allocation, self._brain_label(request))
+        # Held from the first moment the run is stored as running, so no other process sees it
+        # unowned (an orphan) before its first event; _execute renews it.
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
         return run_id
 
     def run(self, request: ResearchRequest, on_event: EventCallback | None = None, run_id: str | None = None) -> str:
@@ -77,14 +79,42 @@ class ResearchRunner:
         self._execute(run_id, request, initial, on_event, started=True)
         return run_id
 
-    def resume(self, run_id: str, on_event: EventCallback | None = None, llm: str | None = None) -> str:
-        """Continue an interrupted run from its last checkpoint."""
+    def claim_for_resume(self, run_id: str):
+        """Check that the run may be resumed here and take its lease; returns its record.
+
+        Raises KeyError (no such run), RunNotResumableError (finished, cancelled or paused) or
+        RunBusyError (another live process runs it) before anything runs.
+        """
         record = self.store.get_run(run_id)
         if record is None:
             raise KeyError(f"No run with id {run_id!r}")
+        if record.status in _NOT_RESUMABLE:
+            raise RunNotResumableError(f"Run {run_id} cannot be resumed: {_NOT_RESUMABLE[record.status]}.")
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
+        return record
+
+    def resume(self, run_id: str, on_event: EventCallback | None = None, llm: str | None = None) -> str:
+        """Continue an interrupted run from its last checkpoint, or start it again if it stopped
+        before its first one (nothing of the graph's work was kept)."""
+        record = self.claim_for_resume(run_id)
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
+        with self.checkpointer() as saver:
+            checkpointed = saver.get_tuple({"configurable": {"thread_id": run_id}}) is not None
         self.store.update_run(run_id, status="running", error=None)
-        self._execute(run_id, request, None, on_event, started=False)
+        if checkpointed:
+            self._execute(run_id, request, None, on_event, started=False)
+            return run_id
+        started = next((e for e in self.store.events(run_id) if e.type == "run_started"), None)
+        max_iterations = started.data.get("max_iterations") if started else None
+        initial = {
+            "run_id": run_id, "topic": record.topic, "requested_allocation": record.requested_allocation,
+            "max_iterations": self.settings.max_iterations if max_iterations is None else max_iterations,
+            "review_plan": bool(started.data.get("review_plan", False)) if started else False,
+        }
+        self._execute(
+            run_id, request, initial, on_event, started=started is None,
+            resumed_note="Restarted from the beginning: the run stopped before its first checkpoint.",
+        )
         return run_id
 
     # --- plan review: a run paused after the supervisor ------------------------------------------
@@ -142,10 +172,23 @@ class ResearchRunner:
         logged = set() if started else {
             (e.data.get("name", ""), e.data.get("content", "")) for e in self.store.events(run_id) if e.type == "message"
         }
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # ours since create/claim
+        heartbeat = Heartbeat(self.store, run_id, self.owner, self.settings.run_lease_seconds).start()
+        try:
+            self._execute_leased(run_id, request, initial, on_event, heartbeat, started=started, resumed_note=resumed_note, logged=logged)
+        except (LeaseLostError, DuplicateEventError) as exc:
+            # Another process runs this run now: write nothing more (its log must stay its own).
+            log.warning("Run %s: stopped here, %s", run_id, exc)
+        finally:
+            heartbeat.stop()
+
+    def _execute_leased(self, run_id, request, initial, on_event, heartbeat: Heartbeat, *, started, resumed_note, logged) -> None:
         adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged)
         t0 = time.time()
 
         def publish(event: Event) -> None:
+            if heartbeat.lost.is_set():
+                raise LeaseLostError(f"run {run_id}'s lease was taken over")
             self.store.append_event(event)
             self._on_event_side_effects(event)
             if on_event:
@@ -180,6 +223,8 @@ class ResearchRunner:
                         publish(event)
                 snapshot = graph.get_state(config)
                 final = snapshot.values
+        except (LeaseLostError, DuplicateEventError):
+            raise
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
             # Not log.exception: the log's secret filter only sees the message, not the traceback.
             log.error("Run %s failed\n%s", run_id, mask("".join(traceback.format_exception(exc)), self.settings.secret_values()))
@@ -220,52 +265,24 @@ class ResearchRunner:
             self.store.save_draft_version(event.run_id, event.data["markdown"], note="Writer's draft")
 
     @contextmanager
-    def checkpointer(self) -> Iterator[SqliteSaver]:
-        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.settings.checkpoints_db, check_same_thread=False, timeout=30)
-        # WAL (set by SqliteSaver.setup) with synchronous=NORMAL, as in the run store: a commit is
-        # not fsynced. With FULL every checkpoint write fsynced the WAL while holding the saver's
-        # one lock (1.1 ms a commit on a quiet disk, far more on a busy one), and every step of
-        # every researcher writes one. A power cut may lose the last checkpoints (the run resumes
-        # from an earlier one), never corrupt the file.
-        conn.execute("PRAGMA synchronous=NORMAL")
-        try:
-            serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
-            saver = SqliteSaver(conn, serde=SecretMaskingSerializer(serde, self.settings.secret_values()))
+    def checkpointer(self) -> Iterator[BaseCheckpointSaver]:
+        with open_checkpointer(self.settings) as saver:
             yield saver
-        finally:
-            conn.close()
 
     def _brain_label(self, request: ResearchRequest) -> str:
         kind = request.llm if request.llm and request.llm != "auto" else self.settings.brain_kind()
         return "offline" if kind == "offline" else self.settings.model
 
 
-class SecretMaskingSerializer:
-    """The checkpoint serializer, masking known secret values in every blob it writes.
-
-    LangGraph checkpoints a failed task's exception text (its `__error__` write), and exception
-    texts are where echoed keys end up. The mask keeps each byte length (msgpack frames strings by
-    length), so a checkpoint still decodes: it reads '****' where a key was.
-    """
-
-    MIN_SECRET_BYTES = 8  # shorter values could match unrelated bytes and corrupt a checkpoint
-
-    def __init__(self, inner: JsonPlusSerializer, secrets: list[str]) -> None:
-        self.inner = inner
-        self._secrets = [s.encode() for s in secrets if len(s.encode()) >= self.MIN_SECRET_BYTES]
-
-    def dumps_typed(self, obj: object) -> tuple[str, bytes]:
-        type_, data = self.inner.dumps_typed(obj)
-        for secret in self._secrets:
-            data = data.replace(secret, b"*" * len(secret))
-        return type_, data
-
-    def loads_typed(self, data: tuple[str, bytes]) -> object:
-        return self.inner.loads_typed(data)
-
-
 class PlanReviewError(RuntimeError):
     """Continue/cancel asked of a run that is not paused for plan review."""
 
 
+
+
+class RunNotResumableError(RuntimeError):
+    """Resume asked of a run that is finished, cancelled or paused for plan review."""
+
+
+class LeaseLostError(RuntimeError):
+    """This runner's lease on the run lapsed and another process took it over."""
