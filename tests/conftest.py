@@ -71,3 +71,7 @@ def _refuse_non_loopback_network() -> Iterator[None]:
         patch.setattr(socket, "create_connection", create_connection)
         patch.setattr(socket, "getaddrinfo", getaddrinfo)
         yield
+
+
+# The shared-runs lane's throwaway Postgres cluster (session) and a fresh database per test.
+from tests.fakes.postgres import pg_cluster, pg_url  # noqa: E402,F401

@@ -23,6 +23,7 @@ from research.graph.allocation import AllocationError
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
 from research.events import Event
 from research.cli.progress import describe
+from research.runs.sql import DatabaseUnavailable
 from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, validate_topic
 from research.settings import Settings
 
@@ -43,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     except BadInput as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except DatabaseUnavailable as exc:  # RESEARCH_DATABASE_URL set but unreachable: one line, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 class _Parser(argparse.ArgumentParser):
