@@ -117,6 +117,11 @@ class PostgresDatabase:
 
         self._errors = psycopg
         self.label = _redact(url)
+        try:  # one direct attempt first: a refused or wrong URL fails at once, not after the pool's wait
+            psycopg.connect(url, connect_timeout=int(connect_timeout)).close()
+        except psycopg.Error as exc:
+            reason = str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else type(exc).__name__
+            raise DatabaseUnavailable(f"cannot reach the run database {self.label}: {reason}") from None
         self._pool = ConnectionPool(
             url, min_size=1, max_size=max_connections, open=False, name="research-runs",
             kwargs={"row_factory": dict_row, "connect_timeout": int(connect_timeout)},
