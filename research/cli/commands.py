@@ -188,12 +188,13 @@ def _import(store, args, bad_input) -> int:
 
 def _continue(settings, args, bad_input, report, progress) -> int:
     from research.graph.nodes.plan_review import PlanEditError
+    from research.runs.lease import RunBusyError
     from research.runs.runner import PlanReviewError, ResearchRunner
 
     runner = ResearchRunner(settings)
     try:
         runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, llm=args.llm)
-    except (PlanEditError, PlanReviewError) as exc:
+    except (PlanEditError, PlanReviewError, RunBusyError) as exc:
         raise bad_input(str(exc)) from None
     return report(runner, args.run_id, as_json=args.json)
 

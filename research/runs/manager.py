@@ -40,6 +40,7 @@ class RunManager:
     def continue_plan(self, run_id: str, questions: list[str] | None = None, allocation: str | None = None) -> str:
         """Continue a run paused for plan review. A bad edit raises here, before anything runs."""
         self.runner.check_plan_edit(run_id, questions, allocation)
+        self.runner.claim(run_id)  # RunBusyError here, not in the thread, if another process continued it
         self._spawn(run_id, lambda: self.runner.continue_plan(run_id, questions, allocation))
         return run_id
 

@@ -79,6 +79,10 @@ class ResearchRunner:
         self._execute(run_id, request, initial, on_event, started=True)
         return run_id
 
+    def claim(self, run_id: str) -> None:
+        """Take the run's lease for this runner (re-entrant); RunBusyError if another live one has it."""
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
+
     def claim_for_resume(self, run_id: str):
         """Check that the run may be resumed here and take its lease; returns its record.
 
@@ -133,6 +137,7 @@ class ResearchRunner:
         before anything runs; then runs the rest of the research in this thread.
         """
         record, questions, parsed = self.check_plan_edit(run_id, questions, allocation)
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # two replicas' Continue: one wins
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
         self.store.update_run(run_id, status="running", error=None)
         answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
