@@ -119,3 +119,21 @@ def test_a_runner_whose_lease_was_taken_over_stops_writing(tmp_path: Path, sessi
     events = runner.store.events(run_id)
     assert events[-1].data.get("message") == "the new owner's event"  # nothing written after it
     assert "run_finished" not in {e.type for e in events} and other.get_lease(run_id).owner == "thief-host:1:x"
+
+
+def test_continue_of_a_paused_run_another_process_took_is_refused_before_anything_runs(tmp_path: Path, session_log_dir: Path) -> None:
+    from research.schemas import ResearchRequest
+
+    manager = RunManager(ResearchRunner(_settings(tmp_path, session_log_dir)))
+    run_id = manager.runner.run(ResearchRequest(topic=TOPIC, allocation="110", max_iterations=0, review_plan=True))
+    store = manager.store
+    assert store.get_run(run_id).status == "paused" and store.get_lease(run_id) is None  # released at the pause
+    before = store.events(run_id)
+    assert store.acquire_lease(run_id, "replica-b:77:x", 30)  # replica B pressed Continue first
+
+    with pytest.raises(RunBusyError):
+        manager.continue_plan(run_id)
+    assert not manager.is_active(run_id) and store.events(run_id) == before
+    store.release_lease(run_id, "replica-b:77:x")
+    manager.continue_plan(run_id)
+    assert manager.wait(run_id, timeout=60) and store.get_run(run_id).status == "finished"
