@@ -13,10 +13,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from research.runs.store import RunStore
-from tests.browser.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _require_browser
+from tests.browser.conftest import ARTIFACTS
 from tests.streamlit_server import ROOT, free_port, offline_env, wait_healthy
 
 pytestmark = pytest.mark.browser
@@ -51,55 +51,53 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(tmp_path: Path, pg_url: str) -> None:
-    _require_browser()
+def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(browser, tmp_path: Path, pg_url: str) -> None:
     expect.set_options(timeout=45_000)  # a cold replica's first page, on 2 shared cores
     a, url_a = _replica(tmp_path / "a", pg_url, "a")
     b, url_b = _replica(tmp_path / "b", pg_url, "b")
     try:
-        with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            page_a = chromium.new_context(viewport={"width": 1440, "height": 900}).new_page()
-            page_b = chromium.new_context(viewport={"width": 1440, "height": 900}).new_page()
-            for p in (page_a, page_b):
-                p.set_default_timeout(45_000)
+        contexts = [browser.new_context(viewport={"width": 1440, "height": 900}) for _ in range(2)]
+        page_a, page_b = (c.new_page() for c in contexts)
+        for p in (page_a, page_b):
+            p.set_default_timeout(45_000)
 
-            page_b.goto(url_b)  # warm replica B up (its first script run imports the engine)
-            expect(page_b.get_by_role("textbox", name="Research topic", exact=True)).to_be_visible()
-            page_a.goto(url_a)
-            page_a.get_by_role("textbox", name="Research topic", exact=True).fill(TOPIC)
-            allocation = page_a.get_by_role("textbox", name="Allocation", exact=True)
-            allocation.fill("210")
-            allocation.press("Enter")
-            expect(page_a.get_by_text("of at most 3 researchers: 2 web")).to_be_visible()
-            page_a.get_by_role("button", name="Run research").click()
-            expect(page_a.locator(".st-key-researcher-card-web-1")).to_be_visible()
-            run_id = re.search(r"\?run=([0-9a-f]{12})", page_a.url).group(1)
+        page_b.goto(url_b)  # warm replica B up (its first script run imports the engine)
+        expect(page_b.get_by_role("textbox", name="Research topic", exact=True)).to_be_visible()
+        page_a.goto(url_a)
+        page_a.get_by_role("textbox", name="Research topic", exact=True).fill(TOPIC)
+        allocation = page_a.get_by_role("textbox", name="Allocation", exact=True)
+        allocation.fill("210")
+        allocation.press("Enter")
+        expect(page_a.get_by_text("of at most 3 researchers: 2 web")).to_be_visible()
+        page_a.get_by_role("button", name="Run research").click()
+        expect(page_a.locator(".st-key-researcher-card-web-1")).to_be_visible()
+        run_id = re.search(r"\?run=([0-9a-f]{12})", page_a.url).group(1)
 
-            # Replica B, another process on another port, shows the same run live.
-            page_b.goto(f"{url_b}/?run={run_id}")
-            expect(page_b.locator(".st-key-run-header")).to_contain_text("Running")
-            expect(page_b.get_by_text("This run stopped when the app that ran it did")).to_have_count(0)
-            expect(page_b.locator(".st-key-researcher-card-web-1")).to_be_visible()
-            store = RunStore(pg_url)
-            seen = len(store.events(run_id))
-            expect(page_b.locator(".st-key-pipeline-strip")).to_contain_text("working")
-            _shot(page_a, "replicas-01-a-running")
-            _shot(page_b, "replicas-02-b-watching")
-            page_b.wait_for_timeout(3000)
-            assert len(store.events(run_id)) > seen  # progressing while B watches
-            expect(page_b.locator(".st-key-run-header")).to_contain_text("Running")
+        # Replica B, another process on another port, shows the same run live.
+        page_b.goto(f"{url_b}/?run={run_id}")
+        expect(page_b.locator(".st-key-run-header")).to_contain_text("Running")
+        expect(page_b.get_by_text("This run stopped when the app that ran it did")).to_have_count(0)
+        expect(page_b.locator(".st-key-researcher-card-web-1")).to_be_visible()
+        store = RunStore(pg_url)
+        seen = len(store.events(run_id))
+        expect(page_b.locator(".st-key-pipeline-strip")).to_contain_text("working")
+        _shot(page_a, "replicas-01-a-running")
+        _shot(page_b, "replicas-02-b-watching")
+        page_b.wait_for_timeout(3000)
+        assert len(store.events(run_id)) > seen  # progressing while B watches
+        expect(page_b.locator(".st-key-run-header")).to_contain_text("Running")
 
-            # Replica A dies mid-run (kill -9: no cleanup). B sees the run stopped and resumes it.
-            _stop(a, signal.SIGKILL)
-            assert store.get_run(run_id).status == "running"
-            expect(page_b.get_by_text("This run stopped when the app that ran it did")).to_be_visible(timeout=30_000)
-            _shot(page_b, "replicas-03-b-after-a-died")
-            page_b.get_by_role("button", name="Resume run").click()
-            expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=120_000)
-            expect(page_b.locator("[class*=st-key-draft-body-]")).to_contain_text("Sources")
-            _shot(page_b, "replicas-04-b-finished")
-            chromium.close()
+        # Replica A dies mid-run (kill -9: no cleanup). B sees the run stopped and resumes it.
+        _stop(a, signal.SIGKILL)
+        assert store.get_run(run_id).status == "running"
+        expect(page_b.get_by_text("This run stopped when the app that ran it did")).to_be_visible(timeout=30_000)
+        _shot(page_b, "replicas-03-b-after-a-died")
+        page_b.get_by_role("button", name="Resume run").click()
+        expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=120_000)
+        expect(page_b.locator("[class*=st-key-draft-body-]")).to_contain_text("Sources")
+        _shot(page_b, "replicas-04-b-finished")
+        for c in contexts:
+            c.close()
         events = store.events(run_id)
         types = Counter(e.type for e in events)
         assert [e.seq for e in events] == list(range(1, len(events) + 1))
