@@ -137,3 +137,20 @@ def test_continue_of_a_paused_run_another_process_took_is_refused_before_anythin
     store.release_lease(run_id, "replica-b:77:x")
     manager.continue_plan(run_id)
     assert manager.wait(run_id, timeout=60) and store.get_run(run_id).status == "finished"
+
+
+def test_the_heartbeat_keeps_a_long_run_leased_past_the_lease_length(tmp_path: Path, session_log_dir: Path) -> None:
+    from research.schemas import ResearchRequest
+
+    settings = _settings(tmp_path, session_log_dir, run_lease_seconds=1.0, demo_delay=5.0)
+    manager = RunManager(ResearchRunner(settings))
+    run_id = manager.start(ResearchRequest(topic="How did the printing press change Europe?", allocation="110", max_iterations=0))
+    # (a topic no other test here used: the process-wide search cache would skip the demo delay)
+    observer = RunManager(ResearchRunner(settings))  # another process's view of the same store
+    time.sleep(2.5)  # well past one lease length
+    lease = observer.store.get_lease(run_id)
+    assert manager.is_active(run_id), "the run should still be going (demo delay)"
+    assert lease and lease.owner == manager.runner.owner and lease.expires_at > time.time()
+    assert observer.is_live(run_id) and not observer.is_orphaned(run_id)
+    assert manager.wait(run_id, timeout=60)
+    assert manager.store.get_run(run_id).status == "finished" and manager.store.get_lease(run_id) is None
