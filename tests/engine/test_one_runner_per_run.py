@@ -41,7 +41,7 @@ def _wait_for_run(store_path: Path, min_events: int, timeout: float = 60) -> str
 
 def test_a_cli_run_is_live_to_the_dashboard_and_cannot_be_resumed_twice(tmp_path: Path, session_log_dir: Path) -> None:
     cli = start_cli([TOPIC, "--allocation", "110", "--max-iterations", "0", "--json", "--quiet"], tmp_path,
-                    RESEARCH_DEMO_DELAY="2")
+                    RESEARCH_DEMO_DELAY="8")  # alive while a second CLI starts, under load
     try:
         run_id = _wait_for_run(tmp_path / "data" / "runs.sqlite", min_events=3)
         manager = RunManager(ResearchRunner(_settings(tmp_path, session_log_dir)))
