@@ -31,6 +31,7 @@ from research.runs.runner import PlanReviewError
 from research.runs.lease import RunBusyError
 from research.runs.runner import RunNotResumableError
 from research.runs.store import ComparisonRecord, DuplicateEventError, open_run_store
+from research.runs.sql import DatabaseUnavailable
 
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
@@ -43,5 +44,5 @@ __all__ = [
     "PlanEditError", "PlanReviewError", "ReplayControl", "Revision", "RevisionError", "SPEEDS", "events_due",
     "export_bundle", "export_run", "import_bundle", "load_export_document", "parse_speed", "read_bundle",
     "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
-    "ComparisonRecord", "DuplicateEventError", "RunBusyError", "RunNotResumableError", "open_run_store",
+    "ComparisonRecord", "DatabaseUnavailable", "DuplicateEventError", "RunBusyError", "RunNotResumableError", "open_run_store",
 ]

@@ -44,3 +44,14 @@ def test_resume_pressed_after_another_replica_took_the_run_does_not_run_it_twice
     assert not any("Interrupted" in m.value for m in at.markdown)
     assert store.get_lease(RUN).owner == "replica-b:77:x"
     assert [e.type for e in store.events(RUN)] == [e.type for e in canned_events(RUN, "Run by the CLI")[:8]]
+
+
+def test_an_unreachable_shared_database_is_a_clear_message_not_a_traceback(make_app, data_dir, monkeypatch):
+    from tests.fakes.postgres import free_port
+
+    monkeypatch.setenv("RESEARCH_DATABASE_URL", f"postgresql://desk:pw-not-shown-42@127.0.0.1:{free_port()}/runs")
+    at = make_app().run()
+    assert not at.exception
+    message = " ".join(e.value for e in at.error)
+    assert "cannot reach the run database postgresql://desk:****@127.0.0.1" in message
+    assert "RESEARCH_DATABASE_URL" in message and "pw-not-shown-42" not in message
