@@ -34,12 +34,14 @@ SERVER_PORT ?= 2024
 server: install-dev
 	LANGGRAPH_STRICT_MSGPACK=true $(VENV)/bin/langgraph dev --host $(HOST) --port $(SERVER_PORT) --no-browser
 
-## Debian packages the tests use: Chromium (browser tests) and DejaVu fonts (Unicode PDF export).
+## Debian packages the tests use: Chromium (browser tests), DejaVu fonts (Unicode PDF export) and
+## PostgreSQL 15 (the shared-runs lane starts a throwaway cluster from it).
 ## Installed only when missing (root needed); outside CI a missing browser skips the browser tests.
 browser:
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$$missing fonts-dejavu-core"; \
+	[ -x /usr/lib/postgresql/15/bin/initdb ] || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 		{ command -v apt-get >/dev/null && apt-get update -q && apt-get install -y -q $$missing; } \
 		|| echo "Could not install:$$missing (browser tests skip outside CI; PDFs fall back to core fonts)."; \

@@ -12,7 +12,7 @@ ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_
 
 settings = load_settings()
 manager = get_manager(settings)
-comparisons = ComparisonStore(settings.data_dir)
+comparisons = ComparisonStore(manager.store)
 
 st.title(":material/compare_arrows: Compare allocations", anchor=False)
 st.caption("Send the same topic out with different researcher allocations, or line up finished runs: "

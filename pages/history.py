@@ -19,7 +19,7 @@ ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_
 settings = load_settings()
 manager = get_manager(settings)
 store = manager.store
-comparisons = ComparisonStore(settings.data_dir)
+comparisons = ComparisonStore(manager.store)
 
 
 def runs_tab(manager: RunManager) -> None:
@@ -56,7 +56,7 @@ def runs_tab(manager: RunManager) -> None:
     if open_col.button("Open on Research page", icon=":material/open_in_new:", help="Replay, revise and export it there."):
         session.attach(run_id)
         st.switch_page(page(AppPage.RESEARCH), query_params={session.RUN_PARAM: run_id})
-    with delete_col.popover("Delete run", icon=":material/delete:", disabled=manager.is_active(run_id)):
+    with delete_col.popover("Delete run", icon=":material/delete:", disabled=manager.is_live(run_id)):
         st.write("Delete this run, its events and all draft versions? This cannot be undone.")
         if auth.require_user("delete runs") and st.button("Delete permanently", type="primary", key="history-delete"):
             store.delete_run(run_id)

@@ -40,6 +40,11 @@ def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
     if settings.server_url:
         return RemoteRunManager(settings)
     return RunManager(ResearchRunner(settings))
+# Issues 13/15: one runner per run (leases), resume from any point, shared runs (Postgres).
+from research.runs.lease import RunBusyError
+from research.runs.runner import RunNotResumableError
+from research.runs.store import ComparisonRecord, DuplicateEventError, open_run_store
+from research.runs.sql import DatabaseUnavailable
 
 __all__ = [
     "AllocationError", "DraftVersion", "Event", "RunLiveness", "RunStatus", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
@@ -54,4 +59,5 @@ __all__ = [
     "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
     "inert_markdown", "csv_cell", "render_csv",
     "RemoteRunManager", "ServerUnreachable", "make_manager", "thread_id_of",
+    "ComparisonRecord", "DatabaseUnavailable", "DuplicateEventError", "RunBusyError", "RunNotResumableError", "open_run_store",
 ]

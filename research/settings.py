@@ -83,6 +83,13 @@ class Settings(BaseSettings):
     max_source_text_chars: int = Field(200_000, ge=2_000, le=20_000_000)
     # Serve the dashboard on a non-loopback address without a login ([auth] in secrets): only on purpose.
     allow_unauthenticated: bool = False
+    # Shared runs: a postgresql:// URL puts the run store (runs, events, drafts, source texts,
+    # comparisons) and the in-process checkpoints in Postgres, so dashboard replicas share them.
+    # Unset: SQLite files in the data dir (the embedded default). A secret: it may hold a password.
+    database_url: SecretStr | None = None
+    # A runner holds a lease on its run and renews it every third of this; a run whose lease lapsed
+    # (its process died) may be resumed elsewhere. Same-host owners that are gone free it at once.
+    run_lease_seconds: float = Field(30.0, ge=1, le=3600)
 
     # Researchers: fixed query pipeline, or agents that choose their tools in a bounded loop.
     researcher_mode: ResearcherMode = "pipeline"
@@ -106,6 +113,15 @@ class Settings(BaseSettings):
             raise ValueError(f"must be an http:// or https:// URL of a LangGraph server, got {value[:100]!r}")
         return value
 
+    @field_validator("database_url", mode="after")
+    @classmethod
+    def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        if not value.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("RESEARCH_DATABASE_URL must be a postgresql:// URL (unset it for the SQLite default)")
+        return value
+
     @property
     def effective_fast_model(self) -> str:
         return self.fast_model or self.model
@@ -122,8 +138,10 @@ class Settings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """Every configured secret, so logs and exports can be scrubbed of them."""
-        secrets = [self.openai_api_key, self.tavily_api_key, self.github_token]
-        return [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
+        secrets = [self.openai_api_key, self.tavily_api_key, self.github_token, self.database_url]
+        values = [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
+        password = _url_password(self.database_url.get_secret_value()) if self.database_url else None
+        return values + ([password] if password else [])
 
     @property
     def runs_db(self) -> Path:
@@ -136,6 +154,15 @@ class Settings(BaseSettings):
     @property
     def library_db(self) -> Path:
         return self.data_dir / "library.sqlite"
+
+
+def _url_password(url: str) -> str | None:
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
 
 
 @lru_cache(maxsize=1)

@@ -108,3 +108,5 @@ def settings(tmp_path: Path, session_log_dir: Path) -> Settings:
 @pytest.fixture
 def runner(settings: Settings) -> ResearchRunner:
     return ResearchRunner(settings)
+# The shared-runs lane's throwaway Postgres cluster (session) and a fresh database per test.
+from tests.fakes.postgres import pg_cluster, pg_url  # noqa: E402,F401

@@ -34,11 +34,11 @@ def gather(manager: RunManager, comparison: Comparison) -> tuple[list[RunStats],
 
 
 def show(manager: RunManager, comparison: Comparison) -> None:
-    live = any(manager.is_active(run_id) for run_id in comparison.run_ids)
+    live = any(manager.is_live(run_id) for run_id in comparison.run_ids)
 
     @st.fragment(run_every=POLL_SECONDS if live else None)
     def panels() -> None:
-        active = any(manager.is_active(run_id) for run_id in comparison.run_ids)
+        active = any(manager.is_live(run_id) for run_id in comparison.run_ids)
         stats, missing = gather(manager, comparison)
         _header(comparison, stats, missing)
         if not stats:

@@ -11,7 +11,7 @@ import hashlib
 
 import streamlit as st
 
-from research.api import RemoteRunManager, RunManager, Settings, make_manager
+from research.api import DatabaseUnavailable, RemoteRunManager, RunManager, Settings, make_manager
 from ui.secrets_env import apply_streamlit_secrets
 
 
@@ -33,4 +33,12 @@ def _manager(fingerprint: str, _settings: Settings) -> RunManager | RemoteRunMan
 
 
 def get_manager(settings: Settings) -> RunManager | RemoteRunManager:
-    return _manager(_fingerprint(settings), settings)
+    """The shared manager; if the shared run database is unreachable, a clear message and the page
+    stops (no traceback; nothing is cached, so the next script run tries again)."""
+    try:
+        return _manager(_fingerprint(settings), settings)
+    except DatabaseUnavailable as exc:
+        st.error(f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
+                 "reachable, or unset the setting for the local SQLite store.", icon=":material/cloud_off:")
+        st.stop()
+        raise  # st.stop() raises; this keeps type checkers sure nothing is returned

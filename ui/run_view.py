@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunManager, RunStore, RunView, ServerUnreachable
+from research.api import RunBusyError, RunManager, RunNotResumableError, RunStore, RunView, ServerUnreachable
 from ui import session
 from ui.text import md_escape
 from ui.panels import critiques, draft, pipeline, researchers, sources_table, summary, supervisor, transcript
@@ -34,11 +34,11 @@ def render_panels(view: RunView, store: RunStore, *, orphaned: bool = False) -> 
 
 
 def show_run(manager: RunManager, run_id: str) -> None:
-    live = manager.is_active(run_id)
+    live = manager.is_live(run_id)
 
     @st.fragment(run_every=POLL_SECONDS if live else None)
     def panels() -> None:
-        active = manager.is_active(run_id)  # read before the events: a finished run has logged them all
+        active = manager.is_live(run_id)  # read before the events: a finished run has logged them all
         view = session.current_view(manager.store, run_id)
         orphaned = not active and view.status == "running" and manager.is_orphaned(run_id)
         if orphaned:
@@ -61,5 +61,8 @@ def _offer_resume(manager: RunManager, run_id: str) -> None:
             manager.resume(run_id)
         except ServerUnreachable as exc:
             st.error(md_escape(exc), icon=":material/error:")
-        else:
-            st.rerun()
+            return
+        except (RunBusyError, RunNotResumableError) as exc:  # another replica or process took it first
+            st.error(md_escape(exc), icon=":material/block:")
+            return
+        st.rerun()

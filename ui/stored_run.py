@@ -17,7 +17,7 @@ from ui.run_view import show_run
 
 def show(manager: RunManager, settings: Settings, run_id: str) -> None:
     store = manager.store
-    active = manager.is_active(run_id)
+    active = manager.is_live(run_id)
     view = session.current_view(store, run_id)
     # One slot above the panels for the plan review or the replay controls: the panels keep their
     # place in the page when a run moves from live to ended, so the browser never shows the old

@@ -80,15 +80,15 @@ def run_tool(args: Namespace, settings: Settings, bad_input: BadInput, report: R
 
 
 def _dispatch(args: Namespace, settings: Settings, bad_input: BadInput, report: Report, progress: Progress) -> int:
-    from research.runs.store import RunStore
+    from research.runs.store import open_run_store
 
-    store = RunStore(settings.runs_db)
+    store = open_run_store(settings)
     if args.command == "runs":
         return _runs(store, args)
     if args.command == "import-run":
         return _import(store, args, bad_input)
     if store.get_run(args.run_id) is None:
-        raise bad_input(f"no run with id {args.run_id!r} in {settings.runs_db}")
+        raise bad_input(f"no run with id {args.run_id!r} in {store.label}")
     handler = {
         "export": _export, "replay": _replay, "bundle": _bundle, "cancel": _cancel, "revise": _revise,
     }.get(args.command)
@@ -202,6 +202,7 @@ def _import(store: RunStore, args: Namespace, bad_input: BadInput) -> int:
 
 def _continue(settings: Settings, args: Namespace, bad_input: BadInput, report: Report, progress: Progress) -> int:
     from research.graph.nodes.plan_review import PlanEditError
+    from research.runs.lease import RunBusyError
     from research.runs.runner import PlanReviewError, ResearchRunner
 
     from research.runs.remote import RemoteRunManager, ServerUnreachable
@@ -214,7 +215,7 @@ def _continue(settings: Settings, args: Namespace, bad_input: BadInput, report: 
         go = lambda: runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, llm=args.llm)  # noqa: E731
     try:
         go()
-    except (PlanEditError, PlanReviewError, ServerUnreachable) as exc:
+    except (PlanEditError, PlanReviewError, ServerUnreachable, RunBusyError) as exc:
         raise bad_input(str(exc)) from None
     code: int = report(runner, args.run_id, as_json=args.json)
     return code

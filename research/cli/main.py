@@ -24,6 +24,7 @@ from research.graph.allocation import AllocationError
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
 from research.events import Event, RunStatus
 from research.cli.progress import describe
+from research.runs.sql import DatabaseUnavailable
 from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, validate_topic
 from research.settings import Settings
 
@@ -47,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     except BadInput as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except DatabaseUnavailable as exc:  # RESEARCH_DATABASE_URL set but unreachable: one line, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 class _Parser(argparse.ArgumentParser):
@@ -165,23 +169,31 @@ def _subcommand(argv: list[str]) -> int:
 
 
 def _resume(settings: Settings, args: argparse.Namespace) -> int:
+    from research.runs.lease import RunBusyError
+    from research.runs.runner import RunNotResumableError
+
+    refused: tuple[type[Exception], ...] = (RunBusyError, RunNotResumableError)
     if settings.server_url:  # remote mode: reattach to the run on the server and follow it to its end
         from research.runs.remote import RemoteRunManager, ServerUnreachable
 
-        runner = RemoteRunManager(settings)
+        runner: ResearchRunner | RemoteRunManager = RemoteRunManager(settings)
         go = lambda: runner.resume(args.run_id, on_event=_print_progress, block=True)  # noqa: E731
+        unreachable: tuple[type[Exception], ...] = (ServerUnreachable,)
     else:
         from research.runs.runner import ResearchRunner
 
         runner = ResearchRunner(settings)
-        go, ServerUnreachable = lambda: runner.resume(args.run_id, on_event=_print_progress, llm=args.llm), ()  # noqa: E731
+        go = lambda: runner.resume(args.run_id, on_event=_print_progress, llm=args.llm)  # noqa: E731
+        unreachable = ()
     if runner.store.get_run(args.run_id) is None:
-        raise BadInput(f"no run with id {args.run_id!r} in {settings.runs_db}")
+        raise BadInput(f"no run with id {args.run_id!r} in {runner.store.label}")
     try:
         go()
-    except ServerUnreachable as exc:
+    except unreachable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except refused as exc:  # refused before anything ran or was written
+        raise BadInput(str(exc)) from None
     return _report(runner, args.run_id, as_json=args.json)
 
 

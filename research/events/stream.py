@@ -85,7 +85,8 @@ class EventAdapter:
     """Turns LangGraph stream parts into numbered `Event`s for one run."""
 
     def __init__(
-        self, run_id: str, start_seq: int = 0, logged_messages: set[tuple[str, str]] | None = None
+        self, run_id: str, start_seq: int = 0, logged_messages: set[tuple[str, str]] | None = None,
+        *, logged_once: frozenset[str] = frozenset(),
     ) -> None:
         self.run_id = run_id
         self._seq = start_seq
@@ -94,6 +95,9 @@ class EventAdapter:
         # already logged are skipped so the transcript does not show them twice.
         self._logged_messages = logged_messages or set()
         self.remote_run_id = ""  # a server stream's run id (its metadata part)
+        # Types a log holds once that this log already holds: a run resumed before its begin node
+        # finished runs that node again, and its second run_started is not an event.
+        self._logged_once = logged_once
 
     def make(self, type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> Event:
         self._seq += 1
@@ -111,6 +115,8 @@ class EventAdapter:
         elif mode == "error":
             yield self.make("run_failed", error=_error_text(data))
         elif mode == "custom" and isinstance(data, dict) and _MARK in data:
+            if data[_MARK] in self._logged_once:
+                return
             yield self.make(
                 data[_MARK], researcher_id=data.get("researcher_id"),
                 iteration=data.get("iteration"), **(data.get("data") or {}),

@@ -6,14 +6,13 @@ The CLI calls `ResearchRunner.run`; the dashboard's run manager calls the same i
 from __future__ import annotations
 
 import logging
-import sqlite3
+import time
 import traceback
 import uuid
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from research.graph.allocation import parse_allocation
@@ -26,8 +25,11 @@ from research.events.status import RunStatus
 from research.graph.builder import build_graph
 from research.logging_setup import configure_logging, run_id_scope
 from research.graph.nodes.plan_review import validate_plan_edit
+from research.runs.checkpoints import STATE_TYPES as _STATE_TYPES
+from research.runs.checkpoints import SecretMaskingSerializer, open_checkpointer
 from research.runs.event_effects import apply_event
-from research.runs.store import RunStore
+from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
+from research.runs.store import DuplicateEventError, RunStore, open_run_store
 from research.schemas import ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
@@ -37,7 +39,10 @@ from research.sources.router import SourceRouter
 log = logging.getLogger("research.runs.runner")
 EventCallback = Callable[[Event], None]
 
-_STATE_TYPES = STATE_TYPES  # the checkpoint serializer's allow-list (research/graph/serde_types.py)
+__all__ = ["PlanReviewError", "ResearchRunner", "RunBusyError", "RunNotResumableError", "SecretMaskingSerializer", "_STATE_TYPES"]
+# Statuses `resume` refuses: the run is over, or it waits for a person (continue/cancel its plan).
+_NOT_RESUMABLE = {RunStatus.FINISHED: "it has finished", RunStatus.CANCELLED: "it was cancelled",
+                  RunStatus.PAUSED: "it is waiting for plan review (continue or cancel it)"}
 
 
 class ResearchRunner:
@@ -51,7 +56,8 @@ class ResearchRunner:
     ) -> None:
         self.settings = settings
         configure_logging(settings)
-        self.store = store or RunStore(settings.runs_db)
+        self.store = store or open_run_store(settings)
+        self.owner = new_owner_id()  # this runner's name on the leases it holds
         self.library = library or Library(settings.library_db)
         self.library.ensure_sample()
         self.sources = sources or SourceRouter(settings, lambda kind: LibraryProvider(
@@ -64,6 +70,9 @@ class ResearchRunner:
             parse_allocation(request.allocation, self.settings.max_researchers)
         run_id = uuid.uuid4().hex[:12]
         self.store.create_run(run_id, request.topic, request.allocation, self._brain_label(request))
+        # Held from the first moment the run is stored as running, so no other process sees it
+        # unowned (an orphan) before its first event; _execute renews it.
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
         return run_id
 
     def run(self, request: ResearchRequest, on_event: EventCallback | None = None, run_id: str | None = None) -> str:
@@ -76,14 +85,48 @@ class ResearchRunner:
         self._execute(run_id, request, initial, on_event, started=True)
         return run_id
 
-    def resume(self, run_id: str, on_event: EventCallback | None = None, llm: str | None = None) -> str:
-        """Continue an interrupted run from its last checkpoint."""
+    def claim(self, run_id: str) -> None:
+        """Take the run's lease for this runner (re-entrant); RunBusyError if another live one has it."""
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
+
+    def claim_for_resume(self, run_id: str):
+        """Check that the run may be resumed here and take its lease; returns its record.
+
+        Raises KeyError (no such run), RunNotResumableError (finished, cancelled or paused) or
+        RunBusyError (another live process runs it) before anything runs.
+        """
         record = self.store.get_run(run_id)
         if record is None:
             raise KeyError(f"No run with id {run_id!r}")
+        if record.status in _NOT_RESUMABLE:
+            raise RunNotResumableError(f"Run {run_id} cannot be resumed: {_NOT_RESUMABLE[record.status]}.")
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
+        return record
+
+    def resume(self, run_id: str, on_event: EventCallback | None = None, llm: str | None = None) -> str:
+        """Continue an interrupted run from its last checkpoint, or start it again if it stopped
+        before its first one (nothing of the graph's work was kept)."""
+        record = self.claim_for_resume(run_id)
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
+        with self.checkpointer() as saver:
+            latest = saver.get_tuple({"configurable": {"thread_id": run_id}})
+        # Step -1 is the input alone (written before any node ran): nothing of the graph's work is kept.
+        checkpointed = latest is not None and (latest.metadata or {}).get("step", 0) >= 0
         self.store.update_run(run_id, status=RunStatus.RUNNING, error=None)
-        self._execute(run_id, request, None, on_event, started=False)
+        if checkpointed:
+            self._execute(run_id, request, None, on_event, started=False)
+            return run_id
+        started = next((e for e in self.store.events(run_id) if e.type == "run_started"), None)
+        max_iterations = started.data.get("max_iterations") if started else None
+        initial = {
+            "run_id": run_id, "topic": record.topic, "requested_allocation": record.requested_allocation,
+            "max_iterations": self.settings.max_iterations if max_iterations is None else max_iterations,
+            "review_plan": bool(started.data.get("review_plan", False)) if started else False,
+        }
+        self._execute(
+            run_id, request, initial, on_event, started=started is None,
+            resumed_note="Restarted from the beginning: the run stopped before its first checkpoint.",
+        )
         return run_id
 
     # --- plan review: a run paused after the supervisor ------------------------------------------
@@ -102,6 +145,7 @@ class ResearchRunner:
         before anything runs; then runs the rest of the research in this thread.
         """
         record, questions, parsed = self.check_plan_edit(run_id, questions, allocation)
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # two replicas' Continue: one wins
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
         self.store.update_run(run_id, status=RunStatus.RUNNING, error=None)
         answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
@@ -141,9 +185,25 @@ class ResearchRunner:
         logged = set() if started else {
             (e.data.name, e.data.content) for e in self.store.events(run_id) if isinstance(e.data, payloads.Message)
         }
-        adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged)
+        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # ours since create/claim
+        heartbeat = Heartbeat(self.store, run_id, self.owner, self.settings.run_lease_seconds).start()
+        try:
+            self._execute_leased(run_id, request, initial, on_event, heartbeat, started=started, resumed_note=resumed_note, logged=logged)
+        except (LeaseLostError, DuplicateEventError) as exc:
+            # Another process runs this run now: write nothing more (its log must stay its own).
+            log.warning("Run %s: stopped here, %s", run_id, exc)
+        finally:
+            heartbeat.stop()
+
+    def _execute_leased(self, run_id, request, initial, on_event, heartbeat: Heartbeat, *, started, resumed_note, logged) -> None:
+        has_started = not started and any(e.type == "run_started" for e in self.store.events(run_id))
+        logged_once = frozenset({"run_started"}) if has_started else frozenset()
+        adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged, logged_once=logged_once)
+
 
         def publish(event: Event) -> None:
+            if heartbeat.lost.is_set():
+                raise LeaseLostError(f"run {run_id}'s lease was taken over")
             self.store.append_event(event)
             self._on_event_side_effects(event)
             if on_event:
@@ -178,6 +238,8 @@ class ResearchRunner:
                 ):
                     for event in adapter.adapt(part):
                         publish(event)
+        except (LeaseLostError, DuplicateEventError):
+            raise  # another process runs it now (see _execute)
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
             # Not log.exception: the log's secret filter only sees the message, not the traceback.
             log.error("Run %s failed\n%s", run_id, mask("".join(traceback.format_exception(exc)), self.settings.secret_values()))
@@ -201,52 +263,24 @@ class ResearchRunner:
         apply_event(self.store, event)
 
     @contextmanager
-    def checkpointer(self) -> Iterator[SqliteSaver]:
-        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.settings.checkpoints_db, check_same_thread=False, timeout=30)
-        # WAL (set by SqliteSaver.setup) with synchronous=NORMAL, as in the run store: a commit is
-        # not fsynced. With FULL every checkpoint write fsynced the WAL while holding the saver's
-        # one lock (1.1 ms a commit on a quiet disk, far more on a busy one), and every step of
-        # every researcher writes one. A power cut may lose the last checkpoints (the run resumes
-        # from an earlier one), never corrupt the file.
-        conn.execute("PRAGMA synchronous=NORMAL")
-        try:
-            serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
-            saver = SqliteSaver(conn, serde=SecretMaskingSerializer(serde, self.settings.secret_values()))
+    def checkpointer(self) -> Iterator[BaseCheckpointSaver]:
+        with open_checkpointer(self.settings) as saver:
             yield saver
-        finally:
-            conn.close()
 
     def _brain_label(self, request: ResearchRequest) -> str:
         kind = request.llm if request.llm and request.llm != "auto" else self.settings.brain_kind()
         return "offline" if kind == "offline" else self.settings.model
 
 
-class SecretMaskingSerializer:
-    """The checkpoint serializer, masking known secret values in every blob it writes.
-
-    LangGraph checkpoints a failed task's exception text (its `__error__` write), and exception
-    texts are where echoed keys end up. The mask keeps each byte length (msgpack frames strings by
-    length), so a checkpoint still decodes: it reads '****' where a key was.
-    """
-
-    MIN_SECRET_BYTES = 8  # shorter values could match unrelated bytes and corrupt a checkpoint
-
-    def __init__(self, inner: JsonPlusSerializer, secrets: list[str]) -> None:
-        self.inner = inner
-        self._secrets = [s.encode() for s in secrets if len(s.encode()) >= self.MIN_SECRET_BYTES]
-
-    def dumps_typed(self, obj: object) -> tuple[str, bytes]:
-        type_, data = self.inner.dumps_typed(obj)
-        for secret in self._secrets:
-            data = data.replace(secret, b"*" * len(secret))
-        return type_, data
-
-    def loads_typed(self, data: tuple[str, bytes]) -> object:
-        return self.inner.loads_typed(data)
-
-
 class PlanReviewError(RuntimeError):
     """Continue/cancel asked of a run that is not paused for plan review."""
 
 
+
+
+class RunNotResumableError(RuntimeError):
+    """Resume asked of a run that is finished, cancelled or paused for plan review."""
+
+
+class LeaseLostError(RuntimeError):
+    """This runner's lease on the run lapsed and another process took it over."""

@@ -1,26 +1,26 @@
-"""The run store (SQLite): runs, their event logs, draft versions and source page text.
+"""The run store: runs, their event logs, draft versions, source page text, leases and comparisons.
 
 Every view the dashboard offers (live, history, replay, compare) reads from here, so nothing a user
-saw is lost when the process exits. One short-lived connection per operation keeps it safe to use
-from the run threads and the Streamlit script thread at once (WAL mode).
+saw is lost when the process exits. SQLite in the data dir by default; Postgres with
+RESEARCH_DATABASE_URL, so dashboard replicas share runs (research/runs/sql.py: one SQL for both).
+One transaction per operation keeps it safe to use from run threads and the script thread at once.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from research.events import Event
 from research.events.status import RunStatus
+from research.runs.sql import DuplicateKeyError, open_database
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
+_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     topic TEXT NOT NULL,
     requested_allocation TEXT,
@@ -28,35 +28,55 @@ CREATE TABLE IF NOT EXISTS runs (
     allocation_origin TEXT,
     brain TEXT,
     status TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    finished_at REAL,
+    created_at DOUBLE PRECISION NOT NULL,
+    finished_at DOUBLE PRECISION,
     source_count INTEGER DEFAULT 0,
     error TEXT,
     summary TEXT
-);
-CREATE TABLE IF NOT EXISTS events (
+)""",
+    """CREATE TABLE IF NOT EXISTS events (
     run_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
-    ts REAL NOT NULL,
+    ts DOUBLE PRECISION NOT NULL,
     type TEXT NOT NULL,
     body TEXT NOT NULL,
     PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS drafts (
+)""",
+    """CREATE TABLE IF NOT EXISTS drafts (
     run_id TEXT NOT NULL,
     version INTEGER NOT NULL,
-    created_at REAL NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
     note TEXT,
     markdown TEXT NOT NULL,
     PRIMARY KEY (run_id, version)
-);
-CREATE TABLE IF NOT EXISTS source_texts (
+)""",
+    """CREATE TABLE IF NOT EXISTS source_texts (
     run_id TEXT NOT NULL,
     source_id TEXT NOT NULL,
     text TEXT NOT NULL,
     PRIMARY KEY (run_id, source_id)
-);
-"""
+)""",
+    # Who runs a run right now (research/runs/lease.py): one row per run while a runner holds it.
+    """CREATE TABLE IF NOT EXISTS run_leases (
+    run_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    heartbeat_at DOUBLE PRECISION NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL
+)""",
+    # Saved comparisons (the dashboard's Compare page): a named set of run ids, JSON lists.
+    """CREATE TABLE IF NOT EXISTS comparisons (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    run_ids TEXT NOT NULL,
+    allocations TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL
+)""",
+]
+
+
+class DuplicateEventError(RuntimeError):
+    """An event with this run id and sequence number is already logged: another writer is running
+    the run (events are never replaced)."""
 
 
 @dataclass
@@ -88,33 +108,40 @@ class DraftVersion:
     markdown: str
 
 
+@dataclass(frozen=True)
+class LeaseRecord:
+    run_id: str
+    owner: str
+    heartbeat_at: float
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class ComparisonRecord:
+    id: str
+    title: str
+    run_ids: list[str]
+    allocations: list[str]
+    created_at: float
+
+
 class RunStore:
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._write_lock = threading.Lock()
-        self._local = threading.local()
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+    def __init__(self, target: Path | str) -> None:
+        """`target`: a SQLite file path, or a postgresql:// URL (see open_run_store)."""
+        self._db = open_database(target)
+        self.dialect = self._db.dialect
+        self.path = Path(target) if self.dialect == "sqlite" else None
+        self.label = self._db.label  # for messages: the file, or the URL without its password
+        # SQLite has one writer at a time anyway; the lock keeps this process's writers from
+        # queueing inside sqlite's busy timeout. Postgres takes concurrent writers itself.
+        self._write_lock = threading.Lock() if self.dialect == "sqlite" else _NoLock()
+        self._db.create_schema(_SCHEMA)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """This thread's connection, inside one transaction (committed on success).
+    def _connect(self):
+        return self._db.transaction()
 
-        Connections are kept per thread, not opened per operation: closing the last connection to a
-        WAL database checkpoints and fsyncs it, which made every event append cost ~20 ms on the
-        thread that drives the graph. synchronous=NORMAL is WAL's usual setting: a commit is not
-        fsynced (a power cut may lose the last events, never corrupt the log).
-        """
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30)
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA synchronous=NORMAL")
-            self._local.db = db  # closed when the thread (or this store) goes away
-        with db:
-            yield db
+    def close(self) -> None:
+        self._db.close()
 
     # --- runs -------------------------------------------------------------------------------
     def create_run(self, run_id: str, topic: str, requested_allocation: str | None, brain: str) -> None:
@@ -148,16 +175,23 @@ class RunStore:
 
     def delete_run(self, run_id: str) -> None:
         with self._write_lock, self._connect() as db:
-            for table in ("runs", "events", "drafts", "source_texts"):
+            for table in ("runs", "events", "drafts", "source_texts", "run_leases"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
 
     # --- events -----------------------------------------------------------------------------
     def append_event(self, event: Event) -> None:
-        with self._write_lock, self._connect() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
-                (event.run_id, event.seq, event.ts, event.type, event.model_dump_json()),
-            )
+        """Log one event. Raises DuplicateEventError if its sequence number is taken: a second
+        writer of the same run is refused, never allowed to overwrite the first one's log."""
+        try:
+            with self._write_lock, self._connect() as db:
+                db.execute(
+                    "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
+                    (event.run_id, event.seq, event.ts, event.type, event.model_dump_json()),
+                )
+        except DuplicateKeyError:
+            raise DuplicateEventError(
+                f"run {event.run_id} already has an event #{event.seq}: another process is writing this run"
+            ) from None
 
     def events(self, run_id: str, after_seq: int = 0) -> list[Event]:
         with self._connect() as db:
@@ -199,7 +233,7 @@ class RunStore:
             return
         with self._write_lock, self._connect() as db:
             db.executemany(
-                "INSERT OR IGNORE INTO source_texts (run_id, source_id, text) VALUES (?, ?, ?)",
+                "INSERT INTO source_texts (run_id, source_id, text) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [(run_id, sid, text) for sid, text in texts.items() if text],
             )
 
@@ -211,7 +245,79 @@ class RunStore:
         return row["text"] if row else ""
 
 
-def _record(row: sqlite3.Row) -> RunRecord:
+    # --- leases: one runner per run, across processes (research/runs/lease.py) ---------------------
+    def acquire_lease(self, run_id: str, owner: str, seconds: float, *, now: float | None = None) -> bool:
+        """Take the run's lease if it is free, expired or already ours; atomic in both databases."""
+        now = time.time() if now is None else now
+        with self._write_lock, self._connect() as db:
+            cur = db.execute(
+                "INSERT INTO run_leases (run_id, owner, heartbeat_at, expires_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner,"
+                " heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at"
+                " WHERE run_leases.expires_at < ? OR run_leases.owner = excluded.owner",
+                (run_id, owner, now, now + seconds, now),
+            )
+            return cur.rowcount == 1
+
+    def renew_lease(self, run_id: str, owner: str, seconds: float) -> bool:
+        """Extend our lease; False if it is no longer ours (taken over after it lapsed)."""
+        now = time.time()
+        with self._write_lock, self._connect() as db:
+            cur = db.execute(
+                "UPDATE run_leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
+                (now, now + seconds, run_id, owner),
+            )
+            return cur.rowcount == 1
+
+    def release_lease(self, run_id: str, owner: str) -> None:
+        """Drop the lease if `owner` holds it (also used to clear a dead owner's lease)."""
+        with self._write_lock, self._connect() as db:
+            db.execute("DELETE FROM run_leases WHERE run_id = ? AND owner = ?", (run_id, owner))
+
+    def get_lease(self, run_id: str) -> LeaseRecord | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT run_id, owner, heartbeat_at, expires_at FROM run_leases WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        return LeaseRecord(row["run_id"], row["owner"], row["heartbeat_at"], row["expires_at"]) if row else None
+
+    # --- saved comparisons --------------------------------------------------------------------------
+    def save_comparison(self, record: ComparisonRecord) -> None:
+        with self._write_lock, self._connect() as db:
+            db.execute(
+                "INSERT INTO comparisons (id, title, run_ids, allocations, created_at) VALUES (?, ?, ?, ?, ?)",
+                (record.id, record.title, json.dumps(record.run_ids), json.dumps(record.allocations), record.created_at),
+            )
+
+    def comparisons(self) -> list[ComparisonRecord]:
+        """Newest first."""
+        with self._connect() as db:
+            rows = db.execute("SELECT * FROM comparisons ORDER BY created_at DESC").fetchall()
+        return [
+            ComparisonRecord(r["id"], r["title"], json.loads(r["run_ids"]), json.loads(r["allocations"]), r["created_at"])
+            for r in rows
+        ]
+
+    def delete_comparison(self, comparison_id: str) -> None:
+        with self._write_lock, self._connect() as db:
+            db.execute("DELETE FROM comparisons WHERE id = ?", (comparison_id,))
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def open_run_store(settings) -> RunStore:
+    """The run store the settings name: Postgres with RESEARCH_DATABASE_URL, else the data dir's SQLite."""
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    return RunStore(url or settings.runs_db)
+
+
+def _record(row) -> RunRecord:
     return RunRecord(
         run_id=row["run_id"], topic=row["topic"], status=RunStatus(row["status"]), created_at=row["created_at"],
         requested_allocation=row["requested_allocation"], allocation=row["allocation"],

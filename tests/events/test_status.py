@@ -39,7 +39,7 @@ def test_the_manager_answers_from_the_store_and_its_threads(runner) -> None:
 
     manager = RunManager(runner)
     run_id = runner.create(ResearchRequest(topic="How do mRNA vaccines work?"))
-    assert manager.liveness(run_id) is RunLiveness.ORPHANED  # registered, nothing runs it
+    assert manager.liveness(run_id) is RunLiveness.LIVE  # registered: its creator holds the run's lease
     assert manager.liveness("nope") is None
     runner.run(ResearchRequest(topic="How do mRNA vaccines work?"), run_id=run_id)
     record = runner.store.get_run(run_id)

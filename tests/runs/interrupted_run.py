@@ -1,7 +1,10 @@
 """Starts a run in this process and kills the process mid-run (os._exit, as a crash or `kill -9`
 would: no cleanup, no exception handler, no final event). Used by test_resume in a subprocess.
 
-    python -m tests.runs.interrupted_run DATA_DIR analyst|academic-retrieve
+    python -m tests.runs.interrupted_run DATA_DIR analyst|academic-retrieve|created|started
+
+(created: killed before any event; started: killed right after `run_started`, before the graph
+wrote its first checkpoint.)
 
 Prints the run id first, so the test can resume it.
 """
@@ -44,6 +47,15 @@ def main() -> None:
         time.sleep(SETTLE)
         os._exit(KILLED)
 
+    if where == "created":
+        os._exit(KILLED)
+    if where == "started":
+        def die_after_started(event) -> None:
+            if event.type == "run_started":  # logged; the graph has not been streamed yet
+                os._exit(KILLED)
+
+        runner.run(request, run_id=run_id, on_event=die_after_started)
+        raise SystemExit("the run was meant to be killed but finished")
     if where == "analyst":
         # The researchers' superstep completes, then the process dies inside the analyst.
         OfflineBrain.judge = lambda *args, **kwargs: die_once_logged("web-1", "academic-1")  # type: ignore[method-assign]

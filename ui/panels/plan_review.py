@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import MAX_QUESTION_CHARS, PlanEditError, PlanReviewError, RunManager, RunView, validate_plan_edit
+from research.api import MAX_QUESTION_CHARS, PlanEditError, PlanReviewError, RunBusyError, RunManager, RunView, validate_plan_edit
 from ui.text import ORIGIN_LABELS, md_escape, plural
 
 
@@ -24,7 +24,7 @@ def _continue(manager: RunManager, run_id: str) -> None:
     questions, allocation = edited_plan(run_id)
     try:
         manager.continue_plan(run_id, questions, allocation or None)
-    except (PlanEditError, PlanReviewError, KeyError) as exc:
+    except (PlanEditError, PlanReviewError, RunBusyError, KeyError) as exc:
         st.session_state[f"plan-error-{run_id}"] = str(exc).strip("'\"")
     else:
         st.toast("Research continues with the reviewed plan.", icon=":material/play_arrow:")

@@ -1,0 +1,172 @@
+"""One small dialect layer under the run store: SQLite (embedded default) or Postgres (shared runs).
+
+The store writes one SQL text for both: `?` placeholders (rewritten to `%s` for psycopg),
+`ON CONFLICT` upserts (SQLite >= 3.24 and Postgres both), DOUBLE PRECISION timestamps (REAL affinity
+in SQLite, 8 bytes in Postgres where REAL would be 4). Each operation is one transaction, committed
+on success and rolled back on an error.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Literal, Protocol, Sequence
+
+Dialect = Literal["sqlite", "postgres"]
+_PG_SCHEMA_LOCK = 0x52534400  # advisory lock id: two replicas creating the tables at once must not race
+
+
+class Cursor(Protocol):
+    rowcount: int
+
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+class Tx(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor: ...
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+
+class DuplicateKeyError(Exception):
+    """A row with that key is already there (an INSERT that must not replace)."""
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The configured database cannot be reached (message names the host, never the password)."""
+
+
+class SqliteDatabase:
+    dialect: Dialect = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self.label = str(self.path)
+
+    def create_schema(self, statements: list[str]) -> None:
+        with self.transaction() as tx:
+            tx.execute("PRAGMA journal_mode=WAL")
+            for statement in statements:
+                tx.execute(statement)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        """This thread's connection, inside one transaction.
+
+        Connections are kept per thread, not opened per operation: closing the last connection to a
+        WAL database checkpoints and fsyncs it, which made every event append cost ~20 ms on the
+        thread that drives the graph. synchronous=NORMAL is WAL's usual setting: a commit is not
+        fsynced (a power cut may lose the last events, never corrupt the log).
+        """
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._local.db = db  # closed when the thread (or this store) goes away
+        try:
+            with db:
+                yield db  # sqlite3.Connection has execute/executemany with `?` placeholders
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" not in str(exc):
+                raise
+            raise DuplicateKeyError(str(exc)) from exc
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+
+class _PgTx:
+    def __init__(self, conn) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
+        return self._conn.execute(_pg(sql), params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._conn.cursor() as cur:
+            cur.executemany(_pg(sql), rows)
+
+
+_PLACEHOLDER = re.compile(r"\?")
+_PG_CACHE: dict[str, str] = {}
+
+
+def _pg(sql: str) -> str:
+    out = _PG_CACHE.get(sql)
+    if out is None:
+        out = _PG_CACHE[sql] = _PLACEHOLDER.sub("%s", sql)
+    return out
+
+
+class PostgresDatabase:
+    dialect: Dialect = "postgres"
+
+    def __init__(self, url: str, *, max_connections: int = 8, connect_timeout: float = 10.0) -> None:
+        import psycopg
+        from psycopg.rows import dict_row
+        from psycopg_pool import ConnectionPool
+
+        self._errors = psycopg
+        self.label = _redact(url)
+        try:  # one direct attempt first: a refused or wrong URL fails at once, not after the pool's wait
+            psycopg.connect(url, connect_timeout=int(connect_timeout)).close()
+        except psycopg.Error as exc:
+            reason = str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else type(exc).__name__
+            raise DatabaseUnavailable(f"cannot reach the run database {self.label}: {reason}") from None
+        self._pool = ConnectionPool(
+            url, min_size=1, max_size=max_connections, open=False, name="research-runs",
+            kwargs={"row_factory": dict_row, "connect_timeout": int(connect_timeout)},
+        )
+        self._pool.open()
+        try:
+            self._pool.wait(timeout=connect_timeout)
+        except Exception as exc:  # psycopg_pool.PoolTimeout, or a refused/failed connection
+            self._pool.close()
+            raise DatabaseUnavailable(f"cannot reach the run database {self.label}: {type(exc).__name__}") from None
+
+    def create_schema(self, statements: list[str]) -> None:
+        with self.transaction() as tx:
+            tx.execute("SELECT pg_advisory_xact_lock(?)", (_PG_SCHEMA_LOCK,))
+            for statement in statements:
+                tx.execute(statement)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        with self._pool.connection(timeout=30) as conn:  # commits on success, rolls back on error
+            try:
+                yield _PgTx(conn)
+            except self._errors.errors.UniqueViolation as exc:
+                raise DuplicateKeyError(str(exc).splitlines()[0]) from exc
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            netloc = parts.netloc.replace(f":{parts.password}@", ":****@")
+            return urlunsplit(parts._replace(netloc=netloc))
+    except ValueError:
+        return "postgresql://(unparsable URL)"
+    return url
+
+
+def open_database(target: Path | str) -> SqliteDatabase | PostgresDatabase:
+    """A postgresql:// URL opens Postgres; anything else is a SQLite file path."""
+    if isinstance(target, str) and target.startswith(("postgresql://", "postgres://")):
+        return PostgresDatabase(target)
+    return SqliteDatabase(Path(target))
