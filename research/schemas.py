@@ -348,3 +348,26 @@ class RunBundle(BaseModel):
     events: list[dict] = Field(default_factory=list)
     drafts: list[BundleDraft] = Field(default_factory=list)
     source_texts: dict[str, str] = Field(default_factory=dict)
+
+
+class DroppedSource(BaseModel):
+    """A retrieved result kept out of the run because it is not about the run's subject."""
+
+    title: str
+    url: str = ""
+    reason: str
+    score: float = Field(ge=0.0, le=1.0)
+
+
+Evidence = Literal["none", "partial", "sufficient"]
+ClaimVerdict = Literal["supported", "partial", "unsupported", "unverifiable"]
+
+
+class CheckedClaim(BaseModel):
+    n: int  # the [n] the sentence cites
+    sentence: str
+    source_id: str | None
+    verdict: ClaimVerdict
+    score: float = Field(ge=0.0, le=1.0)
+    passage: str = ""  # the best-matching passage of the cited source's stored text
+    section: str = ""

@@ -32,6 +32,11 @@ EventType = Literal[
     #                           research_questions, max_researchers, max_questions, max_question_chars
     "plan_approved",  # allocation {web,academic,book}, origin, reasoning, research_questions, edited
     "run_cancelled",  # reason
+    # Trust (issue 11): see research/events/payloads_trust.py for each payload.
+    "sources_dropped",  # researcher_id, query, dropped [{title, url, reason, score}]
+    "evidence_assessed",  # evidence (none|partial|sufficient), questions_covered, questions, searched, reason
+    "claims_checked",  # version, claims [{n, sentence, source_id, verdict, score, passage}], precision
+    "draft_revised",  # version, markdown, citations, reasons
 ]
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
 _MARK = "research_event"  # key that marks our custom stream payloads

@@ -28,6 +28,7 @@ class ResearcherView:
     notes: str = ""
     error: str | None = None
     started_ts: float | None = None
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # {query, title, url, reason, score}
 
     @property
     def is_follow_up(self) -> bool:
@@ -133,6 +134,9 @@ class RunView:
             self.sources.setdefault(source["id"], source)
             if source["id"] not in researcher.source_ids:
                 researcher.source_ids.append(source["id"])
+
+    def _on_sources_dropped(self, e: Event, d: dict) -> None:
+        self._researcher(e).dropped.extend({"query": d.get("query", ""), **x} for x in d.get("dropped", []))
 
     def _on_researcher_finished(self, e: Event, d: dict) -> None:
         r = self._researcher(e)

@@ -51,6 +51,18 @@ def _card(view: RunView, r: ResearcherView) -> None:
         st.markdown(
             f":material/description: **{len(r.source_ids)}** sources · :material/timer: {duration(elapsed)}"
         )
+        render_dropped(r)
         warnings.render_inline(view, f"researcher:{r.id}")
         if r.error:
             st.error(md_escape(r.error), icon=":material/error:")
+
+
+def render_dropped(r: ResearcherView) -> None:
+    """The results relevance kept out of the run, each with its reason (titles are web text: escaped)."""
+    if not r.dropped:
+        return
+    with st.expander(f":material/filter_alt_off: {plural(len(r.dropped), 'result')} dropped as off-topic"):
+        st.markdown("\n".join(
+            f"- {md_escape(d.get('title', ''))} · score {float(d.get('score') or 0):.2f} · {md_escape(d.get('reason', ''))}"
+            for d in r.dropped[:30]
+        ))
