@@ -54,6 +54,7 @@ class ResearchState(TypedDict, total=False):
     warnings: Annotated[list[RunWarning], operator.add]
     draft: Draft
     messages: Annotated[list[AnyMessage], add_messages]
+    evidence: str  # none | partial | sufficient (research.drafts.evidence), set by the writer
     review_plan: bool  # pause after the supervisor for the user to edit the plan (plan_review node)
 
 

@@ -199,7 +199,9 @@ class ResearchRunner:
             "critiques": len(final.get("critiques", [])),
         }
         status = "finished" if final.get("draft") else "failed"
-        publish(adapter.make("run_finished", status=status, seconds=seconds, counts=counts))
+        publish(adapter.make(
+            "run_finished", status=status, seconds=seconds, counts=counts, evidence=final.get("evidence"),
+        ))
         self.store.update_run(run_id, status=status, finished_at=time.time(), source_count=counts["sources"], summary=counts)
 
     def _on_event_side_effects(self, event: Event) -> None:

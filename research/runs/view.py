@@ -68,6 +68,11 @@ class RunView:
     # While paused for plan review: the plan_review_requested data (allocation, research_questions,
     # limits); None otherwise.
     plan_review: dict[str, Any] | None = None
+    # Trust (issue 11): the evidence_assessed data, the latest claims_checked data, reviewer versions.
+    evidence: str | None = None  # none | partial | sufficient
+    evidence_detail: dict[str, Any] = field(default_factory=dict)
+    claims: dict[str, Any] = field(default_factory=dict)
+    revisions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def allocation_notation(self) -> str:
@@ -166,8 +171,24 @@ class RunView:
     def _on_warning(self, e: Event, d: dict) -> None:
         self.warnings.append({"source": d.get("source", ""), "message": d.get("message", ""), "researcher_id": e.researcher_id})
 
+    def _on_evidence_assessed(self, e: Event, d: dict) -> None:
+        self.evidence, self.evidence_detail = d.get("evidence"), dict(d)
+
+    def _on_claims_checked(self, e: Event, d: dict) -> None:
+        self.claims = dict(d)
+
+    def _on_draft_revised(self, e: Event, d: dict) -> None:
+        self.draft = d.get("markdown", self.draft)
+        self.citations = {str(k): v for k, v in (d.get("citations") or {}).items()} or self.citations
+        self.revisions.append({"version": d.get("version"), "reasons": list(d.get("reasons", []))})
+
+    @property
+    def citation_precision(self) -> float | None:
+        return self.claims.get("precision") if self.claims else None
+
     def _on_run_finished(self, e: Event, d: dict) -> None:
         self.status = d.get("status", "finished")
+        self.evidence = d.get("evidence") or self.evidence
         self.finished_ts, self.seconds, self.phase = e.ts, d.get("seconds"), None
 
     def _on_plan_review_requested(self, e: Event, d: dict) -> None:
@@ -232,4 +253,9 @@ def to_json(view: RunView) -> dict[str, Any]:
         "usage": {k: view.usage[k] for k in ("calls", "prompt_tokens", "completion_tokens", "cost_usd")},
         "error": view.error,
         "plan_review": view.plan_review,
+        "evidence": view.evidence,
+        "evidence_detail": view.evidence_detail,
+        "citation_precision": view.citation_precision,
+        "claims": view.claims.get("claims", []),
+        "revisions": view.revisions,
     }
