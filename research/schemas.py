@@ -371,3 +371,17 @@ class CheckedClaim(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
     passage: str = ""  # the best-matching passage of the cited source's stored text
     section: str = ""
+
+
+class ClaimJudgement(BaseModel):
+    """The model judge's verdict on one numbered claim (see prompts.CLAIM_JUDGE_SYSTEM)."""
+
+    model_config = ConfigDict(extra="forbid")
+    index: int = Field(ge=1, description="the claim's number as given")
+    verdict: Literal["supported", "partial", "unsupported"]
+    reason: str = Field("", max_length=300)
+
+
+class ClaimJudgements(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    judgements: list[ClaimJudgement] = Field(max_length=200)

@@ -13,6 +13,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 from research.schemas import (
+    CheckedClaim,
     Critique,
     Draft,
     ResearcherReport,
@@ -54,6 +55,8 @@ class ResearchState(TypedDict, total=False):
     warnings: Annotated[list[RunWarning], operator.add]
     draft: Draft
     messages: Annotated[list[AnyMessage], add_messages]
+    claims: list[CheckedClaim]  # the claim check of the latest draft version
+    draft_version: int  # the latest draft version (the writer's is 1; each review adds one)
     evidence: str  # none | partial | sufficient (research.drafts.evidence), set by the writer
     review_plan: bool  # pause after the supervisor for the user to edit the plan (plan_review node)
 

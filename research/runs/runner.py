@@ -38,7 +38,8 @@ EventCallback = Callable[[Event], None]
 _STATE_TYPES = [
     ("research.schemas", name)
     for name in ("Source", "ResearcherTask", "ResearcherReport", "Critique", "QuestionCoverage",
-                 "ResolvedAllocation", "ResearcherAllocation", "RunWarning", "Draft", "AnalystVerdict")
+                 "ResolvedAllocation", "ResearcherAllocation", "RunWarning", "Draft", "AnalystVerdict",
+                 "CheckedClaim")
 ]
 
 
@@ -220,6 +221,10 @@ class ResearchRunner:
             )
         elif event.type == "draft_ready":
             self.store.save_draft_version(event.run_id, event.data["markdown"], note="Writer's draft")
+        elif event.type == "draft_revised":  # the reviewer's versions, each with its reasons
+            reasons = event.data.get("reasons") or []
+            note = f"Reviewer: {len(reasons)} changes" + (f" ({reasons[0][:80]}...)" if reasons else "")
+            self.store.save_draft_version(event.run_id, event.data["markdown"], note=note)
 
     @contextmanager
     def checkpointer(self) -> Iterator[SqliteSaver]:

@@ -72,6 +72,7 @@ class RunView:
     evidence: str | None = None  # none | partial | sufficient
     evidence_detail: dict[str, Any] = field(default_factory=dict)
     claims: dict[str, Any] = field(default_factory=dict)
+    claims_by_version: dict[int, dict[str, Any]] = field(default_factory=dict)
     revisions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -176,6 +177,7 @@ class RunView:
 
     def _on_claims_checked(self, e: Event, d: dict) -> None:
         self.claims = dict(d)
+        self.claims_by_version[int(d.get("version") or 1)] = self.claims
 
     def _on_draft_revised(self, e: Event, d: dict) -> None:
         self.draft = d.get("markdown", self.draft)

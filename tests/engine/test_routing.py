@@ -88,9 +88,10 @@ def test_graph_wiring() -> None:
     assert ("analyst", "follow_up", True) in edges
     assert ("analyst", "writer", True) in edges
     assert ("follow_up", "researcher", True) in edges
-    assert ("writer", "__end__", False) in edges
-    # The writer is the only way out, and the analyst never routes straight back to the supervisor.
-    assert {(s, t) for s, t, _ in edges if t == "__end__"} == {("writer", "__end__")}
+    # After the writer: the claim check, then the reviewer, the only way out; the analyst never
+    # routes straight back to the supervisor.
+    assert ("writer", "claim_check", False) in edges and ("claim_check", "reviewer", False) in edges
+    assert {(s, t) for s, t, _ in edges if t == "__end__"} == {("reviewer", "__end__")}
     assert {t for s, t, _ in edges if s == "analyst"} == {"follow_up", "writer"}
 
 

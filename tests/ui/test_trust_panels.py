@@ -38,3 +38,52 @@ def test_a_covered_run_has_no_alarm(make_app, data_dir):
     assert not notice.error and not notice.warning
     assert any("every question covered" in c.value for c in notice.caption)
     assert has_block(at, "researcher-card-web-1")
+
+
+def test_the_draft_panel_shows_claim_support_and_precision(make_app, data_dir):
+    at = make_app(_run(data_dir, "How do mRNA vaccines work?")).run()
+    assert not at.exception
+    page = "\n".join(texts(at))
+    assert "Citation precision: 100%" in page
+    check = [m.value for m in at.markdown if m.value.startswith("**Claim check**")]
+    assert check and "v1, the offline support score" in check[0] and "supported" in check[0]
+    passages = [e for e in at.expander if "The passage behind each citation" in e.label]
+    assert passages and any("> " in m.value for m in passages[0].markdown)
+
+
+def test_unsupported_claims_are_marked(make_app, data_dir):
+    from research.runs.store import RunStore
+    from research.events import Event
+
+    run_id = _run(data_dir, "How do mRNA vaccines work?")
+    store = RunStore(data_dir / "runs.sqlite")
+    claim = {"n": 1, "sentence": "Penguins invented <b>it</b> [x](http://evil.example)", "source_id": "s1",
+             "verdict": "unsupported", "score": 0.1, "passage": "![img](http://evil.example/i.png)", "section": ""}
+    store.append_event(Event(type="claims_checked", run_id=run_id, seq=store.last_seq(run_id) + 1,
+                             data={"version": 1, "method": "offline", "claims": [claim], "precision": 0.0}))
+    at = make_app(run_id).run()
+    marked = [w.value for w in at.warning if "unsupported" in w.value]
+    assert marked and "Penguins" in marked[0]
+    # Outside text is escaped: no live HTML, links or images.
+    assert "<b>" not in marked[0] or "\\<b\\>" in marked[0]
+    assert "\\[x\\]\\(http" in marked[0]
+    quoted = [m.value for e in at.expander for m in e.markdown if "Penguins" in m.value]
+    assert quoted and "\\!\\[img\\]\\(http" in quoted[0]
+
+
+def test_the_reviewers_version_shows_its_reasons(make_app, data_dir, monkeypatch):
+    from research.brains.offline import OfflineBrain
+
+    original = OfflineBrain.write
+
+    def write(self, topic, questions, sources, text_of, known_gaps):
+        body = original(self, topic, questions, sources, text_of, known_gaps)
+        return body.replace("## Summary\n\n", "## Summary\n\nPenguins brewed the vaccine on the moon in glass [1]. ", 1)
+
+    monkeypatch.setattr(OfflineBrain, "write", write)
+    at = make_app(_run(data_dir, "How do mRNA vaccines work?")).run()
+    assert not at.exception
+    labels = [e.label for e in at.expander]
+    assert any(label.startswith("Why the reviewer wrote v2") for label in labels)
+    check = [m.value for m in at.markdown if m.value.startswith("**Claim check**")]
+    assert check and "v2" in check[0] and "100%" in check[0]

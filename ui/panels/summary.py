@@ -47,6 +47,9 @@ def render_summary(view: RunView) -> None:
         columns[5].metric("Model calls", usage["calls"], help=f"{tokens:,} tokens{cost}".replace("$", "\\$"))
     else:
         columns[5].metric("Warnings", len(view.warnings))
+    if view.citation_precision is not None:
+        st.caption(f":material/fact_check: Citation precision: **{view.citation_precision:.0%}** of checked claims "
+                   "supported by the passage they cite.", help="The claim check in the Draft panel lists every claim.")
     usage_panel.render(view)
     if view.warnings:
         with st.expander("Warnings during this run", icon=":material/warning:"):

@@ -10,3 +10,5 @@ class Node(StrEnum):
     ANALYST = "analyst"
     FOLLOW_UP = "follow_up"
     WRITER = "writer"
+    CLAIM_CHECK = "claim_check"  # every cited sentence against its source's stored text
+    REVIEWER = "reviewer"  # bounded review of the whole draft: new versions with reasons
