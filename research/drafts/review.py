@@ -92,6 +92,8 @@ def find_issues(markdown: str, claims: list[CheckedClaim], questions: list[str])
             cited_by_section[key] = cited_by_section.get(key, False) or bool(CITATION.search(line))
         for sentence in sentences:
             terms = set(tokenize(_plain(sentence)))
+            if _prefix and not CITATION.search(sentence):
+                terms = set()  # an uncited list item (a query searched, a question listed) is no claim
             if len(terms) >= MIN_REPEAT_TERMS and any(
                 len(terms & s) / min(len(terms), len(s)) >= REPEAT_OVERLAP for s in seen
             ):
