@@ -156,35 +156,10 @@ class OfflineBrain:
         text_of: TextLookup,
         known_gaps: list[str],
     ) -> str:
-        by_id = {ns.source.id: ns.n for ns in sources}
-        plain = [ns.source for ns in sources]
-        used: set[tuple[str, str]] = set()
-        lines = [f"# {_title(topic)}", ""]
-        summary = _best_sentences(  # the subject alone: the topic's own words ("work") are no focus
-            subject_of(topic), topic, plain, text_of, limit=SUMMARY_SENTENCES, per_source=1,
-            lead_bias=SUMMARY_LEAD_BIAS,
-        )
-        lines += ["## Summary", ""]
-        if summary:
-            lines.append(" ".join(_cite(s, by_id[src.id]) for s, src in summary))
-            used.update((s, src.id) for s, src in summary)
-        else:
-            lines.append("The sources gathered for this topic did not contain usable text.")
-        for question in questions:
-            lines += ["", f"## {question.rstrip('?')}", ""]
-            picked = [
-                (s, src) for s, src in _best_sentences(question, topic, plain, text_of, limit=SENTENCES_PER_SECTION + 2)
-                if (s, src.id) not in used
-            ][:SENTENCES_PER_SECTION]
-            if not picked:
-                lines.append("The gathered sources say little about this question.")
-                continue
-            used.update((s, src.id) for s, src in picked)
-            lines.append(" ".join(_cite(s, by_id[src.id]) for s, src in picked))
-        if known_gaps:
-            lines += ["", "## Known gaps", ""]
-            lines += [f"- {gap}" for gap in known_gaps]
-        return "\n".join(lines).strip() + "\n"
+        """One coherent, cited paragraph per question (research/brains/offline_writer.py)."""
+        from research.brains.offline_writer import write_draft
+
+        return write_draft(topic, questions, sources, text_of, known_gaps)
 
     def revise(
         self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup
