@@ -33,8 +33,6 @@ from research.text import BM25, split_sentences, tokenize
 # A source is relevant to a question when it contains this share of the question's terms.
 RELEVANCE_SHARE = 0.5
 MIN_SOURCES_PER_QUESTION = 2
-SENTENCES_PER_SECTION = 4
-SUMMARY_SENTENCES = 3
 MIN_SENTENCE_CHARS = 60
 # Sentences that lean on the one before ("It...", "Second, ...") read badly when quoted alone.
 _ANAPHORIC = re.compile(
@@ -43,9 +41,7 @@ _ANAPHORIC = re.compile(
     re.IGNORECASE,
 )
 ANAPHORA_PENALTY = 0.4
-# Weight of a sentence's position in its document (1 / (1 + index)): opening sentences state the
-# document's point, which a summary wants most.
-SUMMARY_LEAD_BIAS = 1.0
+# Weight of a sentence's position in its document (1 / (1 + index)) when notes pick sentences.
 SECTION_LEAD_BIAS = 0.2
 
 # Per kind, one set of templates per angle (see the supervisor's _ANGLES): disjoint, so two
@@ -171,19 +167,6 @@ class OfflineBrain:
 
     def take_usage(self) -> Usage:
         return Usage()
-
-
-def _cite(sentence: str, n: int) -> str:
-    """Put the marker inside the sentence's closing punctuation: "... frozen [3]."."""
-    body = sentence.rstrip()
-    if body and body[-1] in ".!?":
-        return f"{body[:-1]} [{n}]{body[-1]}"
-    return f"{body} [{n}]"
-
-
-def _title(topic: str) -> str:
-    text = " ".join(topic.split())
-    return text[:1].upper() + text[1:]
 
 
 def _angle_index(angle: str) -> int:

@@ -45,3 +45,19 @@ def test_a_covered_topic_is_sufficient_without_an_evidence_warning(runner: Resea
     view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
     assert view.evidence == "sufficient" and to_json(view)["evidence"] == "sufficient"
     assert not any(w["source"] == "evidence" for w in view.warnings)
+
+
+def test_the_cli_json_carries_evidence_and_claims(tmp_path) -> None:
+    import json
+
+    from tests.engine.helpers import run_cli
+
+    empty = run_cli(["How are bagpipes made?", "--allocation", "111", "--json", "--quiet"], tmp_path)
+    assert empty.returncode == 0, empty.stderr
+    data = json.loads(empty.stdout)
+    assert data["evidence"] == "none" and data["claims"] == [] and data["citation_precision"] is None
+    (tmp_path / "b").mkdir()
+    covered = run_cli(["How do mRNA vaccines work?", "--allocation", "111", "--json", "--quiet"], tmp_path / "b")
+    data = json.loads(covered.stdout)
+    assert data["evidence"] == "sufficient" and data["citation_precision"] == 1.0
+    assert data["claims"] and {"n", "sentence", "verdict", "passage"} <= set(data["claims"][0])
