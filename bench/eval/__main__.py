@@ -74,7 +74,10 @@ def main(argv: list[str] | None = None) -> int:
             })
         smoke["note"] = "A scripted fake model: proves the LLM path runs, its figures say nothing about quality."
         brains.append(smoke)
-    results = {"generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "targets": TARGETS, "brains": brains}
+    from bench.eval.relevance import measure as relevance_sweep
+
+    results = {"generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "targets": TARGETS,
+               "brains": brains, "relevance": relevance_sweep()}
     write_results(results, ROOT, readme=not args.no_readme)
     offline = brains[0]["summary"]
     print(json.dumps(offline, indent=2))

@@ -72,6 +72,17 @@ def markdown(results: dict[str, Any]) -> str:
             for r in brain["topics"]
         ]
         lines.append("")
+    rel = results.get("relevance")
+    if rel:
+        lines += [
+            f"**Relevance threshold** (every sample document against every library and uncovered topic, "
+            f"{rel['pairs']} pairs): at MIN_SCORE {rel['min_score']} the ranking keeps "
+            f"{rel['own_documents_kept']:.0%} of a topic's own documents and {rel['other_documents_kept']} of "
+            "other topics'.", "",
+            "| threshold | own documents kept | other documents kept |", "| --- | --- | --- |",
+        ]
+        lines += [f"| {t} | {v['own_kept']:.0%} | {v['other_kept']} |" for t, v in rel["sweep"].items()]
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -19,8 +19,19 @@ ASPECT_TERMS: frozenset[str] = frozenset(tokenize(
     "consequence consequences origin origins future state benefit benefits risk risks advantage "
     "advantages disadvantage disadvantages pros cons made make making use uses used work works "
     "overview introduction evidence mechanism mechanisms side long term short main key best way ways "
-    "type types kind kinds today modern new recent current problem problems issue issues good bad"
+    "type types kind kinds today modern new recent current problem problems issue issues good bad "
+    "choose choosing choice pick select decide compare comparison better worse team teams company companies"
 ))
+# Word forms of one subject compare equal once derivational endings are cut ("Impressionism" /
+# "Impressionists", "painters" / "painting", "vaccination" / "vaccine"); a stem keeps 4+ letters.
+_ENDINGS = ("ations", "ation", "isms", "ism", "ists", "ist", "ers", "er", "e")
+
+
+def term_key(term: str) -> str:
+    for ending in _ENDINGS:
+        if term.endswith(ending) and len(term) - len(ending) >= 4:
+            return term[: -len(ending)]
+    return term
 
 
 @lru_cache(maxsize=256)
@@ -37,9 +48,9 @@ def core_terms(topic: str) -> tuple[str, ...]:
 
 
 def needed_share(topic: str) -> float:
-    """All of a one- or two-term core, at least two thirds of a longer one."""
+    """All of a one- or two-term core, at least half of a longer one."""
     n = len(core_terms(topic))
-    return 1.0 if n <= 2 else ((2 * n + 2) // 3) / n
+    return 1.0 if n <= 2 else ((n + 1) // 2) / n
 
 
 def topic_relevance(topic: str, text_or_terms: str | set[str] | frozenset[str]) -> float:
@@ -48,7 +59,8 @@ def topic_relevance(topic: str, text_or_terms: str | set[str] | frozenset[str]) 
     if not needed:
         return 1.0
     terms = text_or_terms if not isinstance(text_or_terms, str) else set(tokenize(text_or_terms))
-    return sum(1 for t in needed if t in terms) / len(needed)
+    keys = {term_key(t) for t in terms}
+    return sum(1 for t in needed if term_key(t) in keys) / len(needed)
 
 
 def is_on_topic(topic: str, text_or_terms: str | set[str] | frozenset[str]) -> bool:

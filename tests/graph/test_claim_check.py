@@ -75,3 +75,44 @@ def test_a_failing_judge_degrades_to_the_offline_check(tmp_path: Path) -> None:
     assert view.status == "finished" and view.claims["method"] == "offline"
     assert any(w["source"] == "claim_check" and "checked offline" in w["message"] for w in view.warnings)
     assert "sk-test-claims" not in json.dumps(view.warnings)
+
+
+REVISED = "# How do mRNA vaccines work?\n\n## Summary\n\nA revised, careful summary of the evidence [1].\n"
+
+
+def _judge_first_unsupported_then_revise(request: dict[str, Any]) -> Any:
+    """The judge finds claim 1 unsupported; the reviser (the writer's revise prompt) rewrites."""
+    text = json.dumps(request)
+    if requested_schema_name(request) == "ClaimJudgements":
+        user = "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
+        count = len(re.findall(r'<source n="\d+"', user))
+        return {"judgements": [{"index": i, "verdict": "unsupported" if i == 1 and "A revised" not in user else "supported"}
+                               for i in range(1, count + 1)]}
+    if "revising a draft" in text:
+        return REVISED
+    return ScriptedModel()(request)
+
+
+def test_a_model_reviser_rewrites_into_version_2(tmp_path: Path) -> None:
+    with FakeOpenAIServer(_judge_first_unsupported_then_revise) as server:
+        runner = _llm_runner(tmp_path, server, review_rounds=1)
+        run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))
+    events = runner.store.events(run_id)
+    revised = next(e.data for e in events if e.type == "draft_revised")
+    assert revised["version"] == 2 and "A revised, careful summary" in revised["markdown"]
+    assert revised["reasons"] and revised["reasons"][0].startswith("Asked the model to fix an unsupported claim")
+    assert [e.data["version"] for e in events if e.type == "claims_checked"] == [1, 2]
+    assert [v.version for v in runner.store.draft_versions(run_id)] == [1, 2]
+
+
+def test_a_failing_model_reviser_falls_back_to_the_offline_reviser(tmp_path: Path) -> None:
+    def broken_reviser(request: dict[str, Any]) -> Any:
+        if "revising a draft" in json.dumps(request):
+            return ""  # an empty reply is an invalid revision
+        return _judge_first_unsupported_then_revise(request)
+
+    with FakeOpenAIServer(broken_reviser) as server:
+        runner = _llm_runner(tmp_path, server, review_rounds=1)
+        view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+    assert any(w["source"] == "reviewer" and "offline reviser" in w["message"] for w in view.warnings)
+    assert view.revisions and any(r.startswith("Removed an unsupported claim") for r in view.revisions[0]["reasons"])

@@ -48,3 +48,18 @@ def test_a_covered_topic_keeps_its_documents(runner: ResearchRunner) -> None:
     view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
     assert len(view.sources) >= 6
     assert all("mrna" in (s["title"] + s.get("snippet", "")).lower() or s.get("relevance") for s in view.sources.values())
+
+
+def test_word_forms_of_the_subject_count_but_loose_prefixes_do_not() -> None:
+    assert judge_source("How did Impressionism change painting?", "impressionism", "The Impressionists", "", "").keep
+    assert judge_source("Who were the Impressionist painters?", "painters", "Impressionism and painting", "", "").keep
+    # "interviews" is not "intermittent", and "fast" alone is not "intermittent fasting".
+    verdict = judge_source("What are the health effects of intermittent fasting?", "fasting", "Developer surveys",
+                           "", "interviews and surveys; fast builds, fast tests " * 3)
+    assert not verdict.keep and "intermittent" in verdict.reason
+
+
+def test_a_long_subject_needs_half_its_core_and_choice_words_are_not_the_subject() -> None:
+    topic = "Should a backend team choose Rust or Go?"
+    assert judge_source(topic, "rust go", "Rust and Go in production", "", "rust go " * 3).keep
+    assert not judge_source(topic, "rust go", "How a team should choose a backend", "", "").keep
