@@ -6,7 +6,9 @@ import re
 from typing import Any
 
 from research.drafts.citations import CITATION, SOURCES_HEADING
+from research.brains.offline_writer import _LEANS_BACK
 from research.drafts.review import find_issues
+from research.text import split_sentences
 from research.runs.view import RunView
 from research.schemas import CheckedClaim
 
@@ -17,6 +19,21 @@ _URL = re.compile(r"https?://[^\s)>\]]+")
 def _library_topic(url: str) -> str | None:
     match = re.match(r"library://sample/([^/]+)/", url or "")
     return match.group(1) if match else None
+
+
+def orphan_openers(body: str) -> int:
+    """Sentences that open by leaning on a previous one ("It...", "This review...") but stand first
+    in their paragraph or right after another source's cited sentence: their referent is missing."""
+    count = 0
+    for paragraph in re.split(r"\n\s*\n", body):
+        if paragraph.lstrip().startswith(("#", "-")):
+            continue
+        previous = None
+        for sentence in split_sentences(paragraph):
+            if _LEANS_BACK.match(sentence.strip()) and (previous is None or CITATION.search(previous)):
+                count += 1
+            previous = sentence
+    return count
 
 
 def figures(view: RunView, *, library_topic: str | None, uncovered: bool, imported: bool) -> dict[str, Any]:
@@ -52,6 +69,7 @@ def figures(view: RunView, *, library_topic: str | None, uncovered: bool, import
         "questions": detail.get("questions", len(view.research_questions)),
         "questions_covered": detail.get("questions_covered", 0),
         "repeated_sentences": repeated,
+        "orphan_openers": orphan_openers(body),
         "says_empty": EMPTY_DRAFT_PHRASE in draft and view.evidence == "none",
         "draft_versions": 1 + len(view.revisions),
     }

@@ -32,6 +32,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "off_topic_cited_covered": sum(r["off_topic_cited"] for r in answerable),
         "questions_covered": f"{sum(r['questions_covered'] for r in answerable)} of {sum(r['questions'] for r in answerable)}",
         "repeated_sentences": sum(r["repeated_sentences"] for r in rows),
+        "orphan_openers": sum(r.get("orphan_openers", 0) for r in rows),
         "empty_runs_say_so": f"{sum(r['says_empty'] for r in uncovered)} of {len(uncovered)}",
         "answerable_runs_with_evidence": f"{sum(r['evidence'] != 'none' for r in answerable)} of {len(answerable)}",
     }
@@ -60,6 +61,7 @@ def markdown(results: dict[str, Any]) -> str:
             f"| off-topic sources cited, covered topics | {s['off_topic_cited_covered']} |",
             f"| questions covered (answerable topics) | {s['questions_covered']} |",
             f"| repeated sentences | {s['repeated_sentences']} |",
+            f"| sentences opening on a missing referent | {s['orphan_openers']} |",
             f"| empty runs that say so | {s['empty_runs_say_so']} |",
             f"| answerable runs with evidence | {s['answerable_runs_with_evidence']} |",
             "",

@@ -33,3 +33,11 @@ def test_an_empty_run_must_say_so(runner: ResearchRunner) -> None:
     view.draft = "# Bagpipes\n\nBagpipes are made of wood.\n"
     pretending = {"topic": "t", "group": "uncovered", **figures(view, library_topic=None, uncovered=True, imported=False)}
     assert not pretending["says_empty"] and not aggregate([pretending])["targets_met"]
+
+
+def test_orphan_openers_count_sentences_without_their_referent() -> None:
+    from bench.eval.metrics import orphan_openers
+
+    assert orphan_openers("It was detected in 2021 [1]. The drug works [2].") == 1
+    assert orphan_openers("The trial ran in 2020 [1]. This review found more [2].") == 1
+    assert orphan_openers("The trial ran in 2020. This review found more [2].") == 0  # quoted with its antecedent
