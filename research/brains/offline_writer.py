@@ -30,7 +30,8 @@ _LEANS_BACK = re.compile(
     r"first,|second|third|fourth|fifth|finally|next,|then|here|there|that|moreover|furthermore|instead|still|"
     r"yet|in addition|for example|as a result|the (experience|result|move|change|effect|problem|idea|"
     r"approach|decision|study|finding|review|same))\b"
-    r"|^\w+( \w+)? (therefore|however|also|instead|too)\b",
+    r"|^\w+( \w+)? (therefore|however|also|instead|too)\b"
+    r"|^(\S+\s+){1,3}(he|she|they|his|her|their)\b",  # "Around 1997 she met...": who is she?
     re.IGNORECASE,
 )
 _MARKUP = re.compile(r"!\[|\]\(|\[[^\]]*\]\s*\[|</?[a-zA-Z][^>]*>|https?://|www\.|`", re.IGNORECASE)

@@ -54,3 +54,10 @@ def test_one_paragraph_per_question_each_sentence_where_it_answers_best() -> Non
     assert "chanter" in parts and "hearing damage" not in parts
     assert "ear protection" in safety or "hearing damage" in safety
     assert "[2]" in safety and "chanter" not in safety.split("\n\n", 1)[1]
+
+
+def test_a_sentence_whose_person_is_missing_is_not_quoted_alone() -> None:
+    text = ("Katalin Kariko studied messenger RNA for decades at the University of Pennsylvania in Philadelphia. "
+            "Around 1997 she met Weissman, an immunologist who wanted to build vaccines from messenger RNA.")
+    assert [u.text for u in units_of("s", text)][-1].startswith("Katalin Kariko studied")
+    assert not any(u.text.startswith("Around 1997") for u in units_of("s", text.split(". ", 1)[1]))
