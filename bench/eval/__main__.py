@@ -43,9 +43,16 @@ def run_topic(item: EvalTopic, llm: str, extra: dict[str, Any]) -> dict[str, Any
         run_id = runner.run(ResearchRequest(topic=item.topic))
         seconds = time.perf_counter() - t0
         view = fold(runner.store.events(run_id))
+        from bench.eval.sensitivity import miscited_flagged
+
+        flagged, miscited = miscited_flagged(
+            view.draft or "", {int(n): sid for n, sid in view.citations.items()},
+            lambda sid: runner.store.get_text(run_id, sid),
+        )
     row = figures(view, library_topic=item.library_topic, uncovered=item.group == "uncovered",
                   imported=item.group == "imported")
-    return {"topic": item.topic, "group": item.group, "seconds": round(seconds, 2), **row}
+    return {"topic": item.topic, "group": item.group, "seconds": round(seconds, 2), **row,
+            "miscited_flagged": flagged, "miscited_checked": miscited}
 
 
 def run_brain(label: str, llm: str, extra: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,10 @@ MIN_PRECISION = 0.95
 README_START, README_END = "<!-- eval:start -->", "<!-- eval:end -->"
 
 
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 3) if whole else None
+
+
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     checked = sum(r["checked"] for r in rows)
     supported = sum(r["supported"] for r in rows)
@@ -32,6 +36,8 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "off_topic_cited_covered": sum(r["off_topic_cited"] for r in answerable),
         "questions_covered": f"{sum(r['questions_covered'] for r in answerable)} of {sum(r['questions'] for r in answerable)}",
         "repeated_sentences": sum(r["repeated_sentences"] for r in rows),
+        "miscited_claims_flagged": _share(sum(r.get("miscited_flagged", 0) for r in rows),
+                                          sum(r.get("miscited_checked", 0) for r in rows)),
         "orphan_openers": sum(r.get("orphan_openers", 0) for r in rows),
         "empty_runs_say_so": f"{sum(r['says_empty'] for r in uncovered)} of {len(uncovered)}",
         "answerable_runs_with_evidence": f"{sum(r['evidence'] != 'none' for r in answerable)} of {len(answerable)}",
@@ -62,6 +68,7 @@ def markdown(results: dict[str, Any]) -> str:
             f"| questions covered (answerable topics) | {s['questions_covered']} |",
             f"| repeated sentences | {s['repeated_sentences']} |",
             f"| sentences opening on a missing referent | {s['orphan_openers']} |",
+            f"| miscited claims the claim check flags (citations rotated) | {s['miscited_claims_flagged']} |",
             f"| empty runs that say so | {s['empty_runs_say_so']} |",
             f"| answerable runs with evidence | {s['answerable_runs_with_evidence']} |",
             "",

@@ -41,3 +41,13 @@ def test_orphan_openers_count_sentences_without_their_referent() -> None:
     assert orphan_openers("It was detected in 2021 [1]. The drug works [2].") == 1
     assert orphan_openers("The trial ran in 2020 [1]. This review found more [2].") == 1
     assert orphan_openers("The trial ran in 2020. This review found more [2].") == 0  # quoted with its antecedent
+
+
+def test_the_claim_check_flags_claims_pointed_at_the_wrong_source(runner: ResearchRunner) -> None:
+    from bench.eval.sensitivity import miscited_flagged
+
+    run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))
+    view = fold(runner.store.events(run_id))
+    flagged, checked = miscited_flagged(view.draft, {int(n): s for n, s in view.citations.items()},
+                                        lambda sid: runner.store.get_text(run_id, sid))
+    assert checked >= 5 and flagged / checked >= 0.9
