@@ -34,6 +34,7 @@ def test_the_draft_panel_shows_claim_support(page, app_url, app_data_dir, monkey
     page.goto(f"{app_url}/?run={run_id}")
     expect(page.get_by_text("Claim check (v2", exact=False)).to_be_visible(timeout=20_000)
     expect(page.get_by_text("Citation precision: 100%", exact=False)).to_be_visible()
+    expect(page.get_by_text("(the writer's v1:", exact=False)).to_be_visible()
     page.get_by_text("Why the reviewer wrote v2", exact=False).click()
     expect(page.get_by_text("Removed an unsupported claim", exact=False)).to_be_visible()
     page.get_by_text("The passage behind each citation", exact=False).click()

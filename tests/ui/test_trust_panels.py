@@ -44,7 +44,7 @@ def test_the_draft_panel_shows_claim_support_and_precision(make_app, data_dir):
     at = make_app(_run(data_dir, "How do mRNA vaccines work?")).run()
     assert not at.exception
     page = "\n".join(texts(at))
-    assert "Citation precision: 100%" in page
+    assert "Citation precision: 100% of checked claims in draft v1" in page
     check = [m.value for m in at.markdown if m.value.startswith("**Claim check**")]
     assert check and "v1, the offline support score" in check[0] and "supported" in check[0]
     passages = [e for e in at.expander if "The passage behind each citation" in e.label]
@@ -87,3 +87,5 @@ def test_the_reviewers_version_shows_its_reasons(make_app, data_dir, monkeypatch
     assert any(label.startswith("Why the reviewer wrote v2") for label in labels)
     check = [m.value for m in at.markdown if m.value.startswith("**Claim check**")]
     assert check and "v2" in check[0] and "100%" in check[0]
+    page = "\n".join(texts(at))
+    assert "in draft v2 supported by the passage they cite (the writer's v1: " in page
