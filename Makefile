@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-fast test-server server lint format bench bench-quick fuzz install install-dev browser clean
+.PHONY: run test test-fast test-server server lint format bench bench-quick fuzz eval install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,11 @@ bench: install-dev browser
 
 bench-quick: install-dev
 	$(PY) -m bench --quick
+
+## Research-quality benchmark (not a test): citation precision, invented citations, off-topic sources,
+## questions covered, repeats, honesty on empty runs -> bench/eval_results.{json,md} and the README.
+eval: install-dev
+	$(PY) -m bench.eval --llm-smoke
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -291,3 +291,25 @@ TOOL_FAULT = "Tool {tool} failed: {reason}. Try another tool (search_library alw
 TOOL_INVALID_ARGS = "Invalid arguments for {tool}: {problems}. Fix the arguments and call it again."
 TOOL_REPEATED = "You already called {tool} with these arguments; its results are above. Do not repeat a call."
 TOOL_REFUSED = "Not called: {reason}."
+
+# --- claim judge (research/brains/claim_judge.py) -----------------------------------------------
+
+CLAIM_JUDGE_SYSTEM = """Role: claim checker.
+For each numbered claim of a draft you get the passage of the source it cites. Decide whether the
+passage supports the claim: "supported" (the passage states it), "partial" (it states part of it, or
+something weaker), "unsupported" (it does not state it, or says otherwise). Judge only from the
+passage, never from what you know. Answer one judgement per claim, with its index.
+{untrusted_rule}"""
+
+CLAIM_JUDGE_USER = """Claims (numbered):
+{claims}
+
+Passages (the source with n="k" is the passage claim k cites):
+{sources}"""
+
+
+# --- reviewer (research/drafts/review.py builds the instruction for the model reviser) ------------
+
+REVIEW_UNSUPPORTED = "Remove or rewrite these claims, which their cited sources do not support: {items}."
+REVIEW_REPEATED = "Remove these sentences, which repeat an earlier section: {items}."
+REVIEW_UNANSWERED = "Say plainly that the sources do not answer these questions: {items}."

@@ -330,3 +330,40 @@ class RunBundle(BaseModel):
     events: list[dict[str, Any]] = Field(default_factory=list)
     drafts: list[BundleDraft] = Field(default_factory=list)
     source_texts: dict[str, str] = Field(default_factory=dict)
+
+
+class DroppedSource(BaseModel):
+    """A retrieved result kept out of the run because it is not about the run's subject."""
+
+    title: str
+    url: str = ""
+    reason: str
+    score: float = Field(ge=0.0, le=1.0)
+
+
+Evidence = Literal["none", "partial", "sufficient"]
+ClaimVerdict = Literal["supported", "partial", "unsupported", "unverifiable"]
+
+
+class CheckedClaim(BaseModel):
+    n: int  # the [n] the sentence cites
+    sentence: str
+    source_id: str | None
+    verdict: ClaimVerdict
+    score: float = Field(ge=0.0, le=1.0)
+    passage: str = ""  # the best-matching passage of the cited source's stored text
+    section: str = ""
+
+
+class ClaimJudgement(BaseModel):
+    """The model judge's verdict on one numbered claim (see prompts.CLAIM_JUDGE_SYSTEM)."""
+
+    model_config = ConfigDict(extra="forbid")
+    index: int = Field(ge=1, description="the claim's number as given")
+    verdict: Literal["supported", "partial", "unsupported"]
+    reason: str = Field("", max_length=300)
+
+
+class ClaimJudgements(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    judgements: list[ClaimJudgement] = Field(max_length=200)

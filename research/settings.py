@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     max_iterations: int = Field(2, ge=0, le=5)
     max_consecutive_same: int = Field(3, ge=2, le=10)
     max_concurrency: int = Field(32, ge=1, le=128)
+    # Reviewer rounds over the whole draft after the claim check (0 = no review).
+    review_rounds: int = Field(1, ge=0, le=3)
 
     # Brains. The OpenAI names are the ones the OpenAI SDK itself reads.
     llm: BrainChoice = "auto"

@@ -12,8 +12,8 @@ import streamlit as st
 
 from research.api import RunBusyError, RunManager, RunNotResumableError, RunStore, RunView, ServerUnreachable
 from ui import session
+from ui.panels import critiques, draft, evidence, pipeline, researchers, sources_table, summary, supervisor, transcript
 from ui.text import md_escape
-from ui.panels import critiques, draft, pipeline, researchers, sources_table, summary, supervisor, transcript
 
 # Twice a second: at 1.0 the first researcher card waited for the next tick (~1.3 s after the
 # click, measured by bench/dashboard.py); at 0.5 it shows within ~0.9 s.
@@ -23,6 +23,7 @@ POLL_SECONDS = 0.5
 def render_panels(view: RunView, store: RunStore, *, orphaned: bool = False) -> None:
     summary.render_header(view, orphaned=orphaned)
     pipeline.render(view)
+    evidence.render(view)
     summary.render_summary(view)
     supervisor.render(view)
     researchers.render(view)

@@ -34,8 +34,6 @@ from research.text import BM25, split_sentences, tokenize
 # A source is relevant to a question when it contains this share of the question's terms.
 RELEVANCE_SHARE = 0.5
 MIN_SOURCES_PER_QUESTION = 2
-SENTENCES_PER_SECTION = 4
-SUMMARY_SENTENCES = 3
 MIN_SENTENCE_CHARS = 60
 # Sentences that lean on the one before ("It...", "Second, ...") read badly when quoted alone.
 _ANAPHORIC = re.compile(
@@ -44,9 +42,7 @@ _ANAPHORIC = re.compile(
     re.IGNORECASE,
 )
 ANAPHORA_PENALTY = 0.4
-# Weight of a sentence's position in its document (1 / (1 + index)): opening sentences state the
-# document's point, which a summary wants most.
-SUMMARY_LEAD_BIAS = 1.0
+# Weight of a sentence's position in its document (1 / (1 + index)) when notes pick sentences.
 SECTION_LEAD_BIAS = 0.2
 
 # Per kind, one set of templates per angle (see the supervisor's _ANGLES): disjoint, so two
@@ -158,35 +154,10 @@ class OfflineBrain:
         text_of: TextLookup,
         known_gaps: list[str],
     ) -> str:
-        by_id = {ns.source.id: ns.n for ns in sources}
-        plain = [ns.source for ns in sources]
-        used: set[tuple[str, str]] = set()
-        lines = [f"# {_title(topic)}", ""]
-        summary = _best_sentences(  # the subject alone: the topic's own words ("work") are no focus
-            subject_of(topic), topic, plain, text_of, limit=SUMMARY_SENTENCES, per_source=1,
-            lead_bias=SUMMARY_LEAD_BIAS,
-        )
-        lines += ["## Summary", ""]
-        if summary:
-            lines.append(" ".join(_cite(s, by_id[src.id]) for s, src in summary))
-            used.update((s, src.id) for s, src in summary)
-        else:
-            lines.append("The sources gathered for this topic did not contain usable text.")
-        for question in questions:
-            lines += ["", f"## {question.rstrip('?')}", ""]
-            picked = [
-                (s, src) for s, src in _best_sentences(question, topic, plain, text_of, limit=SENTENCES_PER_SECTION + 2)
-                if (s, src.id) not in used
-            ][:SENTENCES_PER_SECTION]
-            if not picked:
-                lines.append("The gathered sources say little about this question.")
-                continue
-            used.update((s, src.id) for s, src in picked)
-            lines.append(" ".join(_cite(s, by_id[src.id]) for s, src in picked))
-        if known_gaps:
-            lines += ["", "## Known gaps", ""]
-            lines += [f"- {gap}" for gap in known_gaps]
-        return "\n".join(lines).strip() + "\n"
+        """One coherent, cited paragraph per question (research/brains/offline_writer.py)."""
+        from research.brains.offline_writer import write_draft
+
+        return write_draft(topic, questions, sources, text_of, known_gaps)
 
     def revise(
         self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup
@@ -198,19 +169,6 @@ class OfflineBrain:
 
     def take_usage(self) -> Usage:
         return Usage()
-
-
-def _cite(sentence: str, n: int) -> str:
-    """Put the marker inside the sentence's closing punctuation: "... frozen [3]."."""
-    body = sentence.rstrip()
-    if body and body[-1] in ".!?":
-        return f"{body[:-1]} [{n}]{body[-1]}"
-    return f"{body} [{n}]"
-
-
-def _title(topic: str) -> str:
-    text = " ".join(topic.split())
-    return text[:1].upper() + text[1:]
 
 
 def _angle_index(angle: str) -> int:

@@ -46,7 +46,7 @@ def add_tool_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     runs.add_argument("--json", action="store_true")
     export = sub.add_parser("export", help="export a run's latest draft or its sources")
     export.add_argument("run_id")
-    export.add_argument("--format", required=True, choices=["md", "docx", "pdf", "csv", "bib"])
+    export.add_argument("--format", required=True, choices=["md", "docx", "pdf", "csv", "bib", "claims"])
     export.add_argument("--out", type=Path, help="output file (default: a safe name from the topic)")
     replay = sub.add_parser("replay", help="print a stored run's events with their original timing")
     replay.add_argument("run_id")

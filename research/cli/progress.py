@@ -31,6 +31,15 @@ def describe(event: Event) -> str | None:
             return f"Analyst: {d['status']}{gaps}"
         case "draft_ready":
             return f"Draft ready: {len(d['citations'])} sources cited"
+        case "sources_dropped":
+            return f"{who}dropped {len(d['dropped'])} off-topic results for {d['query']!r}"
+        case "evidence_assessed":
+            return f"Evidence: {d['evidence']} ({d['reason']})"
+        case "claims_checked":
+            precision = "n/a" if d.get("precision") is None else f"{d['precision']:.0%}"
+            return f"Claim check v{d['version']} ({d['method']}): {len(d['claims'])} claims, citation precision {precision}"
+        case "draft_revised":
+            return f"Reviewer: draft v{d['version']}, {len(d['reasons'])} changes"
         case "warning":
             return f"Warning {who}{d['source']}: {d['message']}"
         case "run_finished":

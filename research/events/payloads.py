@@ -13,7 +13,13 @@ from pydantic import Field
 
 from research.events.payload_base import Payload, Readable
 from research.events.payloads_agent import ToolCalledData, WorkerMessageData
-from research.events.payloads_trust import ResearchStoppedData
+from research.events.payloads_trust import (
+    ClaimsCheckedData,
+    DraftRevisedData,
+    EvidenceAssessedData,
+    ResearchStoppedData,
+    SourcesDroppedData,
+)
 from research.events.status import RunStatus
 from research.schemas import AnalystVerdict, ResearcherKind, Source
 
@@ -112,6 +118,7 @@ class RunFinished(Payload):
     status: RunStatus = RunStatus.FINISHED
     seconds: float | None = None
     counts: dict[str, int] = Field(default_factory=dict)
+    evidence: str | None = None  # none | partial | sufficient (research.drafts.evidence)
 
 
 class RunFailed(Payload):
@@ -161,4 +168,8 @@ PAYLOADS: dict[str, type[Payload]] = {
     "tool_called": ToolCalledData,
     "worker_message": WorkerMessageData,
     "research_stopped": ResearchStoppedData,
+    "sources_dropped": SourcesDroppedData,
+    "evidence_assessed": EvidenceAssessedData,
+    "claims_checked": ClaimsCheckedData,
+    "draft_revised": DraftRevisedData,
 }

@@ -1,10 +1,14 @@
-"""Typed payloads of the events added for issue 11 (part B): why research stopped."""
+"""Payloads of the trust events (issue 11): why research stopped, relevance drops, evidence status,
+claim checks, reviews."""
 
 from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from research.events.payload_base import Payload
+from research.schemas import CheckedClaim, DroppedSource, Evidence
 
 StopReasonName = Literal["approved", "iteration_cap", "loop_guard", "budget", "no_verdict"]
 
@@ -14,3 +18,31 @@ class ResearchStoppedData(Payload):
 
     reason: StopReasonName
     message: str  # the round is the event's own `iteration`
+
+
+class SourcesDroppedData(Payload):
+    query: str
+    dropped: list[DroppedSource]
+
+
+class EvidenceAssessedData(Payload):
+    evidence: Evidence
+    questions: int
+    questions_covered: int
+    sources: int
+    searched: list[str] = Field(default_factory=list)  # the queries that were sent
+    reason: str
+
+
+class ClaimsCheckedData(Payload):
+    version: int  # the draft version the claims were checked in
+    method: Literal["offline", "model"]
+    claims: list[CheckedClaim]
+    precision: float | None  # supported / (all verifiable claims); None when nothing is cited
+
+
+class DraftRevisedData(Payload):
+    version: int
+    markdown: str
+    citations: dict[str, str]
+    reasons: list[str]

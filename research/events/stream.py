@@ -25,6 +25,8 @@ EventType = Literal[
     "tool_called", "worker_message",
     # Why research stopped (payload in events/payloads_trust.py).
     "research_stopped",
+    # Trust (payloads in events/payloads_trust.py).
+    "sources_dropped", "evidence_assessed", "claims_checked", "draft_revised",
 ]
 """Every event type; each has its payload model in research/events/payloads.py (PAYLOADS)."""
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))

@@ -18,6 +18,7 @@ from research.drafts.inert import inert_markdown
 from research.drafts.citations import format_source_entry
 from research.drafts.numbering import SOURCES_SECTION, resolve_numbered_sources
 from research.export.bibtex import render_bibtex
+from research.export.claims_csv import render_claims_csv
 from research.export.docx_writer import render_docx
 from research.export.filenames import safe_filename
 from research.export.pdf_writer import render_pdf
@@ -26,7 +27,7 @@ from research.runs.store import RunStore
 from research.schemas import Source
 from research.runs.view import fold
 
-ExportFormat = Literal["md", "docx", "pdf", "csv", "bib"]
+ExportFormat = Literal["md", "docx", "pdf", "csv", "bib", "claims"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ EXPORT_FORMATS: dict[str, FormatInfo] = {
     "pdf": FormatInfo("PDF", "pdf", "application/pdf", True),
     "csv": FormatInfo("Sources (CSV)", "csv", "text/csv", False),
     "bib": FormatInfo("BibTeX", "bib", "application/x-bibtex", False),
+    "claims": FormatInfo("Claim check (CSV)", "claims.csv", "text/csv", True),
 }
 
 
@@ -64,6 +66,7 @@ class ExportDocument:
     sources: list[Source] = field(default_factory=list)  # every source the run found, in order
     numbered: dict[int, Source] = field(default_factory=dict)  # [n] of the draft -> source
     started_at: float | None = None
+    claim_check: dict = field(default_factory=dict)  # claims_checked data of the latest checked version
 
     @property
     def cited_as(self) -> dict[str, int]:
@@ -111,7 +114,7 @@ def load_export_document(store: RunStore, run_id: str) -> ExportDocument:
     return ExportDocument(
         run_id=run_id, topic=record.topic, status=record.status, markdown=markdown,
         version=latest.version if latest else None, sources=sources, numbered=numbered,
-        started_at=view.started_ts or record.created_at,
+        started_at=view.started_ts or record.created_at, claim_check=view.claims,
     )
 
 
@@ -129,6 +132,8 @@ def export_document(doc: ExportDocument, fmt: str, **pdf_options: Any) -> Export
         data = render_docx(markdown, title=doc.topic)
     elif fmt == "pdf":
         data = render_pdf(markdown, title=doc.topic, **pdf_options)
+    elif fmt == "claims":
+        data = render_claims_csv(doc.claim_check)
     elif fmt == "csv":
         data = render_sources_csv(doc.ordered_sources(), doc.cited_as)
     else:

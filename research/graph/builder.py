@@ -1,5 +1,6 @@
 """The research graph: begin -> supervisor -> [plan review] -> researchers (Send fan-out) -> analyst ->
-[follow-up] -> writer -> finish. Plan review is a no-op unless the run asked for it (`review_plan`)."""
+[follow-up] -> writer -> claim check -> reviewer -> finish. Plan review is a no-op unless the run asked
+for it (`review_plan`)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from langgraph.graph import END, START, StateGraph
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.lifecycle import begin, finish
+from research.graph.nodes.claim_check import claim_check
 from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
 from research.graph.nodes.plan_review import plan_review
 from research.graph.nodes.agent_researcher import agent_researcher
 from research.graph.nodes.researcher import researcher
+from research.graph.nodes.reviewer import reviewer
 from research.graph.nodes.routing import route_after_analyst
 from research.graph.nodes.supervisor import dispatch, supervisor
 from research.graph.nodes.writer import writer
@@ -39,6 +42,8 @@ def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline"):
     builder.add_node(Node.ANALYST.value, analyst)
     builder.add_node(Node.FOLLOW_UP.value, follow_up)
     builder.add_node(Node.WRITER.value, writer)
+    builder.add_node(Node.CLAIM_CHECK.value, claim_check)
+    builder.add_node(Node.REVIEWER.value, reviewer)
     builder.add_node(Node.FINISH.value, finish)
 
     builder.add_edge(START, Node.BEGIN.value)
@@ -53,7 +58,9 @@ def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline"):
         {"follow_up": Node.FOLLOW_UP.value, "writer": Node.WRITER.value},
     )
     builder.add_conditional_edges(Node.FOLLOW_UP.value, dispatch_follow_up, [Node.RESEARCHER.value])
-    builder.add_edge(Node.WRITER.value, Node.FINISH.value)  # FINISH stays the last node (run_finished)
+    builder.add_edge(Node.WRITER.value, Node.CLAIM_CHECK.value)
+    builder.add_edge(Node.CLAIM_CHECK.value, Node.REVIEWER.value)
+    builder.add_edge(Node.REVIEWER.value, Node.FINISH.value)  # FINISH stays the last node (run_finished)
     builder.add_edge(Node.FINISH.value, END)
     return builder.compile()
 

@@ -16,6 +16,7 @@ from langgraph.graph.message import add_messages
 
 from research.sources.identity import add_works
 from research.schemas import (
+    CheckedClaim,
     Critique,
     Draft,
     ResearcherReport,
@@ -53,6 +54,9 @@ class ResearchState(TypedDict, total=False):
     draft: Draft
     messages: Annotated[list[AnyMessage], add_messages]
     run_started_at: float  # set by the begin node (epoch seconds), for run_finished's seconds
+    claims: list[CheckedClaim]  # the claim check of the latest draft version
+    draft_version: int  # the latest draft version (the writer's is 1; each review adds one)
+    evidence: str  # none | partial | sufficient (research.drafts.evidence), set by the writer
     review_plan: bool  # pause after the supervisor for the user to edit the plan (plan_review node)
 
 

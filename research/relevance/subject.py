@@ -23,6 +23,8 @@ _ASPECT = re.compile(
     r"origins?|future|state|benefits|risks)\s+of\s+",
     re.IGNORECASE,
 )
+# A second question joined on ("... painters and how were they received") is not the subject.
+_JOINED_QUESTION = re.compile(r"\s*,?\s+(and|or|but)\s+(how|why|what|when|where|who|which|whether)\b.*$", re.IGNORECASE)
 _COMPARISON = re.compile(r"\s+(vs\.?|versus)\s+", re.IGNORECASE)
 
 
@@ -31,6 +33,7 @@ def subject_of(topic: str) -> str:
     "What was the impact of the printing press?" -> "the printing press"."""
     text = " ".join(topic.strip().split()).rstrip("?.! ")
     text = _LEADING.sub("", text)
+    text = _JOINED_QUESTION.sub("", text)
     text = _TRAILING.sub("", text)
     text = _ASPECT.sub("", text)
     text = re.sub(r"^(a|an)\s+", "", text, flags=re.IGNORECASE)

@@ -23,6 +23,10 @@ def apply_event(store: RunStore, event: Event) -> None:
         )
     elif event.type == "draft_ready":
         store.save_draft_version(event.run_id, data["markdown"], note="Writer's draft")
+    elif event.type == "draft_revised":  # the reviewer's versions, each with its reasons
+        reasons = data.get("reasons") or []
+        note = f"Reviewer: {len(reasons)} changes" + (f" ({reasons[0][:80]}...)" if reasons else "")
+        store.save_draft_version(event.run_id, data["markdown"], note=note)
     elif event.type == "plan_review_requested":
         store.update_run(event.run_id, status="paused")
     elif event.type == "run_finished":

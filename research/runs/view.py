@@ -35,6 +35,7 @@ class ResearcherView:
     # Agent mode: the tool_called data in order, and the worker's own messages (its transcript).
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     transcript: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # {query, title, url, reason, score}
 
     @property
     def is_follow_up(self) -> bool:
@@ -78,6 +79,12 @@ class RunView:
     # limits); None otherwise.
     plan_review: dict[str, Any] | None = None
     started_by: str | None = None  # the signed-in user who started the run (shared desks)
+    # Trust (issue 11): the evidence_assessed data, the latest claims_checked data, reviewer versions.
+    evidence: str | None = None  # none | partial | sufficient
+    evidence_detail: dict[str, Any] = field(default_factory=dict)
+    claims: dict[str, Any] = field(default_factory=dict)
+    claims_by_version: dict[int, dict[str, Any]] = field(default_factory=dict)
+    revisions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def allocation_notation(self) -> str:
@@ -163,6 +170,10 @@ class RunView:
             }
         return merged.id
 
+    def _on_sources_dropped(self, e: Event, d: p.Payload) -> None:
+        dropped = d.model_dump(mode="json").get("dropped", [])
+        self._researcher(e).dropped.extend({"query": d.get("query", ""), **x} for x in dropped)
+
     def _on_researcher_finished(self, e: Event, d: p.ResearcherFinished) -> None:
         r = self._researcher(e)
         r.status = d.status
@@ -194,11 +205,29 @@ class RunView:
             node[key] += value
         self.usage["cost_usd"] += d.cost_usd or 0.0
 
+    def _on_evidence_assessed(self, e: Event, d: p.Payload) -> None:
+        self.evidence, self.evidence_detail = d.get("evidence"), d.model_dump(mode="json")
+
+    def _on_claims_checked(self, e: Event, d: p.Payload) -> None:
+        self.claims = d.model_dump(mode="json")
+        self.claims_by_version[int(d.get("version") or 1)] = self.claims
+
+    def _on_draft_revised(self, e: Event, d: p.Payload) -> None:
+        self.draft = d.get("markdown") or self.draft
+        self.citations = {str(k): v for k, v in (d.get("citations") or {}).items()} or self.citations
+        self.revisions.append({"version": d.get("version"), "reasons": list(d.get("reasons") or [])})
+
+    @property
+    def citation_precision(self) -> float | None:
+        value = self.claims.get("precision") if self.claims else None
+        return float(value) if value is not None else None
+
     def _on_warning(self, e: Event, d: p.Warning) -> None:
         self.warnings.append({"source": d.source, "message": d.message, "researcher_id": e.researcher_id})
 
     def _on_run_finished(self, e: Event, d: p.RunFinished) -> None:
         self.status = d.status
+        self.evidence = d.evidence or self.evidence
         self.finished_ts, self.seconds, self.phase = e.ts, d.seconds, None
 
     def _on_plan_review_requested(self, e: Event, d: p.PlanReviewRequested) -> None:
@@ -267,4 +296,9 @@ def to_json(view: RunView) -> dict[str, Any]:
         "usage": {k: view.usage[k] for k in ("calls", "prompt_tokens", "completion_tokens", "cost_usd")},
         "error": view.error,
         "plan_review": view.plan_review,
+        "evidence": view.evidence,
+        "evidence_detail": view.evidence_detail,
+        "citation_precision": view.citation_precision,
+        "claims": view.claims.get("claims", []),
+        "revisions": view.revisions,
     }

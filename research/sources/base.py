@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas import DroppedSource, ResearcherKind, RunWarning, Source
 
 
 class ProviderError(Exception):
@@ -26,12 +26,14 @@ class Retrieval:
     warnings: list[RunWarning] = field(default_factory=list)
     providers_used: list[str] = field(default_factory=list)
     off_topic: int = 0  # results dropped because they are not about the run's subject
+    dropped: list[DroppedSource] = field(default_factory=list)  # those results, each with its reason
 
     def extend(self, other: Retrieval) -> None:
         self.sources.extend(other.sources)
         self.texts.update(other.texts)
         self.warnings.extend(other.warnings)
         self.off_topic += other.off_topic
+        self.dropped.extend(other.dropped)
         self.providers_used.extend(p for p in other.providers_used if p not in self.providers_used)
 
 

@@ -13,10 +13,9 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
-from research.relevance.scoring import is_on_topic, topic_relevance
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.relevance.ranking import judge_source
+from research.schemas import DroppedSource, ResearcherKind, RunWarning, Source
 from research.secrets import mask
-from research.text import tokenize
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
 from research.sources.identity import dedupe_works
@@ -143,7 +142,7 @@ class SourceRouter:
 
     def _retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None) -> Retrieval:
         if self.settings.sources == "library":
-            result = _on_topic_only(self._library_search(kind, query, limit), topic)
+            result = _on_topic_only(self._library_search(kind, query, limit), topic, query)
             result.sources = dedupe_works(result.sources, result.texts)
             return result
         try:
@@ -173,7 +172,7 @@ class SourceRouter:
                             result.warnings.append(RunWarning(source=provider.name, message=f"no results for {query!r}"))
                     else:
                         self.breaker.trip(provider.name)
-                    outcome.extend(_on_topic_only(result, topic))
+                    outcome.extend(_on_topic_only(result, topic, query))
         # Fall back when the kind has nothing to show: every provider failed, rested, or found nothing.
         if not outcome.sources and self.settings.sources == "auto":
             outcome.warnings.append(RunWarning(
@@ -181,7 +180,7 @@ class SourceRouter:
                 message=f"{_why_nothing(kind, providers, outcome.providers_used)} for {query!r}; "
                         "used the local library instead.",
             ))
-            outcome.extend(_on_topic_only(self._library_search(kind, query, limit), topic))
+            outcome.extend(_on_topic_only(self._library_search(kind, query, limit), topic, query))
         outcome.sources = dedupe_works(outcome.sources, outcome.texts)  # one work, one source
         return outcome
 
@@ -231,22 +230,21 @@ class SourceRouter:
         return _safe_search(self._library_provider(kind), query, limit)
 
 
-def _on_topic_only(result: Retrieval, topic: str | None) -> Retrieval:
-    """Keep the sources about the topic's subject, each with its relevance; count the rest."""
+def _on_topic_only(result: Retrieval, topic: str | None, query: str = "") -> Retrieval:
+    """Keep the sources about the topic's subject, each with its relevance; record the rest and why."""
     if not topic:
         return result
     kept = []
     for source in result.sources:
-        # Title and snippet first: they name the subject for nearly every real hit, and tokenising
-        # every page's full text costs more CPU than the rest of a retrieve.
-        terms = set(tokenize(f"{source.title} {source.snippet}"))
-        if topic_relevance(topic, terms) < 1.0 and result.texts.get(source.id):
-            terms |= set(tokenize(result.texts[source.id]))
-        if is_on_topic(topic, terms):
-            kept.append(source.model_copy(update={"relevance": round(topic_relevance(topic, terms), 2)}))
+        verdict = judge_source(topic, query, source.title, source.snippet, result.texts.get(source.id, ""))
+        if verdict.keep:
+            kept.append(source.model_copy(update={"relevance": verdict.score}))
         else:
             result.off_topic += 1
             result.texts.pop(source.id, None)
+            result.dropped.append(DroppedSource(
+                title=source.title[:300], url=source.url, reason=verdict.reason, score=verdict.score,
+            ))
     result.sources = kept
     return result
 

@@ -28,6 +28,7 @@ def copy_retrieval(result: Retrieval) -> Retrieval:
     return Retrieval(
         sources=list(result.sources), texts=dict(result.texts), warnings=list(result.warnings),
         providers_used=list(result.providers_used), off_topic=result.off_topic,
+        dropped=list(result.dropped),
     )
 
 

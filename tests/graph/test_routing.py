@@ -90,10 +90,11 @@ def test_graph_wiring() -> None:
     assert ("analyst", "follow_up", True) in edges
     assert ("analyst", "writer", True) in edges
     assert ("follow_up", "researcher", True) in edges
-    assert ("writer", "finish", False) in edges
-    # The writer (then finish) is the only way out, and the analyst never routes back to the supervisor.
+    # After the writer: the claim check, the reviewer, then finish, the only way out; the analyst never
+    # routes straight back to the supervisor.
+    assert ("writer", "claim_check", False) in edges and ("claim_check", "reviewer", False) in edges
+    assert ("reviewer", "finish", False) in edges
     assert {(s, t) for s, t, _ in edges if t == "__end__"} == {("finish", "__end__")}
-    assert {s for s, t, _ in edges if t == "finish"} == {"writer"}
     assert {t for s, t, _ in edges if s == "analyst"} == {"follow_up", "writer"}
 
 

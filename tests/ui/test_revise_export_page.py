@@ -10,7 +10,8 @@ from tests.ui.stored_runs import real_runs
 from ui.panels.export import BUTTONS, file_builder, download_name
 from ui.text import draft_markdown
 
-LABELS = ["Download Markdown", "Download DOCX", "Download PDF", "Download sources (CSV)", "Download BibTeX"]
+LABELS = ["Download Markdown", "Download DOCX", "Download PDF", "Download sources (CSV)", "Download BibTeX",
+          "Download claim check (CSV)"]
 
 
 def _button(at, label: str):
@@ -70,7 +71,8 @@ def test_file_names_are_safe_whatever_the_topic_and_a_run_without_draft_exports_
     failed = store_canned_run(data_dir, "A run that failed", fail=True)
     at = make_app(failed).run()
     disabled = {b.label: b.disabled for b in _export_buttons(at, failed)}
-    assert disabled == {**dict.fromkeys(LABELS[:3], True), **dict.fromkeys(LABELS[3:], False), "Download run file": False}
+    assert disabled == {**dict.fromkeys(LABELS[:3], True), **dict.fromkeys(LABELS[3:5], False),
+                        "Download claim check (CSV)": True, "Download run file": False}
     assert not has_block(at, f"revise-{failed}")  # no draft, nothing to revise
 
 

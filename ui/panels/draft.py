@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import DraftVersion, RunStore, RunView
-from ui.panels import draft_editor, warnings
+from ui.panels import claims, draft_editor, warnings
 from ui.text import draft_markdown, md_escape, safe_filename, when
 
 
@@ -61,5 +61,6 @@ def render(view: RunView, store: RunStore) -> None:
     draft_editor.show_citation_check(shown.markdown, view, edited=shown.version > 1)
     with st.container(border=True, key=f"draft-body-{view.run_id}"):
         st.markdown(draft_markdown(shown.markdown))
+    claims.render(view, shown.version)
     if view.known_gaps and shown.version <= 1:
         st.caption("Known gaps: " + "; ".join(md_escape(g) for g in view.known_gaps))

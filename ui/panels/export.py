@@ -20,6 +20,7 @@ BUTTONS = (
     ("pdf", "Download PDF", ":material/picture_as_pdf:"),
     ("csv", "Download sources (CSV)", ":material/table_view:"),
     ("bib", "Download BibTeX", ":material/format_quote:"),
+    ("claims", "Download claim check (CSV)", ":material/fact_check:"),
 )
 
 
@@ -52,4 +53,5 @@ def render(store: RunStore, run_id: str, topic: str, *, has_draft: bool) -> None
             help=f"Saves {bundle_name}: events, sources and drafts, to import and replay elsewhere.",
         )
         st.caption("Documents are the latest draft version with its numbered Sources list; "
-                   "CSV and BibTeX list every source the run found, cited ones first.")
+                   "CSV and BibTeX list every source the run found, cited ones first; the claim check "
+                   "lists each cited sentence with its verdict and passage.")

@@ -52,6 +52,7 @@ def _card(view: RunView, r: ResearcherView) -> None:
             f":material/description: **{len(r.source_ids)}** sources · :material/timer: {duration(elapsed)}"
         )
         render_tool_calls(r)
+        render_dropped(r)
         warnings.render_inline(view, f"researcher:{r.id}")
         if r.error:
             st.error(md_escape(r.error), icon=":material/error:")
@@ -78,3 +79,12 @@ def render_tool_calls(r: ResearcherView) -> None:
             + (f" · :gray[{md_escape(status.replace('_', ' '))}]" if status != "ok" else "")
         )
     st.markdown(f":material/construction: **{plural(len(r.tool_calls), 'tool call')}**\n" + "\n".join(lines))
+def render_dropped(r: ResearcherView) -> None:
+    """The results relevance kept out of the run, each with its reason (titles are web text: escaped)."""
+    if not r.dropped:
+        return
+    with st.expander(f":material/filter_alt_off: {plural(len(r.dropped), 'result')} dropped as off-topic"):
+        st.markdown("\n".join(
+            f"- {md_escape(d.get('title', ''))} · score {float(d.get('score') or 0):.2f} · {md_escape(d.get('reason', ''))}"
+            for d in r.dropped[:30]
+        ))

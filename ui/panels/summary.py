@@ -47,6 +47,12 @@ def render_summary(view: RunView) -> None:
         columns[5].metric("Model calls", usage["calls"], help=f"{tokens:,} tokens{cost}".replace("$", "\\$"))
     else:
         columns[5].metric("Warnings", len(view.warnings))
+    if view.citation_precision is not None:
+        first = view.claims_by_version.get(1, {}).get("precision")
+        earlier = f" (the writer's v1: {first:.0%})" if first is not None and view.claims.get("version", 1) > 1 else ""
+        st.caption(f":material/fact_check: Citation precision: **{view.citation_precision:.0%}** of checked claims in "
+                   f"draft v{view.claims.get('version', 1)} supported by the passage they cite{earlier}.",
+                   help="The claim check in the Draft panel lists every claim.")
     usage_panel.render(view)
     if view.warnings:
         with st.expander("Warnings during this run", icon=":material/warning:"):

@@ -14,3 +14,5 @@ class Node(StrEnum):
     # run on a server logs them as an in-process run does.
     BEGIN = "begin"
     FINISH = "finish"
+    CLAIM_CHECK = "claim_check"  # every cited sentence against its source's stored text
+    REVIEWER = "reviewer"  # bounded review of the whole draft: new versions with reasons

@@ -28,7 +28,10 @@ def finish(state: ResearchState) -> dict:
     """The outcome is the run's own: a draft means finished, whatever status the host reports."""
     counts = run_counts(state)
     seconds = round(time.time() - state.get("run_started_at", time.time()), 3)
-    emit("run_finished", status="finished" if state.get("draft") else "failed", seconds=seconds, counts=counts)
+    emit(
+        "run_finished", status="finished" if state.get("draft") else "failed", seconds=seconds, counts=counts,
+        evidence=state.get("evidence"),
+    )
     return {}
 
 

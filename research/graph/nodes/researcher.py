@@ -60,6 +60,11 @@ def retrieve(payload: RetrieveTask, runtime: Runtime[RunSpec]) -> dict:
         warn(w.source, w.message, researcher_id=task.researcher_id)
     if result.off_topic:  # a broad query's stray hits: never shown as sources of this run
         agent_log.info("[RESEARCHER] %s dropped %d off-topic results for %r", task.researcher_id, result.off_topic, query)
+    if result.dropped:  # what was dropped and why, for the researcher card
+        emit(
+            "sources_dropped", researcher_id=task.researcher_id, iteration=task.iteration, query=query,
+            dropped=[d.model_dump() for d in result.dropped],
+        )
     emit(
         "sources_found", researcher_id=task.researcher_id, iteration=task.iteration, query=query,
         providers=result.providers_used, sources=[s.model_dump() for s in sources], off_topic=result.off_topic,

@@ -7,6 +7,7 @@ from langgraph.runtime import Runtime
 
 from research.brains.base import BudgetExceeded, NumberedSource
 from research.drafts.citations import finalize_citations
+from research.drafts.evidence import assess_evidence, empty_draft
 from research.drafts.guard import repair_draft
 from research.graph.context import RunSpec
 from research.graph.services import services_of
@@ -34,13 +35,23 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
         NumberedSource(n=i, source=s) for i, s in enumerate(state.get("sources", [])[:MAX_SOURCES_FOR_WRITER], 1)
     ]
     gaps = known_gaps(state)
+    evidence = assess_evidence(
+        state["research_questions"], len(state.get("sources", [])), state.get("critiques") or [],
+        [q for r in state.get("reports", []) for q in r.queries],
+    )
+    emit("evidence_assessed", **{k: v for k, v in evidence.__dict__.items()})
+    if evidence.warning:
+        warn("evidence", evidence.warning)
     args = (state["topic"], state["research_questions"], numbered, ctx.text_of, gaps)
-    try:
-        body = ctx.brain.write(*args)
-    except BudgetExceeded as exc:
-        warn("budget", f"{exc}; the offline writer wrote the draft from what was gathered.")
-        body = ctx.offline.write(*args)
-    report_usage(ctx, Node.WRITER)
+    if evidence.evidence == "none":  # nothing to write from: say what was searched, claim nothing
+        body = empty_draft(state["topic"], state["research_questions"], evidence.searched)
+    else:
+        try:
+            body = ctx.brain.write(*args)
+        except BudgetExceeded as exc:
+            warn("budget", f"{exc}; the offline writer wrote the draft from what was gathered.")
+            body = ctx.offline.write(*args)
+        report_usage(ctx, Node.WRITER)
     # Repairs are said out loud: what the guard removed and how the rest was renumbered.
     repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
     cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
@@ -59,4 +70,4 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     )
     agent_log.info("Writer: draft ready with %d citations", len(draft.citations))
     closing = f"Draft ready: {len(draft.citations)} sources cited" + (f", {len(gaps)} known gaps." if gaps else ".")
-    return {"draft": draft, "route_history": [Node.WRITER.value], "messages": [AIMessage(content=closing, name="writer")]}
+    return {"draft": draft, "evidence": evidence.evidence, "route_history": [Node.WRITER.value], "messages": [AIMessage(content=closing, name="writer")]}

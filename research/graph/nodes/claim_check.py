@@ -1,0 +1,43 @@
+"""Claim check: after the writer, every cited sentence against the stored text of the source it
+cites (research/drafts/claims.py); with a model, one batched judge call on top (brains/claim_judge.py).
+A judge that fails degrades to the offline verdicts with a warning."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from research.brains.claim_judge import judge_claims
+from research.drafts.claims import check_claims, precision
+from research.events import emit
+from research.graph.context import RunContext, RunSpec
+from research.graph.services import services_of
+from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.state import ResearchState
+from research.schemas import CheckedClaim, Draft
+from research.secrets import mask
+
+CLAIM_CHECK = "claim_check"
+
+
+def checked(ctx: RunContext, draft: Draft, version: int) -> list[CheckedClaim]:
+    """Check one draft version's claims and emit them (`claims_checked`)."""
+    claims = check_claims(draft.markdown, dict(draft.citations), ctx.text_of)
+    method = "offline"
+    if ctx.brain.kind != "offline" and any(c.verdict != "unverifiable" for c in claims):
+        try:
+            claims, method = judge_claims(ctx.brain, claims), "model"
+        except Exception as exc:  # noqa: BLE001 - a failed judge must not lose the check
+            message = mask(f"{type(exc).__name__}: {exc}", ctx.settings.secret_values())
+            warn(CLAIM_CHECK, f"The model claim judge failed ({message[:300]}); claims were checked offline.")
+        report_usage(ctx, CLAIM_CHECK)
+    score = precision(claims)
+    emit("claims_checked", version=version, method=method, claims=[c.model_dump() for c in claims], precision=score)
+    agent_log.info("Claim check (v%d, %s): %d claims, precision %s", version, method, len(claims), score)
+    return claims
+
+
+def claim_check(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+    draft = state.get("draft")
+    if draft is None:
+        return {}
+    return {"claims": checked(services_of(runtime), draft, version=1)}

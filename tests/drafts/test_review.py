@@ -1,0 +1,53 @@
+"""The reviewer's reading of a whole draft and the offline reviser."""
+
+from __future__ import annotations
+
+from research.drafts.review import find_issues, revise_offline
+from research.schemas import CheckedClaim
+
+DRAFT = """# Topic
+
+## Summary
+
+Lipid nanoparticles carry the fragile mRNA into muscle cells [1]. Penguins invented the vaccine on the moon [2].
+
+## How does it work
+
+Ribosomes translate the mRNA into the spike protein of the virus [1]. Lipid nanoparticles carry the fragile mRNA into muscle cells [1].
+
+## Is it safe
+
+## Sources
+
+[1] A. web, library. <https://example.org/a>
+[2] B. web, library. <https://example.org/b>
+"""
+CLAIMS = [
+    CheckedClaim(n=2, sentence="Penguins invented the vaccine on the moon.", source_id="b", verdict="unsupported", score=0.1),
+    CheckedClaim(n=1, sentence="Lipid nanoparticles carry the fragile mRNA into muscle cells.", source_id="a", verdict="supported", score=1.0),
+]
+QUESTIONS = ["How does it work?", "Is it safe?"]
+
+
+def test_finds_unsupported_repeated_and_unanswered() -> None:
+    issues = find_issues(DRAFT, CLAIMS, QUESTIONS)
+    assert issues.unsupported == ["Penguins invented the vaccine on the moon."]
+    assert issues.repeated == ["Lipid nanoparticles carry the fragile mRNA into muscle cells [1]."]
+    assert issues.unanswered == ["Is it safe?"]
+    assert "Penguins" in issues.instruction() and "Is it safe?" in issues.instruction()
+
+
+def test_the_offline_reviser_drops_and_lists_with_reasons() -> None:
+    revised, reasons = revise_offline(DRAFT, find_issues(DRAFT, CLAIMS, QUESTIONS))
+    assert "Penguins" not in revised
+    assert revised.count("Lipid nanoparticles carry the fragile mRNA") == 1  # the first stays, the repeat goes
+    assert revised.index("Lipid nanoparticles") < revised.index("## How does it work")
+    assert "Ribosomes translate" in revised
+    assert revised.rstrip().endswith("## Known gaps\n\n- Is it safe?")
+    assert len(reasons) == 3 and reasons[0].startswith("Removed an unsupported claim")
+    assert any(r.startswith("Removed a repeated sentence") for r in reasons)
+
+
+def test_a_clean_draft_has_no_issues() -> None:
+    clean = "# T\n\n## Summary\n\nOne claim here about things [1].\n\n## Q\n\nAnother, different sentence [1].\n"
+    assert not find_issues(clean, [], ["Q?"]).any

@@ -1,0 +1,118 @@
+"""The claim-check node: after the writer, offline, and with a model judge over the real ChatOpenAI
+against the loopback OpenAI fake (a failing judge degrades to the offline check with a warning)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from research.brains.structured import forget_methods
+from research.runs.runner import ResearchRunner
+from research.runs.view import fold, to_json
+from research.schemas import ResearchRequest
+from research.settings import Settings
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structured_methods():
+    forget_methods()
+    yield
+    forget_methods()
+
+
+def test_every_cited_sentence_is_checked_after_the_writer(runner: ResearchRunner) -> None:
+    events = runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
+    types = [e.type for e in events]
+    assert types.index("claims_checked") > types.index("draft_ready")
+    check = next(e for e in events if e.type == "claims_checked").data.model_dump(mode="json")
+    view = fold(events)
+    cited = len(re.findall(r"\[\d+\](?!\()", view.draft.split("## Sources")[0]))
+    assert check["version"] == 1 and check["method"] == "offline" and len(check["claims"]) == cited
+    assert check["precision"] == 1.0 and all(c["passage"] for c in check["claims"])
+    data = to_json(view)
+    assert data["citation_precision"] == 1.0 and len(data["claims"]) == cited
+
+
+def _llm_runner(tmp_path: Path, server: FakeOpenAIServer, review_rounds: int = 0) -> ResearchRunner:
+    return ResearchRunner(Settings(review_rounds=review_rounds,
+        _env_file=None, data_dir=tmp_path / "data", log_dir=tmp_path / "logs", sources="library", llm="openai",
+        openai_base_url=server.base_url, openai_api_key="sk-test-claims-0123456789", model="main-model", llm_timeout=5,
+    ))
+
+
+def _judge_everything_unsupported(request: dict[str, Any]) -> Any:
+    if requested_schema_name(request) == "ClaimJudgements":
+        user = "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
+        count = len(re.findall(r'<source n="\d+"', user))
+        return {"judgements": [{"index": i, "verdict": "unsupported", "reason": "not stated"} for i in range(1, count + 1)]}
+    return ScriptedModel()(request)
+
+
+def test_a_model_judges_all_claims_in_one_call(tmp_path: Path) -> None:
+    with FakeOpenAIServer(_judge_everything_unsupported) as server:
+        runner = _llm_runner(tmp_path, server)
+        view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+        judge_calls = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
+    assert len(judge_calls) == 1
+    assert view.claims["method"] == "model" and view.claims["claims"]
+    assert all(c["verdict"] in ("unsupported", "unverifiable") for c in view.claims["claims"])
+    assert view.citation_precision == 0.0
+
+
+def test_a_failing_judge_degrades_to_the_offline_check(tmp_path: Path) -> None:
+    def invalid_judge(request: dict[str, Any]) -> Any:  # {} does not validate as ClaimJudgements
+        return {} if requested_schema_name(request) == "ClaimJudgements" else ScriptedModel()(request)
+
+    with FakeOpenAIServer(invalid_judge) as server:
+        runner = _llm_runner(tmp_path, server)
+        view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+    assert view.status == "finished" and view.claims["method"] == "offline"
+    assert any(w["source"] == "claim_check" and "checked offline" in w["message"] for w in view.warnings)
+    assert "sk-test-claims" not in json.dumps(view.warnings)
+
+
+REVISED = "# How do mRNA vaccines work?\n\n## Summary\n\nA revised, careful summary of the evidence [1].\n"
+
+
+def _judge_first_unsupported_then_revise(request: dict[str, Any]) -> Any:
+    """The judge finds claim 1 unsupported; the reviser (the writer's revise prompt) rewrites."""
+    text = json.dumps(request)
+    if requested_schema_name(request) == "ClaimJudgements":
+        user = "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
+        count = len(re.findall(r'<source n="\d+"', user))
+        return {"judgements": [{"index": i, "verdict": "unsupported" if i == 1 and "A revised" not in user else "supported"}
+                               for i in range(1, count + 1)]}
+    if "revising a draft" in text:
+        return REVISED
+    return ScriptedModel()(request)
+
+
+def test_a_model_reviser_rewrites_into_version_2(tmp_path: Path) -> None:
+    with FakeOpenAIServer(_judge_first_unsupported_then_revise) as server:
+        runner = _llm_runner(tmp_path, server, review_rounds=1)
+        run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))
+    events = runner.store.events(run_id)
+    revised = next(e.data for e in events if e.type == "draft_revised")
+    assert revised["version"] == 2 and "A revised, careful summary" in revised["markdown"]
+    assert revised["reasons"] and revised["reasons"][0].startswith("Asked the model to fix an unsupported claim")
+    assert [e.data["version"] for e in events if e.type == "claims_checked"] == [1, 2]
+    assert [v.version for v in runner.store.draft_versions(run_id)] == [1, 2]
+
+
+def test_a_failing_model_reviser_falls_back_to_the_offline_reviser(tmp_path: Path) -> None:
+    def broken_reviser(request: dict[str, Any]) -> Any:
+        if "revising a draft" in json.dumps(request):
+            return ""  # an empty reply is an invalid revision
+        return _judge_first_unsupported_then_revise(request)
+
+    with FakeOpenAIServer(broken_reviser) as server:
+        runner = _llm_runner(tmp_path, server, review_rounds=1)
+        view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+    assert any(w["source"] == "reviewer" and "offline reviser" in w["message"] for w in view.warnings)
+    assert view.revisions and any(r.startswith("Removed an unsupported claim") for r in view.revisions[0]["reasons"])

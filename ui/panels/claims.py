@@ -1,0 +1,57 @@
+"""Claim support in the draft panel: the passage behind each [n], unsupported claims marked.
+
+Claims and passages are outside text (a source's words, or a model's): always through md_escape,
+so nothing in them becomes HTML, a link or an image.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from research.api import RunView
+from ui.text import md_escape
+
+_BADGE = {
+    "supported": ":green-badge[:material/check: supported]",
+    "partial": ":orange-badge[:material/remove: partial]",
+    "unsupported": ":red-badge[:material/close: unsupported]",
+    "unverifiable": ":gray-badge[:material/help: unverifiable]",
+}
+
+
+def precision_label(precision: float | None) -> str:
+    return "n/a" if precision is None else f"{precision:.0%}"
+
+
+def render(view: RunView, version: int) -> None:
+    reasons = next((r["reasons"] for r in view.revisions if r.get("version") == version), [])
+    if reasons:
+        with st.expander(f"Why the reviewer wrote v{version} ({len(reasons)} changes)", icon=":material/rate_review:"):
+            st.markdown("\n".join(f"- {md_escape(r)}" for r in reasons))
+    check = view.claims_by_version.get(version)
+    if not check:
+        if view.claims_by_version:
+            st.caption(f"The claim check ran on the run's own drafts, not on v{version}.")
+        return
+    claims = check.get("claims", [])
+    counts = {v: sum(c.get("verdict") == v for c in claims) for v in _BADGE}
+    method = "a model judge" if check.get("method") == "model" else "the offline support score"
+    with st.container(key=f"claims-{view.run_id}-{version}"):
+        st.markdown(
+            f"**Claim check** (v{version}, {method}): citation precision "
+            f"**{precision_label(check.get('precision'))}** · "
+            + " · ".join(f"{_BADGE[v]} {n}" for v, n in counts.items() if n)
+        )
+        for claim in claims:
+            if claim.get("verdict") in ("unsupported", "unverifiable"):
+                st.warning(
+                    f"[{claim.get('n')}] {claim.get('verdict')}: {md_escape(claim.get('sentence', ''))}",
+                    icon=":material/report:",
+                )
+        with st.expander(f"The passage behind each citation ({len(claims)} claims)", icon=":material/format_quote:"):
+            for claim in claims:
+                passage = md_escape(claim.get("passage", "")) or ":gray[no stored text for this source]"
+                st.markdown(
+                    f"**[{claim.get('n')}]** {_BADGE.get(claim.get('verdict', ''), '')} "
+                    f"{md_escape(claim.get('sentence', ''))}  \n> {passage}"
+                )
