@@ -251,7 +251,8 @@ class RunWarning(BaseModel):
 
 
 class Usage(BaseModel):
-    calls: int = 0
+    calls: int = 0  # model calls made, failed attempts included (each one a unit of the call budget)
+    failed_calls: int = 0  # of `calls`: attempts that got no usable reply (HTTP error, timeout, cut off)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     # Estimated USD cost from the price table; None when no price is known for the model.
@@ -265,6 +266,7 @@ class Usage(BaseModel):
         costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
         return Usage(
             calls=self.calls + other.calls,
+            failed_calls=self.failed_calls + other.failed_calls,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cost_usd=sum(costs) if costs else None,

@@ -14,6 +14,7 @@ from typing import Callable, Iterable, TypeVar
 
 import openai
 
+from research.brains.call_context import in_step
 from research.brains.base import Brain, BudgetExceeded, NumberedSource, Plan, TextLookup
 from research.brains.model_output import InvalidModelOutput
 from research.secrets import mask
@@ -83,7 +84,8 @@ class FallbackBrain:
 
     def _step(self, step: str, run: Callable[[Brain], T], *, researcher_id: str | None = None) -> T:
         try:
-            return run(self.primary)
+            with in_step(step, researcher_id):
+                return run(self.primary)
         except BudgetExceeded:
             raise
         except Exception as exc:  # noqa: BLE001 - any model failure degrades this step, never the run

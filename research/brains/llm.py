@@ -19,8 +19,8 @@ from research import prompts
 from research.drafts import guard as draft_guard
 from research.brains.base import NumberedSource, Plan, TextLookup
 from research.brains.model_output import InvalidModelOutput, strip_think
-from research.brains.structured import invoke_structured
-from research.brains.usage_meter import UsageMeter, usage_from_message
+from research.brains.llm_calls import ModelCaller
+from research.brains.usage_meter import UsageMeter
 from research.schemas import (
     AnalystVerdict,
     QueryPlan,
@@ -90,6 +90,7 @@ class LLMBrain:
             else chat_model(settings, fast, max_retries=max_retries, streaming=streaming)
         )
         self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
+        self.caller = ModelCaller(settings, self.meter, source=self.kind)
 
     # --- Brain protocol -----------------------------------------------------------------------
 
@@ -161,7 +162,7 @@ class LLMBrain:
                 question=task.question, topic=task.topic or task.question, sources=prompts.render_sources(blocks)
             )),
         ]
-        return self._text(self._fast, messages)
+        return self._text(self._fast, messages, role="notes")
 
     def judge(
         self,
@@ -212,7 +213,7 @@ class LLMBrain:
                 topic=topic, questions=prompts.numbered_list(questions), sources=prompts.render_sources(blocks)
             )),
         ]
-        draft = self._text(self._main, messages)
+        draft = self._text(self._main, messages, role="writer")
         draft = draft_guard.strip_reference_section(draft)
         draft = draft_guard.remove_unknown_citations(draft, {ns.n for ns in shown})
         draft = draft_guard.remove_unknown_urls(draft, {ns.source.url for ns in shown})
@@ -230,7 +231,7 @@ class LLMBrain:
                 instruction=instruction, draft=prompts.neutralise(draft), sources=prompts.render_sources(blocks)
             )),
         ]
-        revised = self._text(self._main, messages)
+        revised = self._text(self._main, messages, role="writer")
         revised = draft_guard.strip_reference_section(revised)
         revised = draft_guard.remove_unknown_citations(revised, {ns.n for ns in shown})
         revised = draft_guard.remove_unknown_urls(revised, {ns.source.url for ns in shown})
@@ -244,18 +245,12 @@ class LLMBrain:
 
     # --- calls --------------------------------------------------------------------------------
 
-    def _structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage]) -> M:
-        parsed, _usage = invoke_structured(
-            llm, schema, messages,
-            before_call=self.meter.reserve_call,
-            on_usage=lambda usage: self.meter.record(llm.model_name, usage),
-        )
-        return parsed
+    # Streaming, reply caps, context fitting, per-server slots and metering: llm_calls.ModelCaller.
+    def _structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage], role: str | None = None) -> M:
+        return self.caller.structured(llm, schema, messages, role)
 
-    def _text(self, llm: ChatOpenAI, messages: list[BaseMessage]) -> str:
-        self.meter.reserve_call()
-        reply = llm.invoke(messages)
-        self.meter.record(llm.model_name, usage_from_message(reply))
+    def _text(self, llm: ChatOpenAI, messages: list[BaseMessage], role: str = "notes") -> str:
+        reply = self.caller.text(llm, messages, role)
         text = strip_think(str(reply.text))
         if not text:
             raise InvalidModelOutput("the model returned an empty reply")

@@ -32,6 +32,9 @@ EventType = Literal[
     #                           research_questions, max_researchers, max_questions, max_question_chars
     "plan_approved",  # allocation {web,academic,book}, origin, reasoning, research_questions, edited
     "run_cancelled",  # reason
+    # Model calls in progress (issue 12; payloads in events/payloads_model.py).
+    "model_progress",  # node, step, model, tokens, seconds, done
+    "draft_delta",  # text, chars
 ]
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
 _MARK = "research_event"  # key that marks our custom stream payloads

@@ -58,7 +58,7 @@ class RunView:
     known_gaps: list[str] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     messages: list[dict[str, str]] = field(default_factory=list)
-    usage: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "by_node": {}})
+    usage: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "failed_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "by_node": {}})
     started_ts: float | None = None
     finished_ts: float | None = None
     seconds: float | None = None
@@ -152,12 +152,13 @@ class RunView:
         self.messages.append({"name": d.get("name", ""), "content": d.get("content", "")})
 
     def _on_usage(self, e: Event, d: dict) -> None:
-        for key in ("calls", "prompt_tokens", "completion_tokens"):
-            self.usage[key] += int(d.get(key) or 0)
+        keys = ("calls", "failed_calls", "prompt_tokens", "completion_tokens")
+        for key in keys:
+            self.usage[key] = self.usage.get(key, 0) + int(d.get(key) or 0)
         self.usage["cost_usd"] += float(d.get("cost_usd") or 0.0)
-        node = self.usage["by_node"].setdefault(d.get("node", "?"), {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
-        for key in ("calls", "prompt_tokens", "completion_tokens"):
-            node[key] += int(d.get(key) or 0)
+        node = self.usage["by_node"].setdefault(d.get("node", "?"), dict.fromkeys(keys, 0))
+        for key in keys:
+            node[key] = node.get(key, 0) + int(d.get(key) or 0)
 
     def _on_warning(self, e: Event, d: dict) -> None:
         self.warnings.append({"source": d.get("source", ""), "message": d.get("message", ""), "researcher_id": e.researcher_id})
@@ -225,7 +226,7 @@ def to_json(view: RunView) -> dict[str, Any]:
             "seconds": view.seconds,
             "researchers": {r.id: r.seconds for r in view.researchers.values()},
         },
-        "usage": {k: view.usage[k] for k in ("calls", "prompt_tokens", "completion_tokens", "cost_usd")},
+        "usage": {k: view.usage[k] for k in ("calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost_usd")},
         "error": view.error,
         "plan_review": view.plan_review,
     }
