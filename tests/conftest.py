@@ -71,3 +71,13 @@ def _refuse_non_loopback_network() -> Iterator[None]:
         patch.setattr(socket, "create_connection", create_connection)
         patch.setattr(socket, "getaddrinfo", getaddrinfo)
         yield
+
+
+@pytest.fixture(autouse=True)
+def _capabilities_outside_the_worktree(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Settings built without a data_dir would remember model capabilities in ./data: point the
+    default at a scratch dir, so no test leaves files behind or learns from another's server."""
+    import os
+
+    if "RESEARCH_DATA_DIR" not in os.environ:
+        monkeypatch.setenv("RESEARCH_DATA_DIR", str(tmp_path_factory.mktemp("data")))

@@ -33,9 +33,25 @@ _REJECTION_STATUSES = {400, 404, 405, 422}
 _FEATURE_WORDS = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools\b", re.IGNORECASE)
 
 
+_OVERFLOW_WORDS = re.compile(
+    r"context_length_exceeded|maximum context length|context window|exceeds? the context|prompt is too long",
+    re.IGNORECASE,
+)
+
+
+def is_context_overflow(exc: BaseException) -> bool:
+    """The prompt (plus the reply cap) is longer than the model's context. langchain-openai only
+    recognises OpenAI's wording; llama-cpp-python says "maximum context length" with a 400."""
+    if isinstance(exc, ContextOverflowError):
+        return True
+    return isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 413, 422) and bool(
+        _OVERFLOW_WORDS.search(f"{exc.message} {exc.body!r}")
+    )
+
+
 def is_shape_rejection(exc: BaseException) -> bool:
     """True when the server refused the request's shape (not the prompt's length, not a fault)."""
-    if isinstance(exc, ContextOverflowError) or not isinstance(exc, openai.APIStatusError):
+    if is_context_overflow(exc) or not isinstance(exc, openai.APIStatusError):
         return False
     if exc.status_code in _REJECTION_STATUSES:
         return True

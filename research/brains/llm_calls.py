@@ -19,19 +19,18 @@ import threading
 import time
 from typing import TypeVar
 
-from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
 from research.brains.call_context import current_step
-from research.brains.capabilities import store_for
+from research.brains.capabilities import is_context_overflow, store_for
 from research.brains.context_fit import fit_messages, prompt_chars, prompt_chars_allowed
 from research.brains.model_call import CallRecord, Progress, server_slots, stream_reply
 from research.brains.model_output import InvalidModelOutput
 from research.brains.structured import invoke_structured
 from research.brains.usage_meter import UsageMeter, usage_from_message
-from research.events.agent_log import warn
+from research.events.agent_log import agent_log, warn
 from research.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
@@ -39,6 +38,7 @@ OPENAI_BASE = "https://api.openai.com/v1"
 ROLE_OF_SCHEMA = {"QueryPlan": "queries", "ResearchPlan": "plan", "SupervisorDecision": "plan", "AnalystVerdict": "judge"}
 # The writer's reference list is rebuilt from the citations: stop before the model writes its own.
 ROLE_STOPS = {"writer": ["\n## Sources", "\n## References", "\nSources:\n"]}
+ESTIMATE_CHARS_PER_TOKEN = 4
 _SERVER_CONTEXT = re.compile(r"maximum context length is (\d+) tokens", re.IGNORECASE)
 
 
@@ -83,7 +83,9 @@ class ModelCaller:
         prompt = self._fit(role, messages, cap)
         try:
             return attempt(prompt)
-        except ContextOverflowError as exc:
+        except Exception as exc:  # noqa: BLE001 - only an overflow is handled here
+            if not is_context_overflow(exc):
+                raise
             figure = _SERVER_CONTEXT.search(str(exc))
             with self._lock:
                 if figure:
@@ -120,18 +122,27 @@ class ModelCaller:
             options["stop"] = ROLE_STOPS[role]
         record = CallRecord(role=role, model=model, cap=cap)
         started = time.monotonic()
+        progress = Progress(current_step(), model, draft=role == "writer")
         try:
             with self.slots:  # waits for a free slot; the request (and its timeout) starts after
                 reply, finish = stream_reply(
                     runnable.bind(**options), prompt, deadline_seconds=self.settings.llm_reply_seconds,
-                    progress=Progress(current_step(), model, draft=role == "writer"),
+                    progress=progress,
                 )
         except Exception:
             record.failed, record.seconds = True, round(time.monotonic() - started, 2)
             self.meter.log_call(record)
+            _log_call(record)
             self.meter.record_failure(model)
             raise
         usage = usage_from_message(reply)
+        if not usage.total_tokens and progress.tokens:
+            # llama-cpp-python sends no usage chunk when streaming: count what was streamed (one
+            # chunk per token there) and estimate the prompt, so the token budget still holds.
+            usage = usage.model_copy(update={
+                "completion_tokens": progress.tokens, "prompt_tokens": prompt_chars(prompt) // ESTIMATE_CHARS_PER_TOKEN,
+            })
+            record.estimated = True
         record.completion_tokens, record.finish_reason = usage.completion_tokens, finish
         record.seconds = round(time.monotonic() - started, 2)
         if finish == "deadline" and structured:
@@ -139,6 +150,7 @@ class ModelCaller:
             usage = usage.model_copy(update={"failed_calls": 1})
         self.meter.log_call(record)
         self.meter.record(model, usage)
+        _log_call(record)
         if finish == "length":
             self._warn(role, f"reply cut at its cap of {cap} tokens (RESEARCH_REPLY_TOKENS_{role.upper()}); used as it is")
         elif finish == "deadline":
@@ -155,3 +167,12 @@ class ModelCaller:
         rid = step.researcher_id if step else None
         name = step.step if step else role
         warn(self.source, f"{rid + ' ' if rid else ''}{name}: {message}", researcher_id=rid)
+
+
+def _log_call(record: CallRecord) -> None:
+    """One line per model call in the agent log (what the real-model lane checks the caps with)."""
+    agent_log.info(
+        "[MODEL] role=%s model=%s cap=%d completion_tokens=%d finish=%s failed=%s seconds=%.2f estimated=%s",
+        record.role, record.model, record.cap, record.completion_tokens, record.finish_reason,
+        record.failed, record.seconds, record.estimated,
+    )

@@ -56,6 +56,7 @@ class CallRecord:
     finish_reason: str | None = None  # stop | length | tool_calls | deadline | None when failed
     failed: bool = False
     seconds: float = 0.0
+    estimated: bool = False  # tokens counted from the stream, not reported by the server
 
 
 class Progress:

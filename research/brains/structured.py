@@ -37,6 +37,7 @@ from research.brains.capabilities import (
     server_label,
     store_for,
 )
+from research.brains.grammar_schema import grammar_schema
 from research.brains.model_output import InvalidModelOutput, extract_json_object, strict_json_schema
 from research.brains.usage_meter import usage_from_message
 from research.prompts import JSON_REPAIR_INSTRUCTION, JSON_REPLY_INSTRUCTION
@@ -116,7 +117,7 @@ def invoke_structured(
         except ContextOverflowError:
             raise  # the prompt is too long for every method alike
         except openai.APIStatusError as exc:
-            if method == "json_prompt" or not is_shape_rejection(exc):
+            if method == "json_prompt" or not is_shape_rejection(exc):  # an overflow is not one either
                 raise  # a plain request rejected, or a real fault: not a format problem
             reasons.append(f"{method}: HTTP {exc.status_code} {_short(exc.message)}")
             continue
@@ -142,8 +143,9 @@ def _json_schema(llm: Any, schema: type[M], messages: list[BaseMessage], call: C
 
 def _json_mode(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
     # llama-cpp-python builds a grammar from "schema"; OpenAI-style JSON mode wants "JSON" in the prompt.
-    fmt = {"type": "json_object", "schema": strict_json_schema(schema)}
-    raw = call(llm.bind(response_format=fmt), [*messages, HumanMessage(_json_instruction(schema))])
+    shape = grammar_schema(schema)
+    fmt = {"type": "json_object", "schema": shape}
+    raw = call(llm.bind(response_format=fmt), [*messages, HumanMessage(_json_instruction(schema, shape))])
     return _validate_text(schema, _text(raw))
 
 
@@ -152,9 +154,9 @@ def _json_object(llm: Any, schema: type[M], messages: list[BaseMessage], call: C
     return _validate_text(schema, _text(raw))
 
 
-def _json_instruction(schema: type[BaseModel]) -> str:
+def _json_instruction(schema: type[BaseModel], shape: dict[str, Any] | None = None) -> str:
     return JSON_REPLY_INSTRUCTION.format(
-        name=schema.__name__, schema=json.dumps(strict_json_schema(schema), separators=(",", ":"))
+        name=schema.__name__, schema=json.dumps(shape or strict_json_schema(schema), separators=(",", ":"))
     )
 
 

@@ -28,6 +28,9 @@ class ResearcherView:
     notes: str = ""
     error: str | None = None
     started_ts: float | None = None
+    # The model call in progress for this researcher (model_progress): step and tokens so far.
+    model_step: str | None = None
+    model_tokens: int = 0
 
     @property
     def is_follow_up(self) -> bool:
@@ -67,6 +70,10 @@ class RunView:
     # While paused for plan review: the plan_review_requested data (allocation, research_questions,
     # limits); None otherwise.
     plan_review: dict[str, Any] | None = None
+    # The writer's draft as it streams (draft_delta), until draft_ready replaces it.
+    draft_preview: str = ""
+    # Model calls in progress outside researchers (supervisor, analyst, writer): node -> tokens.
+    model_progress: dict[str, int] = field(default_factory=dict)
 
     @property
     def allocation_notation(self) -> str:
@@ -144,9 +151,22 @@ class RunView:
         self.critiques.append({"iteration": e.iteration or 0, **d})
 
     def _on_draft_ready(self, e: Event, d: dict) -> None:
-        self.draft = d.get("markdown")
+        self.draft, self.draft_preview = d.get("markdown"), ""
         self.citations = {str(k): v for k, v in (d.get("citations") or {}).items()}
         self.known_gaps = list(d.get("known_gaps", []))
+
+    def _on_model_progress(self, e: Event, d: dict) -> None:
+        tokens = 0 if d.get("done") else int(d.get("tokens") or 0)
+        if e.researcher_id:
+            r = self._researcher(e)
+            r.model_step, r.model_tokens = (None, 0) if d.get("done") else (d.get("step"), tokens)
+        elif d.get("done"):
+            self.model_progress.pop(d.get("node", "?"), None)
+        else:
+            self.model_progress[d.get("node", "?")] = tokens
+
+    def _on_draft_delta(self, e: Event, d: dict) -> None:
+        self.draft_preview += str(d.get("text") or "")
 
     def _on_message(self, e: Event, d: dict) -> None:
         self.messages.append({"name": d.get("name", ""), "content": d.get("content", "")})

@@ -51,6 +51,17 @@ def _card(view: RunView, r: ResearcherView) -> None:
         st.markdown(
             f":material/description: **{len(r.source_ids)}** sources · :material/timer: {duration(elapsed)}"
         )
+        _model_progress(r)
         warnings.render_inline(view, f"researcher:{r.id}")
         if r.error:
             st.error(md_escape(r.error), icon=":material/error:")
+
+
+_STEP_WORDS = {"queries": "writing queries", "notes": "writing notes"}
+
+
+def _model_progress(r: ResearcherView) -> None:
+    """"writing notes, 120 tokens" while the model streams this researcher's reply (issue 12)."""
+    if r.status == "running" and r.model_step:
+        words = _STEP_WORDS.get(r.model_step, r.model_step)
+        st.caption(f":material/edit_note: {words}, {plural(r.model_tokens, 'token')}")
