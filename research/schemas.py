@@ -288,11 +288,20 @@ class ResearchRequest(BaseModel):
     max_iterations: int | None = Field(None, ge=0, le=5)
     # Pause after the supervisor so the user can edit the questions and allocation (plan review).
     review_plan: bool = False
+    # Per-run choices (the dashboard's run options); None keeps the setting.
+    model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
+    fast_model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
+    sources: Literal["auto", "live", "library"] | None = None
 
     @field_validator("topic")
     @classmethod
     def _valid_topic(cls, value: str) -> str:
         return validate_topic(value)
+
+    @field_validator("model", "fast_model", mode="before")
+    @classmethod
+    def _blank_model_is_none(cls, value: object) -> object:
+        return value.strip() or None if isinstance(value, str) else value
 
 
 class TopicError(ValueError):

@@ -291,3 +291,15 @@ def test_grammar_schema_inlines_refs_and_bounds_lists_and_strings() -> None:
 
 def test_capability_stores_are_one_per_data_dir(tmp_path: Path) -> None:
     assert store_for(tmp_path) is store_for(tmp_path) and store_for(tmp_path) is not store_for(None)
+
+
+def test_a_structured_reply_cut_at_its_cap_moves_on_and_is_metered_as_failed(tmp_path: Path) -> None:
+    many = {"queries": [f"query number {i} about mrna vaccine delivery" for i in range(30)]}
+    with llama_like(lambda request: many) as server:
+        brain = LLMBrain(settings_for(server, tmp_path, reply_tokens_queries=16), max_retries=0)
+        queries = brain.queries(TASK, "web")  # the tool call's arguments are not cut by this fake
+
+        assert queries and [r.finish_reason for r in brain.meter.calls][1:3] == ["length", "length"]
+        assert remembered_method(brain._fast, brain.caller.memory) == "function_calling"
+        usage = brain.take_usage()
+        assert usage.calls == 4 and usage.failed_calls == 3

@@ -2,7 +2,7 @@
 
 A grammar makes the reply valid JSON of the schema, but a small model still writes the least it
 is allowed: empty lists, endless strings. So every list must hold 1..MAX_ITEMS items and every
-string at most MAX_STRING_CHARS; `$ref`s are inlined (a small model copies "#/$defs/..." from a
+string 2..MAX_STRING_CHARS characters; `$ref`s are inlined (a small model copies "#/$defs/..." from a
 schema it is shown as if it were content). The bounds also cap a looping model well before the
 reply's token cap.
 """
@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from research.brains.model_output import strict_json_schema
 
-MAX_ITEMS = 8
+MAX_ITEMS = 6
 MAX_STRING_CHARS = 160
 _MAX_DEPTH = 8
 
@@ -56,5 +56,6 @@ def _bounded(node: Any) -> Any:
         out.setdefault("minItems", 1)
         out.setdefault("maxItems", MAX_ITEMS)
     elif out.get("type") == "string" and "enum" not in out:
+        out.setdefault("minLength", 2)  # an empty string is as useless as an empty list
         out.setdefault("maxLength", MAX_STRING_CHARS)
     return out

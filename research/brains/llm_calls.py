@@ -19,6 +19,7 @@ import threading
 import time
 from typing import TypeVar
 
+import openai
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
@@ -31,6 +32,7 @@ from research.brains.model_output import InvalidModelOutput
 from research.brains.structured import invoke_structured
 from research.brains.usage_meter import UsageMeter, usage_from_message
 from research.events.agent_log import agent_log, warn
+from research.schemas import Usage
 from research.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
@@ -129,6 +131,16 @@ class ModelCaller:
                     runnable.bind(**options), prompt, deadline_seconds=self.settings.llm_reply_seconds,
                     progress=progress,
                 )
+        except openai.LengthFinishReasonError:
+            # A structured reply cut at its cap (the SDK raises for response_format streams).
+            record.failed, record.finish_reason, record.completion_tokens = True, "length", progress.tokens
+            record.seconds = round(time.monotonic() - started, 2)
+            self.meter.log_call(record)
+            _log_call(record)
+            self.meter.record(model, Usage(calls=1, failed_calls=1, completion_tokens=progress.tokens,
+                                           prompt_tokens=prompt_chars(prompt) // ESTIMATE_CHARS_PER_TOKEN))
+            self._warn(role, f"reply cut at its cap of {cap} tokens (RESEARCH_REPLY_TOKENS_{role.upper()}) before its JSON ended")
+            raise
         except Exception:
             record.failed, record.seconds = True, round(time.monotonic() - started, 2)
             self.meter.log_call(record)

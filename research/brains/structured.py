@@ -124,6 +124,11 @@ def invoke_structured(
         except _InvalidOutput as exc:
             reasons.append(f"{method}: {_short(str(exc))}")
             continue
+        except openai.LengthFinishReasonError:
+            # The reply hit its token cap mid-JSON (the SDK's response_format stream raises): the
+            # method works, this reply did not; the next method may fit in the cap.
+            reasons.append(f"{method}: the reply was cut at its token cap before the JSON ended")
+            continue
         memory.put(key, method)
         return parsed, total
     raise StructuredOutputError(f"{schema.__name__}: no valid structured output ({'; '.join(reasons)})")

@@ -151,17 +151,18 @@ class ResearchRunner:
             if on_event:
                 on_event(event)
 
-        brain = make_brain(self.settings, request.llm)
+        settings = self.run_settings(request)
+        brain = make_brain(settings, request.llm)
         if started:
             publish(adapter.make(
                 "run_started", topic=request.topic, allocation_request=request.allocation,
-                brain=brain.kind, model=brain.name, source_mode=self.settings.sources,
+                brain=brain.kind, model=brain.name, source_mode=settings.sources,
                 max_iterations=initial["max_iterations"] if initial else self.settings.max_iterations,
             ))
         elif resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))
         ctx = RunContext(
-            run_id=run_id, settings=self.settings, brain=brain, sources=self.sources, store=self.store,
+            run_id=run_id, settings=settings, brain=brain, sources=self._sources_for(settings), store=self.store,
         )
         config = {
             "configurable": {"thread_id": run_id},
@@ -237,8 +238,21 @@ class ResearchRunner:
             conn.close()
 
     def _brain_label(self, request: ResearchRequest) -> str:
-        kind = request.llm if request.llm and request.llm != "auto" else self.settings.brain_kind()
-        return "offline" if kind == "offline" else self.settings.model
+        settings = self.run_settings(request)
+        kind = request.llm if request.llm and request.llm != "auto" else settings.brain_kind()
+        return "offline" if kind == "offline" else settings.model
+
+    # --- per-run choices (the dashboard's run options) ------------------------------------------
+    def run_settings(self, request: ResearchRequest) -> Settings:
+        """The settings with this request's choices (model, fast model, sources mode) applied."""
+        update = {k: v for k, v in (("model", request.model), ("fast_model", request.fast_model),
+                                    ("sources", request.sources)) if v is not None}
+        return self.settings.model_copy(update=update) if update else self.settings
+
+    def _sources_for(self, settings: Settings) -> SourceRouter:
+        if settings.sources == self.settings.sources:
+            return self.sources
+        return SourceRouter(settings, lambda kind: LibraryProvider(self.library, kind))
 
 
 class SecretMaskingSerializer:
