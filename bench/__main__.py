@@ -13,7 +13,7 @@ import traceback
 
 from bench.harness import BenchContext, FigureSkipped, Results, figure_timer, isolate_environment, log
 
-FIGURES = ("critical_path", "fanout", "cost", "offline_speed", "library_scale", "memory", "dashboard")
+FIGURES = ("critical_path", "fanout", "cost", "offline_speed", "library_scale", "memory", "dashboard", "local_model")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,7 +26,7 @@ MODEL_ALIAS = "smollm2-135m"
 N_CTX = 2048
 START_SECONDS = 120
 # Reply caps for the lane: a 135M model at a few dozen tokens/s on two shared cores.
-LANE_CAPS = {"queries": 160, "plan": 320, "notes": 200, "judge": 360, "writer": 400}
+LANE_CAPS = {"queries": 256, "plan": 480, "notes": 200, "judge": 640, "writer": 400}
 _CALL_LINE = re.compile(r"\[MODEL\] (?P<fields>.*)$")
 
 

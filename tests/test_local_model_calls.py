@@ -300,6 +300,41 @@ def test_a_structured_reply_cut_at_its_cap_moves_on_and_is_metered_as_failed(tmp
         queries = brain.queries(TASK, "web")  # the tool call's arguments are not cut by this fake
 
         assert queries and [r.finish_reason for r in brain.meter.calls][1:3] == ["length", "length"]
-        assert remembered_method(brain._fast, brain.caller.memory) == "function_calling"
+        assert remembered_method(brain._fast, brain.caller.memory) == "json_mode"  # accepted, only cut
         usage = brain.take_usage()
         assert usage.calls == 4 and usage.failed_calls == 3
+
+
+def test_a_degraded_step_names_the_model_and_server_but_never_the_url(tmp_path: Path) -> None:
+    from research.brains.fallback import FallbackBrain
+    from research.brains.offline import OfflineBrain
+
+    with FakeOpenAIServer() as server:
+        server.fail_next("500", times=3)
+        warnings: list[tuple[str, str]] = []
+        brain = FallbackBrain(LLMBrain(settings_for(server, tmp_path)), OfflineBrain(), lambda s, m: warnings.append((s, m)))
+        brain.queries(TASK, "web")
+        [(_source, message)] = warnings
+        assert "on model local-model at the OPENAI_BASE_URL server" in message
+        assert server.base_url not in message and "127.0.0.1" not in message
+
+
+def test_the_cli_prints_a_progress_line_for_a_model_call() -> None:
+    from research.cli.progress import describe
+    from research.events import Event
+
+    line = describe(Event(type="model_progress", researcher_id="web-1", data=dict(
+        node="researcher", step="notes", model="m", tokens=120, seconds=4.5, done=False)))
+    assert line == "[web-1] notes: writing, 120 tokens (4.5s)"
+
+
+def test_one_invalid_reply_does_not_move_later_calls_down_the_method_list(tmp_path: Path) -> None:
+    replies = iter(["not json at all", VALID_QUERIES, VALID_QUERIES])
+    with llama_like(lambda request: next(replies)) as server:
+        brain = LLMBrain(settings_for(server, tmp_path), max_retries=0)
+        brain.queries(TASK, "web")  # json_schema 500, json_mode invalid, json_object valid
+        assert remembered_method(brain._fast, brain.caller.memory) == "json_mode"
+        server.reset()
+        brain.queries(TASK, "web")
+        [only] = server.requests
+        assert "schema" in only["response_format"]  # straight back to JSON mode with the schema

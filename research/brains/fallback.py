@@ -90,9 +90,11 @@ class FallbackBrain:
             raise
         except Exception as exc:  # noqa: BLE001 - any model failure degrades this step, never the run
             who = f"{researcher_id} " if researcher_id else ""
+            server = getattr(self.primary, "server_label", "")  # which server, never its URL
+            where = f" on {server}" if server else ""
             self.on_warning(
                 self.kind,
-                f"{who}{step} failed ({self.describe(exc)}); used the {self.fallback.name} brain for this step",
+                f"{who}{step} failed ({self.describe(exc)}){where}; used the {self.fallback.name} brain for this step",
             )
         return run(self.fallback)
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from research.brains.model_output import strict_json_schema
 
-MAX_ITEMS = 6
+MAX_ITEMS = 5
 MAX_STRING_CHARS = 160
 _MAX_DEPTH = 8
 

@@ -91,6 +91,8 @@ class LLMBrain:
         )
         self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
         self.caller = ModelCaller(settings, self.meter, source=self.kind)
+        # Names the server in warnings without its URL (a URL may carry credentials).
+        self.server_label = f"model {self.name} at {'OpenAI' if self.caller.is_openai else 'the OPENAI_BASE_URL server'}"
 
     # --- Brain protocol -----------------------------------------------------------------------
 

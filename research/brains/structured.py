@@ -111,6 +111,9 @@ def invoke_structured(
         return raw
 
     reasons: list[str] = []
+    # What is remembered is what the server accepts, not which method happened to get valid output
+    # this time: one invalid reply from a small model must not move every later call down the list.
+    accepted: Method | None = None
     for method in METHODS[METHODS.index(start):]:
         try:
             parsed = _ATTEMPTS[method](llm, schema, messages, call)
@@ -122,15 +125,19 @@ def invoke_structured(
             reasons.append(f"{method}: HTTP {exc.status_code} {_short(exc.message)}")
             continue
         except _InvalidOutput as exc:
+            accepted = accepted or method
             reasons.append(f"{method}: {_short(str(exc))}")
             continue
         except openai.LengthFinishReasonError:
+            accepted = accepted or method
             # The reply hit its token cap mid-JSON (the SDK's response_format stream raises): the
             # method works, this reply did not; the next method may fit in the cap.
             reasons.append(f"{method}: the reply was cut at its token cap before the JSON ended")
             continue
-        memory.put(key, method)
+        memory.put(key, accepted or method)
         return parsed, total
+    if accepted:
+        memory.put(key, accepted)
     raise StructuredOutputError(f"{schema.__name__}: no valid structured output ({'; '.join(reasons)})")
 
 
