@@ -75,5 +75,6 @@ def render_preview(view: RunView) -> bool:
                "links and citations are checked when it ends.")
     with st.container(border=True, key=f"draft-preview-{view.run_id}"):
         # Unchecked model text: shown literally (no links, images or HTML) until the guard has run.
-        st.markdown(md_escape(view.draft_preview) if view.draft_preview else ":gray[…]")
+        lines = [md_escape(line) for line in view.draft_preview.splitlines() if line.strip()]
+        st.markdown("  \n".join(lines) if lines else ":gray[…]")  # one escaped line per line written
     return True
