@@ -24,6 +24,7 @@ from langchain_core.runnables import Runnable
 from research.brains.call_context import StepContext
 from research.brains.model_output import strip_think
 from research.events import emit
+from research.events.payloads_model import DraftDeltaData, ModelProgressData
 
 PROGRESS_SECONDS = 0.5
 PROGRESS_TOKENS = 50
@@ -96,11 +97,12 @@ class Progress:
             if len(visible) > self.chars and visible.startswith(self._sent):
                 piece = visible[self.chars:]
                 self.chars, self._sent = len(visible), visible
-                emit("draft_delta", text=piece, chars=self.chars)
-        emit(
-            "model_progress", researcher_id=rid, node=STEP_NODE.get(self.step.step, self.step.step),
-            step=self.step.step, model=self.model, tokens=self.tokens, seconds=round(now - self._t0, 2), done=done,
+                emit("draft_delta", **DraftDeltaData(text=piece, chars=self.chars).model_dump())
+        data = ModelProgressData(
+            node=STEP_NODE.get(self.step.step, self.step.step), step=self.step.step, model=self.model,
+            tokens=self.tokens, seconds=round(now - self._t0, 2), done=done,
         )
+        emit("model_progress", researcher_id=rid, **data.model_dump())
 
 
 def stream_reply(
