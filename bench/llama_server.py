@@ -114,7 +114,7 @@ def lane_settings(server: LlamaServer, root: Path, **overrides: Any):
     values: dict[str, Any] = dict(
         _env_file=None, data_dir=root / "data", log_dir=root / "logs", sources="library", llm="openai",
         openai_base_url=server.base_url, model=MODEL_ALIAS, llm_concurrency=1, context_tokens=N_CTX,
-        llm_timeout=180, llm_reply_seconds=240, max_iterations=0,
+        llm_timeout=180, llm_reply_seconds=240, max_iterations=0, llm_temperature=0.0,  # greedy: repeatable
         **{f"reply_tokens_{role}": cap for role, cap in LANE_CAPS.items()},
     )
     values.update(overrides)

@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     # Seconds one streaming reply may take in all (the client timeout is per read): a server that
     # never ends a reply is cut here.
     llm_reply_seconds: float = Field(300.0, gt=0, le=3600)
+    # Sampling temperature sent with every call (None: the server's default; llama-cpp-python's is 0.8).
+    llm_temperature: float | None = Field(None, ge=0, le=2)
 
     # Sources.
     sources: SourceMode = "auto"

@@ -338,3 +338,10 @@ def test_one_invalid_reply_does_not_move_later_calls_down_the_method_list(tmp_pa
         brain.queries(TASK, "web")
         [only] = server.requests
         assert "schema" in only["response_format"]  # straight back to JSON mode with the schema
+
+
+def test_the_temperature_setting_is_sent_and_unset_leaves_the_servers_default(tmp_path: Path) -> None:
+    with FakeOpenAIServer(lambda request: VALID_QUERIES) as server:
+        LLMBrain(settings_for(server, tmp_path, llm_temperature=0.0)).queries(TASK, "web")
+        LLMBrain(settings_for(server, tmp_path)).queries(TASK, "web")
+        assert server.requests[0]["temperature"] == 0.0 and "temperature" not in server.requests[-1]

@@ -57,7 +57,9 @@ def chat_model(settings: Settings, model: str, *, max_retries: int = 2, streamin
     key = settings.openai_api_key or SecretStr(PLACEHOLDER_API_KEY)
     # `streaming` is only passed when True: an explicit False would also stop `.stream()` and a
     # graph's "messages" stream mode from streaming tokens.
-    extra = {"streaming": True} if streaming else {}
+    extra: dict = {"streaming": True} if streaming else {}
+    if settings.llm_temperature is not None:
+        extra["temperature"] = settings.llm_temperature
     return ChatOpenAI(
         model=model,
         base_url=settings.openai_base_url,
