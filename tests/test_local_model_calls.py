@@ -286,7 +286,13 @@ def test_grammar_schema_inlines_refs_and_bounds_lists_and_strings() -> None:
     text = json.dumps(shape)
     assert "$ref" not in text and "$defs" not in text
     coverage = shape["properties"]["coverage"]
-    assert coverage["minItems"] == 1 and coverage["items"]["properties"]["question"]["maxLength"] > 0
+    assert coverage["minItems"] == 1 and coverage["items"]["properties"]["question"]["pattern"].startswith("^[A-Za-z0-9]")
+    import re
+
+    text_rule = re.compile(shape["properties"]["critique"]["items"]["pattern"])
+    assert text_rule.match("Thin on storage (cold chain).") and not text_rule.match('" or ""')
+    assert not text_rule.match("x" * 400)  # bounded
+    assert shape["properties"]["status"].get("pattern") is None  # enums keep their values
 
 
 def test_capability_stores_are_one_per_data_dir(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 A grammar makes the reply valid JSON of the schema, but a small model still writes the least it
 is allowed: empty lists, endless strings. So every list must hold 1..MAX_ITEMS items and every
-string 2..MAX_STRING_CHARS characters; `$ref`s are inlined (a small model copies "#/$defs/..." from a
+string 2..MAX_STRING_CHARS plain characters starting with a letter or digit; `$ref`s are inlined (a small model copies "#/$defs/..." from a
 schema it is shown as if it were content). The bounds also cap a looping model well before the
 reply's token cap.
 """
@@ -19,6 +19,8 @@ from research.brains.model_output import strict_json_schema
 MAX_ITEMS = 5
 MAX_STRING_CHARS = 160
 _MAX_DEPTH = 8
+_WORD = "[A-Za-z0-9]"
+_TEXT = "[A-Za-z0-9 ,.;:()'?!&%/+-]"
 
 
 @functools.lru_cache(maxsize=64)
@@ -56,6 +58,8 @@ def _bounded(node: Any) -> Any:
         out.setdefault("minItems", 1)
         out.setdefault("maxItems", MAX_ITEMS)
     elif out.get("type") == "string" and "enum" not in out:
-        out.setdefault("minLength", 2)  # an empty string is as useless as an empty list
-        out.setdefault("maxLength", MAX_STRING_CHARS)
+        # Starts with a letter or digit (a small model otherwise writes "" or "-"), no quotes or
+        # backslashes (so the reply stays plain JSON), at most MAX_STRING_CHARS. A pattern, because
+        # llama-cpp-python's grammar builder ignores minLength/maxLength next to one.
+        out.setdefault("pattern", f"^{_WORD}{_TEXT}{{1,{MAX_STRING_CHARS - 1}}}$")
     return out
