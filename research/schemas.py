@@ -229,7 +229,8 @@ class RunWarning(BaseModel):
 
 
 class Usage(BaseModel):
-    calls: int = 0
+    calls: int = 0  # model calls made, failed attempts included (each one a unit of the call budget)
+    failed_calls: int = 0  # of `calls`: attempts that got no usable reply (HTTP error, timeout, cut off)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     # Estimated USD cost from the price table; None when no price is known for the model.
@@ -243,6 +244,7 @@ class Usage(BaseModel):
         costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
         return Usage(
             calls=self.calls + other.calls,
+            failed_calls=self.failed_calls + other.failed_calls,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cost_usd=sum(costs) if costs else None,
@@ -268,11 +270,20 @@ class ResearchRequest(BaseModel):
     researcher_mode: Literal["pipeline", "agent"] | None = None
     # Who asked (the signed-in user on a shared desk): recorded in the run_started event.
     started_by: str | None = Field(None, max_length=320)
+    # Per-run choices (the dashboard's run options); None keeps the setting.
+    model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
+    fast_model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
+    sources: Literal["auto", "live", "library"] | None = None
 
     @field_validator("topic")
     @classmethod
     def _valid_topic(cls, value: str) -> str:
         return validate_topic(value)
+
+    @field_validator("model", "fast_model", mode="before")
+    @classmethod
+    def _blank_model_is_none(cls, value: object) -> object:
+        return value.strip() or None if isinstance(value, str) else value
 
 
 class TopicError(ValueError):

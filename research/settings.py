@@ -50,6 +50,24 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(60.0, gt=0)
     max_llm_calls: int = Field(60, ge=1)
     max_tokens: int = Field(200_000, ge=1000)
+    # Local models (issue 12). Parallel model calls per server: a local server with one slot queues
+    # the rest, and a queued request's timeout would run while it waits. Hosted APIs take many.
+    llm_concurrency: int = Field(8, ge=1, le=64)
+    # Output cap per reply (max_tokens sent with each request), by role; a reply cut by its cap
+    # is used and noted with a warning.
+    reply_tokens_queries: int = Field(200, ge=16, le=32_000)
+    reply_tokens_plan: int = Field(700, ge=16, le=32_000)
+    reply_tokens_notes: int = Field(700, ge=16, le=32_000)
+    reply_tokens_judge: int = Field(900, ge=16, le=32_000)
+    reply_tokens_writer: int = Field(2000, ge=16, le=32_000)
+    # The model's context window in tokens (None: unknown, prompts are not trimmed up front; a
+    # context overflow still trims the sources and retries). Set it for local servers (n_ctx).
+    context_tokens: int | None = Field(None, ge=512, le=10_000_000)
+    # Seconds one streaming reply may take in all (the client timeout is per read): a server that
+    # never ends a reply is cut here.
+    llm_reply_seconds: float = Field(300.0, gt=0, le=3600)
+    # Sampling temperature sent with every call (None: the server's default; llama-cpp-python's is 0.8).
+    llm_temperature: float | None = Field(None, ge=0, le=2)
 
     # Sources.
     sources: SourceMode = "auto"

@@ -14,6 +14,7 @@ from typing import Callable, Iterable, TypeVar
 
 import openai
 
+from research.brains.call_context import in_step
 from research.brains.base import Brain, BudgetExceeded, NumberedSource, Plan, TextLookup
 from research.brains.model_output import InvalidModelOutput
 from research.secrets import mask
@@ -83,14 +84,17 @@ class FallbackBrain:
 
     def _step(self, step: str, run: Callable[[Brain], T], *, researcher_id: str | None = None) -> T:
         try:
-            return run(self.primary)
+            with in_step(step, researcher_id):
+                return run(self.primary)
         except BudgetExceeded:
             raise
         except Exception as exc:  # noqa: BLE001 - any model failure degrades this step, never the run
             who = f"{researcher_id} " if researcher_id else ""
+            server = getattr(self.primary, "server_label", "")  # which server, never its URL
+            where = f" on {server}" if server else ""
             self.on_warning(
                 self.kind,
-                f"{who}{step} failed ({self.describe(exc)}); used the {self.fallback.name} brain for this step",
+                f"{who}{step} failed ({self.describe(exc)}){where}; used the {self.fallback.name} brain for this step",
             )
         return run(self.fallback)
 

@@ -19,9 +19,9 @@ from research import prompts
 from research.drafts import guard as draft_guard
 from research.brains.base import NumberedSource, Plan, TextLookup
 from research.brains.model_output import InvalidModelOutput, strip_think
+from research.brains.llm_calls import ModelCaller
 from research.brains.plan_decision import SupervisorDecisionReply, plan_from_decision, reply_questions, validate_decision
-from research.brains.structured import invoke_structured
-from research.brains.usage_meter import UsageMeter, usage_from_message
+from research.brains.usage_meter import UsageMeter
 from research.schemas import (
     AnalystVerdict,
     QueryPlan,
@@ -56,7 +56,9 @@ def chat_model(settings: Settings, model: str, *, max_retries: int = 2, streamin
     key = settings.openai_api_key or SecretStr(PLACEHOLDER_API_KEY)
     # `streaming` is only passed when True: an explicit False would also stop `.stream()` and a
     # graph's "messages" stream mode from streaming tokens.
-    extra = {"streaming": True} if streaming else {}
+    extra: dict = {"streaming": True} if streaming else {}
+    if settings.llm_temperature is not None:
+        extra["temperature"] = settings.llm_temperature
     return ChatOpenAI(
         model=model,
         base_url=settings.openai_base_url,
@@ -89,6 +91,9 @@ class LLMBrain:
             else chat_model(settings, fast, max_retries=max_retries, streaming=streaming)
         )
         self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
+        self.caller = ModelCaller(settings, self.meter, source=self.kind)
+        # Names the server in warnings without its URL (a URL may carry credentials).
+        self.server_label = f"model {self.name} at {'OpenAI' if self.caller.is_openai else 'the OPENAI_BASE_URL server'}"
 
     # --- Brain protocol -----------------------------------------------------------------------
 
@@ -150,7 +155,7 @@ class LLMBrain:
                 question=task.question, topic=task.topic or task.question, sources=prompts.render_sources(blocks)
             )),
         ]
-        return self._text(self._fast, messages)
+        return self._text(self._fast, messages, role="notes")
 
     def judge(
         self,
@@ -201,7 +206,7 @@ class LLMBrain:
                 topic=topic, questions=prompts.numbered_list(questions), sources=prompts.render_sources(blocks)
             )),
         ]
-        draft = self._text(self._main, messages)
+        draft = self._text(self._main, messages, role="writer")
         # Unknown citations and links are removed by the writer node, which warns about each.
         draft = draft_guard.strip_reference_section(draft)
         draft = draft_guard.ensure_title(draft, topic)
@@ -218,7 +223,7 @@ class LLMBrain:
                 instruction=instruction, draft=prompts.neutralise(draft), sources=prompts.render_sources(blocks)
             )),
         ]
-        revised = self._text(self._main, messages)
+        revised = self._text(self._main, messages, role="writer")
         revised = draft_guard.strip_reference_section(revised)
         # Unknown citations and links are removed by revise_draft, which reports each as a warning.
         return draft_guard.tidy_spacing(revised)
@@ -235,18 +240,12 @@ class LLMBrain:
 
     # --- calls --------------------------------------------------------------------------------
 
-    def _structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage]) -> M:
-        parsed, _usage = invoke_structured(
-            llm, schema, messages,
-            before_call=self.meter.reserve_call,
-            on_usage=lambda usage: self.meter.record(llm.model_name, usage),
-        )
-        return parsed
+    # Streaming, reply caps, context fitting, per-server slots and metering: llm_calls.ModelCaller.
+    def _structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage], role: str | None = None) -> M:
+        return self.caller.structured(llm, schema, messages, role)
 
-    def _text(self, llm: ChatOpenAI, messages: list[BaseMessage]) -> str:
-        self.meter.reserve_call()
-        reply = llm.invoke(messages)
-        self.meter.record(llm.model_name, usage_from_message(reply))
+    def _text(self, llm: ChatOpenAI, messages: list[BaseMessage], role: str = "notes") -> str:
+        reply = self.caller.text(llm, messages, role)
         text = strip_think(str(reply.text))
         if not text:
             raise InvalidModelOutput("the model returned an empty reply")

@@ -1,24 +1,27 @@
 """Structured output that survives the servers people actually run.
 
 OpenAI honours `response_format` json_schema; many local OpenAI-compatible servers reject it
-(HTTP 400), some reject named tool choice too, and reasoning models wrap JSON in think blocks.
-`invoke_structured` tries, in order:
+(HTTP 400, or llama-cpp-python's HTTP 500 naming `response_format`), some reject named tool
+choice too, and reasoning models wrap JSON in think blocks. `invoke_structured` tries, in order:
 
 1. json_schema   `response_format` with the strict JSON schema
-2. function_calling  a forced call of a tool whose parameters are the schema
-3. json_prompt   a plain call asking for JSON, parsed leniently, with one repair turn that sends
+2. json_mode     `{"type": "json_object", "schema": ...}`: JSON mode with the schema, which
+                 llama-cpp-python turns into a grammar (the reply cannot leave the schema)
+3. json_object   plain JSON mode (the schema in the prompt), as Ollama, LM Studio and vLLM take it
+4. function_calling  a forced call of a tool whose parameters are the schema
+5. json_prompt   a plain call asking for JSON, parsed leniently, with one repair turn that sends
                  the validation error back
 
-and remembers, per base URL + model, the first method that worked, so later calls go straight
-to it. Transport faults (timeouts, 5xx, 429 after the client's retries, refused connections) are
-not format problems: they propagate unchanged for the caller's fallback to handle.
+and remembers, per base URL + model, the first method that worked (capabilities.py: in memory
+and in the data dir, so later processes pay for no failed attempts). Transport faults (timeouts,
+real 5xx, 429 after the client's retries, refused connections) are not format problems: they
+propagate unchanged for the caller's fallback to handle.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import threading
 from typing import Any, Callable, Literal, TypeVar
 
 import openai
@@ -27,18 +30,24 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
+from research.brains.capabilities import (
+    CapabilityStore,
+    forget_all_in_memory,
+    is_shape_rejection,
+    server_label,
+    store_for,
+)
+from research.brains.grammar_schema import grammar_schema
 from research.brains.model_output import InvalidModelOutput, extract_json_object, strict_json_schema
 from research.brains.usage_meter import usage_from_message
 from research.prompts import JSON_REPAIR_INSTRUCTION, JSON_REPLY_INSTRUCTION
 from research.schemas import Usage
 
 M = TypeVar("M", bound=BaseModel)
-Method = Literal["json_schema", "function_calling", "json_prompt"]
-METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_prompt")
-
-# HTTP statuses with which servers say "I don't support that request shape".
-_REJECTED = (openai.BadRequestError, openai.UnprocessableEntityError)
+Method = Literal["json_schema", "json_mode", "json_object", "function_calling", "json_prompt"]
+METHODS: tuple[Method, ...] = ("json_schema", "json_mode", "json_object", "function_calling", "json_prompt")
 _MAX_ERROR_CHARS = 200
+Invoke = Callable[[Runnable, list[BaseMessage]], AIMessage]
 
 
 class StructuredOutputError(InvalidModelOutput):
@@ -49,25 +58,20 @@ class _InvalidOutput(ValueError):
     """The server answered, but not with a valid instance of the schema."""
 
 
-_working_method: dict[tuple[str, str], Method] = {}
-_working_lock = threading.Lock()
+def server_key(llm: Any) -> str:
+    """Which server + model a remembered method belongs to ("base_url|model")."""
+    base = str(getattr(llm, "openai_api_base", None) or "https://api.openai.com/v1")
+    return server_label(base, str(getattr(llm, "model_name", "") or ""))
 
 
-def server_key(llm: Any) -> tuple[str, str]:
-    """Which server + model a remembered method belongs to."""
-    base = str(getattr(llm, "openai_api_base", None) or "https://api.openai.com/v1").rstrip("/")
-    return base, str(getattr(llm, "model_name", "") or "")
-
-
-def remembered_method(llm: Any) -> Method | None:
-    with _working_lock:
-        return _working_method.get(server_key(llm))
+def remembered_method(llm: Any, memory: CapabilityStore | None = None) -> Method | None:
+    method = (memory or store_for(None)).get(server_key(llm))
+    return method if method in METHODS else None  # type: ignore[return-value]
 
 
 def forget_methods() -> None:
-    """Clear what was learned about servers (tests; or after the user changes server settings)."""
-    with _working_lock:
-        _working_method.clear()
+    """Clear what this process learned about servers (tests; files are re-read on next use)."""
+    forget_all_in_memory()
 
 
 def invoke_structured(
@@ -77,23 +81,28 @@ def invoke_structured(
     *,
     before_call: Callable[[], None] | None = None,
     on_usage: Callable[[Usage], None] | None = None,
+    invoke: Invoke | None = None,
+    memory: CapabilityStore | None = None,
 ) -> tuple[M, Usage]:
     """Ask `llm` for an instance of `schema`; returns it with the usage of every call made.
 
     `before_call` runs before each request (the budget check: it may raise BudgetExceeded);
     `on_usage` receives each reply's usage as it arrives, so usage is metered even when a later
-    step fails.
+    step fails. `invoke(runnable, prompt)` makes the call (default `runnable.invoke`; the LLM
+    brain streams, caps and meters there). `memory` keeps the working method (default: this
+    process only).
     """
+    memory = memory or store_for(None)
     key = server_key(llm)
-    with _working_lock:
-        start = _working_method.get(key, METHODS[0])
+    remembered = memory.get(key)
+    start = remembered if remembered in METHODS else METHODS[0]
     total = Usage()
 
     def call(runnable: Runnable, prompt: list[BaseMessage]) -> AIMessage:
         nonlocal total
         if before_call is not None:
             before_call()
-        out = runnable.invoke(prompt)
+        out = invoke(runnable, prompt) if invoke is not None else runnable.invoke(prompt)
         raw = out["raw"] if isinstance(out, dict) else out
         usage = usage_from_message(raw)
         total = total + usage
@@ -102,22 +111,33 @@ def invoke_structured(
         return raw
 
     reasons: list[str] = []
+    # What is remembered is what the server accepts, not which method happened to get valid output
+    # this time: one invalid reply from a small model must not move every later call down the list.
+    accepted: Method | None = None
     for method in METHODS[METHODS.index(start):]:
         try:
             parsed = _ATTEMPTS[method](llm, schema, messages, call)
         except ContextOverflowError:
             raise  # the prompt is too long for every method alike
-        except _REJECTED as exc:
-            if method == "json_prompt":
-                raise  # a plain request rejected: not a format problem, report it as it is
+        except openai.APIStatusError as exc:
+            if method == "json_prompt" or not is_shape_rejection(exc):  # an overflow is not one either
+                raise  # a plain request rejected, or a real fault: not a format problem
             reasons.append(f"{method}: HTTP {exc.status_code} {_short(exc.message)}")
             continue
         except _InvalidOutput as exc:
+            accepted = accepted or method
             reasons.append(f"{method}: {_short(str(exc))}")
             continue
-        with _working_lock:
-            _working_method[key] = method
+        except openai.LengthFinishReasonError:
+            accepted = accepted or method
+            # The reply hit its token cap mid-JSON (the SDK's response_format stream raises): the
+            # method works, this reply did not; the next method may fit in the cap.
+            reasons.append(f"{method}: the reply was cut at its token cap before the JSON ended")
+            continue
+        memory.put(key, accepted or method)
         return parsed, total
+    if accepted:
+        memory.put(key, accepted)
     raise StructuredOutputError(f"{schema.__name__}: no valid structured output ({'; '.join(reasons)})")
 
 
@@ -131,6 +151,25 @@ def _json_schema(llm: Any, schema: type[M], messages: list[BaseMessage], call: C
     # is a dict, already strict-safe (all required, no defaults), as OpenAI's strict mode demands.
     raw = call(llm.bind(response_format=_response_format(schema)), messages)
     return _validate_text(schema, _text(raw))
+
+
+def _json_mode(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
+    # llama-cpp-python builds a grammar from "schema"; OpenAI-style JSON mode wants "JSON" in the prompt.
+    shape = grammar_schema(schema)
+    fmt = {"type": "json_object", "schema": shape}
+    raw = call(llm.bind(response_format=fmt), [*messages, HumanMessage(_json_instruction(schema, shape))])
+    return _validate_text(schema, _text(raw))
+
+
+def _json_object(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
+    raw = call(llm.bind(response_format={"type": "json_object"}), [*messages, HumanMessage(_json_instruction(schema))])
+    return _validate_text(schema, _text(raw))
+
+
+def _json_instruction(schema: type[BaseModel], shape: dict[str, Any] | None = None) -> str:
+    return JSON_REPLY_INSTRUCTION.format(
+        name=schema.__name__, schema=json.dumps(shape or strict_json_schema(schema), separators=(",", ":"))
+    )
 
 
 def _function_calling(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
@@ -153,10 +192,7 @@ def _response_format(schema: type[BaseModel]) -> dict[str, Any]:
 
 
 def _json_prompt(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
-    instruction = JSON_REPLY_INSTRUCTION.format(
-        name=schema.__name__, schema=json.dumps(strict_json_schema(schema), separators=(",", ":"))
-    )
-    prompt = [*messages, HumanMessage(instruction)]
+    prompt = [*messages, HumanMessage(_json_instruction(schema))]
     first = call(llm, prompt)
     try:
         return _validate_text(schema, _text(first))
@@ -168,6 +204,8 @@ def _json_prompt(llm: Any, schema: type[M], messages: list[BaseMessage], call: C
 
 _ATTEMPTS: dict[Method, Callable[[Any, type[BaseModel], list[BaseMessage], Call], BaseModel]] = {
     "json_schema": _json_schema,
+    "json_mode": _json_mode,
+    "json_object": _json_object,
     "function_calling": _function_calling,
     "json_prompt": _json_prompt,
 }

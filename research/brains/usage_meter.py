@@ -11,6 +11,7 @@ import threading
 from collections import defaultdict
 
 from research.brains.base import BudgetExceeded
+from research.brains.model_call import CallRecord
 from research.brains.pricing import Price, estimate_cost, load_price_table
 from research.schemas import Usage
 
@@ -34,6 +35,7 @@ class UsageMeter:
         self._reserved = 0
         self._total = Usage()
         self._pending: dict[str, Usage] = defaultdict(Usage)
+        self._calls: list[CallRecord] = []
 
     def reserve_call(self) -> None:
         """Claim one call of the budget, or raise BudgetExceeded when the run has spent it."""
@@ -56,6 +58,25 @@ class UsageMeter:
         with self._lock:
             self._total = self._total + usage
             self._pending[model] = self._pending[model] + usage
+
+    def record_failure(self, model: str) -> None:
+        """A reserved call that got no reply: it counts as a call (it used a budget unit), labelled failed."""
+        self.record(model, Usage(calls=1, failed_calls=1))
+
+    def log_call(self, record: CallRecord) -> None:
+        with self._lock:
+            self._calls.append(record)
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """Every call made so far (role, cap, completion tokens, finish reason), oldest first."""
+        with self._lock:
+            return list(self._calls)
+
+    @property
+    def reserved(self) -> int:
+        with self._lock:
+            return self._reserved
 
     def take(self) -> Usage:
         """Usage recorded since the last take, with its estimated cost; resets the pending count."""

@@ -57,4 +57,7 @@ def describe(event: Event) -> str | None:
             return f"Run cancelled: {d.get('reason', '')}"
         case "run_failed":
             return f"Run failed: {d['error']}"
+        case "model_progress":
+            state = "done" if d.get("done") else "writing"
+            return f"{who}{d.get('step', 'model')}: {state}, {d.get('tokens', 0)} tokens ({d.get('seconds', 0)}s)"
     return None

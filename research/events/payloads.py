@@ -13,6 +13,7 @@ from pydantic import Field
 
 from research.events.payload_base import Payload, Readable
 from research.events.payloads_agent import ToolCalledData, WorkerMessageData
+from research.events.payloads_model import DraftDeltaData, ModelProgressData
 from research.events.payloads_trust import (
     ClaimsCheckedData,
     DraftRevisedData,
@@ -104,6 +105,7 @@ class Message(Payload):
 class UsageReported(Payload):
     node: str = "?"
     calls: int = 0
+    failed_calls: int = 0  # of `calls`: attempts that failed (rejected shapes, invalid output, faults)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
@@ -172,4 +174,6 @@ PAYLOADS: dict[str, type[Payload]] = {
     "evidence_assessed": EvidenceAssessedData,
     "claims_checked": ClaimsCheckedData,
     "draft_revised": DraftRevisedData,
+    "model_progress": ModelProgressData,
+    "draft_delta": DraftDeltaData,
 }

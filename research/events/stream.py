@@ -27,6 +27,8 @@ EventType = Literal[
     "research_stopped",
     # Trust (payloads in events/payloads_trust.py).
     "sources_dropped", "evidence_assessed", "claims_checked", "draft_revised",
+    # Model calls in progress (payloads in events/payloads_model.py).
+    "model_progress", "draft_delta",
 ]
 """Every event type; each has its payload model in research/events/payloads.py (PAYLOADS)."""
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))

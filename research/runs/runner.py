@@ -209,14 +209,15 @@ class ResearchRunner:
             if on_event:
                 on_event(event)
 
-        brain = make_brain(self.settings, request.llm)
+        settings = self.run_settings(request)
+        brain = make_brain(settings, request.llm)
         mode = request.researcher_mode or (None if started else self._stored_mode(run_id)) or self.settings.researcher_mode
         if not started and resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))
         # The graph gets a JSON spec; this process's services for it are bound by run id, so the
         # nodes use this runner's store and router (run_started/run_finished come from the graph).
         ctx = RunContext(
-            run_id=run_id, settings=self.settings, brain=brain, sources=self.sources, store=self.store,
+            run_id=run_id, settings=settings, brain=brain, sources=self._sources_for(settings), store=self.store,
             researcher_mode=mode,
         )
         config = {
@@ -233,7 +234,7 @@ class ResearchRunner:
                     max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver, researcher_mode=mode,
                 )
                 for part in graph.stream(
-                    initial, config, context=self._spec(run_id, request, mode),
+                    initial, config, context=self._spec(run_id, request, mode, settings),
                     stream_mode=["custom", "updates"], subgraphs=True, version="v2",
                 ):
                     for event in adapter.adapt(part):
@@ -247,8 +248,8 @@ class ResearchRunner:
         finally:
             services.unbind(run_id)
 
-    def _spec(self, run_id: str, request: ResearchRequest, mode: str) -> RunSpec:
-        spec = spec_for(run_id, self.settings, request.llm)
+    def _spec(self, run_id: str, request: ResearchRequest, mode: str, settings: Settings) -> RunSpec:
+        spec = spec_for(run_id, settings, request.llm)
         spec["researcher_mode"] = mode
         if request.started_by:
             spec["started_by"] = request.started_by
@@ -268,8 +269,21 @@ class ResearchRunner:
             yield saver
 
     def _brain_label(self, request: ResearchRequest) -> str:
-        kind = request.llm if request.llm and request.llm != "auto" else self.settings.brain_kind()
-        return "offline" if kind == "offline" else self.settings.model
+        settings = self.run_settings(request)
+        kind = request.llm if request.llm and request.llm != "auto" else settings.brain_kind()
+        return "offline" if kind == "offline" else settings.model
+
+    # --- per-run choices (the dashboard's run options) ------------------------------------------
+    def run_settings(self, request: ResearchRequest) -> Settings:
+        """The settings with this request's choices (model, fast model, sources mode) applied."""
+        update = {k: v for k, v in (("model", request.model), ("fast_model", request.fast_model),
+                                    ("sources", request.sources)) if v is not None}
+        return self.settings.model_copy(update=update) if update else self.settings
+
+    def _sources_for(self, settings: Settings) -> SourceRouter:
+        if settings.sources == self.settings.sources:
+            return self.sources
+        return SourceRouter(settings, lambda kind: LibraryProvider(self.library, kind))
 
 
 class PlanReviewError(RuntimeError):

@@ -36,6 +36,9 @@ class ResearcherView:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     transcript: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)  # {query, title, url, reason, score}
+    # The model call in progress for this researcher (model_progress): step and tokens so far.
+    model_step: str | None = None
+    model_tokens: int = 0
 
     @property
     def is_follow_up(self) -> bool:
@@ -69,7 +72,7 @@ class RunView:
     messages: list[dict[str, str]] = field(default_factory=list)
     stop_reason: str | None = None  # why research stopped (research_stopped), e.g. "loop_guard"
     _works: WorkIndex = field(default_factory=WorkIndex, repr=False, compare=False)  # identity of each work
-    usage: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "by_node": {}})
+    usage: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "failed_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "by_node": {}})
     started_ts: float | None = None
     finished_ts: float | None = None
     seconds: float | None = None
@@ -85,6 +88,10 @@ class RunView:
     claims: dict[str, Any] = field(default_factory=dict)
     claims_by_version: dict[int, dict[str, Any]] = field(default_factory=dict)
     revisions: list[dict[str, Any]] = field(default_factory=list)
+    # The writer's draft as it streams (draft_delta), until draft_ready replaces it.
+    draft_preview: str = ""
+    # Model calls in progress outside researchers (supervisor, analyst, writer): node -> tokens.
+    model_progress: dict[str, int] = field(default_factory=dict)
 
     @property
     def allocation_notation(self) -> str:
@@ -190,19 +197,35 @@ class RunView:
         self.critiques.append({"iteration": e.iteration or 0, **d.model_dump(mode="json")})
 
     def _on_draft_ready(self, e: Event, d: p.DraftReady) -> None:
-        self.draft = d.markdown
+        self.draft, self.draft_preview = d.markdown, ""
         self.citations = dict(d.citations)
         self.known_gaps = list(d.known_gaps)
+
+    def _on_model_progress(self, e: Event, d: p.Payload) -> None:
+        tokens = 0 if d.get("done") else int(d.get("tokens") or 0)
+        if e.researcher_id:
+            r = self._researcher(e)
+            r.model_step, r.model_tokens = (None, 0) if d.get("done") else (d.get("step"), tokens)
+        elif d.get("done"):
+            self.model_progress.pop(d.get("node", "?"), None)
+        else:
+            self.model_progress[d.get("node", "?")] = tokens
+
+    def _on_draft_delta(self, e: Event, d: p.Payload) -> None:
+        self.draft_preview += str(d.get("text") or "")
 
     def _on_message(self, e: Event, d: p.Message) -> None:
         self.messages.append({"name": d.name, "content": d.content})
 
     def _on_usage(self, e: Event, d: p.UsageReported) -> None:
-        counts = {"calls": d.calls, "prompt_tokens": d.prompt_tokens, "completion_tokens": d.completion_tokens}
-        node = self.usage["by_node"].setdefault(d.node, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+        counts = {
+            "calls": d.calls, "failed_calls": d.failed_calls, "prompt_tokens": d.prompt_tokens,
+            "completion_tokens": d.completion_tokens,
+        }
+        node = self.usage["by_node"].setdefault(d.node, dict.fromkeys(counts, 0))
         for key, value in counts.items():
-            self.usage[key] += value
-            node[key] += value
+            self.usage[key] = self.usage.get(key, 0) + value
+            node[key] = node.get(key, 0) + value
         self.usage["cost_usd"] += d.cost_usd or 0.0
 
     def _on_evidence_assessed(self, e: Event, d: p.Payload) -> None:
@@ -293,7 +316,7 @@ def to_json(view: RunView) -> dict[str, Any]:
             "seconds": view.seconds,
             "researchers": {r.id: r.seconds for r in view.researchers.values()},
         },
-        "usage": {k: view.usage[k] for k in ("calls", "prompt_tokens", "completion_tokens", "cost_usd")},
+        "usage": {k: view.usage[k] for k in ("calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost_usd")},
         "error": view.error,
         "plan_review": view.plan_review,
         "evidence": view.evidence,

@@ -458,7 +458,7 @@ def test_fallback_on_output_that_stays_invalid(server: FakeOpenAIServer) -> None
 
     assert verdict.status == "APPROVED" and stub.called == ["judge"]
     assert "judge failed (invalid output after retries" in warnings[0][1]
-    assert len(server.requests) == 4  # json_schema, function calling, JSON prompt, repair
+    assert len(server.requests) == 6  # json_schema, json_mode, json_object, function calling, JSON prompt, repair
 
 
 def test_budget_exceeded_passes_through_the_fallback(server: FakeOpenAIServer) -> None:

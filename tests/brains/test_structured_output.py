@@ -72,7 +72,8 @@ def test_calls_run_on_the_callers_thread(server: FakeOpenAIServer, monkeypatch: 
     server.reject_response_format = True  # the function-calling path too
     parsed, _ = invoke_structured(llm_for(server), QueryPlan, MESSAGES)
     assert parsed.queries == VALID["queries"]
-    assert [r.get("response_format", {}).get("type") for r in server.requests] == ["json_schema", None]
+    assert [r.get("response_format", {}).get("type") for r in server.requests] == [
+        "json_schema", "json_object", "json_object", None]
 
 
 def test_rejected_json_schema_falls_back_to_function_calling_and_is_remembered(server: FakeOpenAIServer) -> None:
@@ -82,8 +83,10 @@ def test_rejected_json_schema_falls_back_to_function_calling_and_is_remembered(s
     parsed, usage = invoke_structured(llm, QueryPlan, MESSAGES)
 
     assert parsed == QueryPlan(**VALID)
-    first, second = server.requests
+    first, with_schema, plain_json, second = server.requests
     assert first["response_format"]["type"] == "json_schema"
+    assert with_schema["response_format"]["type"] == "json_object" and "schema" in with_schema["response_format"]
+    assert plain_json["response_format"] == {"type": "json_object"}
     assert "response_format" not in second
     assert second["tool_choice"]["function"]["name"] == "QueryPlan"
     assert second["tools"][0]["function"]["name"] == "QueryPlan"
@@ -107,8 +110,8 @@ def test_both_rejected_uses_json_prompt_and_repairs_once() -> None:
         parsed, usage = invoke_structured(llm, QueryPlan, MESSAGES)
 
         assert parsed == QueryPlan(**VALID)
-        assert len(server.requests) == 4  # json_schema 400, tools 400, JSON prompt, repair
-        plain, repair = server.requests[2], server.requests[3]
+        assert len(server.requests) == 6  # json_schema, json_mode, json_object, tools: 400; JSON prompt, repair
+        plain, repair = server.requests[4], server.requests[5]
         assert "response_format" not in plain and "tools" not in plain
         assert "JSON schema named QueryPlan" in plain["messages"][-1]["content"]
         # The repair turn replays the bad answer and names the validation problem.
@@ -128,18 +131,19 @@ def test_repair_that_stays_invalid_raises_structured_output_error() -> None:
             invoke_structured(llm_for(server), QueryPlan, MESSAGES)
 
         assert "json_schema: HTTP 400" in str(caught.value)
+        assert "json_mode: HTTP 400" in str(caught.value)
         assert "function_calling: HTTP 400" in str(caught.value)
         assert "json_prompt: no JSON object" in str(caught.value)
-        assert len(server.requests) == 4
+        assert len(server.requests) == 6
 
 
-def test_invalid_json_from_json_schema_moves_on_to_function_calling(server: FakeOpenAIServer) -> None:
+def test_invalid_json_from_json_schema_moves_on_to_json_mode(server: FakeOpenAIServer) -> None:
     server.fail_next("invalid_json")
 
     parsed, usage = invoke_structured(llm_for(server), QueryPlan, MESSAGES)
 
     assert parsed == QueryPlan(**VALID)
-    assert [("tools" in r) for r in server.requests] == [False, True]
+    assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
     assert usage.calls == 2 and usage.total_tokens == server.stats.total_tokens
 
 
@@ -196,7 +200,7 @@ def test_before_call_runs_before_every_request(server: FakeOpenAIServer) -> None
 
     invoke_structured(llm_for(server), QueryPlan, MESSAGES, before_call=lambda: calls.append(len(server.requests)))
 
-    assert calls == [0, 1]  # once before the rejected json_schema request, once before the tool call
+    assert calls == [0, 1, 2, 3]  # before each rejected response_format request, and before the tool call
 
 
 # --- pure helpers -----------------------------------------------------------------------------------

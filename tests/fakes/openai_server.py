@@ -18,7 +18,12 @@ It speaks the real wire format, so the real `ChatOpenAI` / OpenAI SDK talk to it
   as JSON content or as tool-call arguments), or a `ChatReply`. Default: `ScriptedModel`.
 - Faults: `fail_next("500" | "429" | "timeout" | "invalid_json" | "reject_response_format" |
   "reject_tools", times=n)` scripts the next n calls; `reject_response_format` / `reject_tools`
-  attributes make the server permanently refuse those features with a 400, like many local servers.
+  attributes make the server permanently refuse those features (any response_format but text)
+  with a 400, like many local servers. `like_llama_cpp` behaves as llama-cpp-python 0.3.x does:
+  json_schema answered with HTTP 500 and a validation error naming `response_format`, json_object
+  (with or without "schema") accepted, `max_tokens` honoured (`max_completion_tokens` ignored),
+  a reply cut by it ending with finish_reason "length", and a prompt over `context_tokens`
+  answered 400 `context_length_exceeded`.
   Error messages may contain `{api_key}`, replaced by the caller's bearer token (to prove a client
   never leaks what a server echoes).
 - `latency` (seconds per call) and counters (`stats`: calls, prompt/completion tokens).
@@ -44,6 +49,10 @@ FAULT_KINDS = ("500", "429", "timeout", "invalid_json", "reject_response_format"
 
 RESPONSE_FORMAT_REJECTION = "Unsupported param: response_format of type 'json_schema' is not supported by this server"
 TOOLS_REJECTION = "fake-model does not support tools"
+LLAMA_CPP_JSON_SCHEMA_ERROR = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
+)
 INVALID_JSON_CONTENT = 'Sure! Here is the JSON you asked for: {"queries": ["unterminated'
 
 
@@ -70,6 +79,8 @@ class Stats:
     replies: int = 0  # successful (200) chat replies
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    in_flight: int = 0  # chat requests being answered right now
+    max_in_flight: int = 0  # the most answered at once (a per-server concurrency limit shows here)
 
     @property
     def total_tokens(self) -> int:
@@ -98,8 +109,11 @@ class FakeOpenAIServer:
         self.timeout_seconds = timeout_seconds  # how long a "timeout" fault hangs
         self.retry_after_ms = retry_after_ms  # sent on 429/5xx so SDK retries stay fast in tests
         self.stream_chunk_chars = stream_chunk_chars
+        self.chunk_delay = 0.0  # seconds between streamed chunks (a slow local model)
         self.reject_response_format = False
         self.reject_tools = False
+        self.like_llama_cpp = False
+        self.context_tokens: int | None = None  # with like_llama_cpp: the n_ctx it enforces
         self.requests: list[dict[str, Any]] = []
         self.stats = Stats()
         self._faults: deque[Fault] = deque()
@@ -196,17 +210,34 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.append(request)
             self.stats.calls += 1
+            self.stats.in_flight += 1
+            self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
             fault = self._faults.popleft() if self._faults else None
+        try:
+            self._reply(http, request, fault, api_key)
+        finally:
+            with self._lock:
+                self.stats.in_flight -= 1
+
+    def _reply(self, http: BaseHTTPRequestHandler, request: dict[str, Any], fault: Fault | None, api_key: str) -> None:
         if self.latency and self._stopping.wait(self.latency):
             return
+        format_type = (request.get("response_format") or {}).get("type", "text")
+        if fault is None and self.like_llama_cpp and self._send_llama_cpp_error(http, request, format_type):
+            return
         if fault is None:
-            if self.reject_response_format and request.get("response_format", {}).get("type") == "json_schema":
+            if self.reject_response_format and format_type != "text":
                 fault = Fault("reject_response_format")
             elif self.reject_tools and request.get("tools"):
                 fault = Fault("reject_tools")
         if fault is not None and self._send_fault(http, fault, api_key):
             return
         content, tool = self._answer(request, invalid=fault is not None and fault.kind == "invalid_json")
+        finish = "tool_calls" if tool else "stop"
+        cap = request.get("max_tokens") if self.like_llama_cpp else (
+            request.get("max_completion_tokens") or request.get("max_tokens"))
+        if cap and content and count_tokens(content) > cap:
+            content, finish = content[: int(cap) * 4], "length"  # cut by the cap, as a real server does
         prompt_tokens = count_tokens(_prompt_text(request))
         completion_tokens = count_tokens((content or "") + "".join(args for _name, args in tool))
         with self._lock:
@@ -218,9 +249,23 @@ class FakeOpenAIServer:
         reply_id = f"chatcmpl-fake-{next(self._ids)}"
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
-            self._send_stream(http, reply_id, content, tool, usage if include_usage else None)
+            self._send_stream(http, reply_id, content, tool, usage if include_usage else None, finish)
         else:
-            _send_json(http, 200, self._completion(reply_id, content, tool, usage))
+            _send_json(http, 200, self._completion(reply_id, content, tool, usage, finish))
+
+    def _send_llama_cpp_error(self, http: BaseHTTPRequestHandler, request: dict[str, Any], format_type: str) -> bool:
+        if format_type not in ("text", "json_object"):
+            _send_json(http, 500, _error(LLAMA_CPP_JSON_SCHEMA_ERROR, "internal_server_error"))
+            return True
+        prompt = count_tokens(_prompt_text(request))
+        wanted = prompt + int(request.get("max_tokens") or 0)
+        if self.context_tokens and wanted > self.context_tokens:
+            message = (f"This model's maximum context length is {self.context_tokens} tokens. However, you "
+                       f"requested {wanted} tokens ({prompt} in the messages, {request.get('max_tokens')} in the "
+                       "completion). Please reduce the length of the messages or completion.")
+            _send_json(http, 400, _error(message, "invalid_request_error", "context_length_exceeded", param="messages"))
+            return True
+        return False
 
     def _send_fault(self, http: BaseHTTPRequestHandler, fault: Fault, api_key: str) -> bool:
         """Answer a scripted fault; False when the fault only changes the content (invalid_json)."""
@@ -264,7 +309,9 @@ class FakeOpenAIServer:
             return None, [(tool_name, text)]
         return text, []
 
-    def _completion(self, reply_id: str, content: str | None, tool: list[tuple[str, str]], usage: dict) -> dict:
+    def _completion(
+        self, reply_id: str, content: str | None, tool: list[tuple[str, str]], usage: dict, finish: str = "stop",
+    ) -> dict:
         message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
         if tool:
             message["tool_calls"] = [
@@ -277,14 +324,14 @@ class FakeOpenAIServer:
             "created": int(time.time()),
             "model": self.model,
             "choices": [
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": "tool_calls" if tool else "stop"}
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
             ],
             "usage": usage,
         }
 
     def _send_stream(
         self, http: BaseHTTPRequestHandler, reply_id: str, content: str | None,
-        tool: list[tuple[str, str]], usage: dict | None,
+        tool: list[tuple[str, str]], usage: dict | None, finish: str = "stop",
     ) -> None:
         created = int(time.time())
 
@@ -302,7 +349,7 @@ class FakeOpenAIServer:
                                                  "function": {"name": name, "arguments": ""}}]}))
             for i in range(0, len(arguments), size):
                 events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[i:i + size]}}]}))
-        events.append(chunk({}, "tool_calls" if tool else "stop"))
+        events.append(chunk({}, finish))
         if usage is not None:
             events.append(chunk(None, with_usage=usage))
         try:
@@ -312,6 +359,8 @@ class FakeOpenAIServer:
             http.send_header("Transfer-Encoding", "chunked")
             http.end_headers()
             for event in events:
+                if self.chunk_delay and self._stopping.wait(self.chunk_delay):
+                    return
                 _write_chunk(http, f"data: {json.dumps(event)}\n\n".encode())
             _write_chunk(http, b"data: [DONE]\n\n")
             http.wfile.write(b"0\r\n\r\n")

@@ -113,7 +113,10 @@ def test_a_model_server_failing_every_call_degrades_to_the_offline_brain(
     assert {"plan", "queries", "notes", "judge", "write"} <= steps
     assert all("HTTP 500" in m and "used the offline brain for this step" in m for m in degraded)
     assert SCRIPTED_DRAFT_LINE not in outcome.result["draft"]  # the offline writer wrote it
-    assert outcome.result["usage"]["calls"] == 0 and model.stats.calls > 0 and model.stats.replies == 0
+    # Every failed attempt is a call (it used a budget unit), labelled failed, with no tokens.
+    usage = outcome.result["usage"]
+    assert usage["calls"] == usage["failed_calls"] > 0 and model.stats.calls >= usage["calls"]
+    assert usage["prompt_tokens"] == usage["completion_tokens"] == 0 and model.stats.replies == 0
     assert outcome.result["sources"]  # research itself was unaffected
 
 

@@ -37,3 +37,18 @@ def test_an_offline_run_shows_no_usage_panel(make_app, data_dir):
     run_id = store_canned_run(data_dir)
     at = make_app(run_id).run()
     assert not any(e.label.startswith("Model usage") for e in at.expander)
+
+
+def test_failed_attempts_are_counted_and_labelled(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    store = RunStore(data_dir / "runs.sqlite")
+    store.append_event(Event(
+        type="usage", run_id=run_id, seq=store.last_seq(run_id) + 1, ts=time.time(),
+        data={"node": "supervisor", "calls": 2, "failed_calls": 1, "prompt_tokens": 300, "completion_tokens": 40,
+              "cost_usd": None},
+    ))
+    at = make_app(run_id).run()
+    expander = next(e for e in at.expander if e.label.startswith("Model usage"))
+    assert "2 calls (1 failed)" in expander.label
+    frame = next(d.value for d in at.dataframe if "Step" in d.value.columns)
+    assert list(frame["Failed"]) == [1, 1]

@@ -6,7 +6,7 @@ import streamlit as st
 
 from research.api import DraftVersion, RunStore, RunView
 from ui.panels import claims, draft_editor, warnings
-from ui.text import draft_markdown, md_escape, safe_filename, when
+from ui.text import draft_markdown, md_escape, plural, safe_filename, when
 
 
 def versions_of(store: RunStore, view: RunView) -> list[DraftVersion]:
@@ -26,7 +26,8 @@ def render(view: RunView, store: RunStore) -> None:
     warnings.render_inline(view, "writer")
     versions = versions_of(store, view)
     if not versions:
-        st.caption("The writer's cited draft appears here when the research is done.")
+        if not render_preview(view):
+            st.caption("The writer's cited draft appears here when the research is done.")
         return
     latest = versions[-1]
     by_number = {v.version: v for v in versions}
@@ -64,3 +65,17 @@ def render(view: RunView, store: RunStore) -> None:
     claims.render(view, shown.version)
     if view.known_gaps and shown.version <= 1:
         st.caption("Known gaps: " + "; ".join(md_escape(g) for g in view.known_gaps))
+
+
+def render_preview(view: RunView) -> bool:
+    """The draft as the writer streams it (issue 12); False when there is nothing to show yet."""
+    tokens = view.model_progress.get("writer")
+    if not view.draft_preview and tokens is None:
+        return False
+    st.caption(f":material/edit_note: The writer is writing… {plural(tokens or 0, 'token')} so far; "
+               "links and citations are checked when it ends.")
+    with st.container(border=True, key=f"draft-preview-{view.run_id}"):
+        # Unchecked model text: shown literally (no links, images or HTML) until the guard has run.
+        lines = [md_escape(line) for line in view.draft_preview.splitlines() if line.strip()]
+        st.markdown("  \n".join(lines) if lines else ":gray[…]")  # one escaped line per line written
+    return True

@@ -53,6 +53,7 @@ def _card(view: RunView, r: ResearcherView) -> None:
         )
         render_tool_calls(r)
         render_dropped(r)
+        _model_progress(r)
         warnings.render_inline(view, f"researcher:{r.id}")
         if r.error:
             st.error(md_escape(r.error), icon=":material/error:")
@@ -88,3 +89,13 @@ def render_dropped(r: ResearcherView) -> None:
             f"- {md_escape(d.get('title', ''))} · score {float(d.get('score') or 0):.2f} · {md_escape(d.get('reason', ''))}"
             for d in r.dropped[:30]
         ))
+
+
+_STEP_WORDS = {"queries": "writing queries", "notes": "writing notes"}
+
+
+def _model_progress(r: ResearcherView) -> None:
+    """"writing notes, 120 tokens" while the model streams this researcher's reply (issue 12)."""
+    if r.status == "running" and r.model_step:
+        words = _STEP_WORDS.get(r.model_step, r.model_step)
+        st.caption(f":material/edit_note: {words}, {plural(r.model_tokens, 'token')}")

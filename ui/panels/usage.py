@@ -15,6 +15,7 @@ def usage_frame(view: RunView) -> pd.DataFrame:
         {
             "Step": _NODE_LABELS.get(node, node),
             "Calls": n["calls"],
+            "Failed": n.get("failed_calls", 0),
             "Prompt tokens": n["prompt_tokens"],
             "Completion tokens": n["completion_tokens"],
         }
@@ -22,7 +23,8 @@ def usage_frame(view: RunView) -> pd.DataFrame:
     ]
     totals = view.usage
     rows.append({
-        "Step": "Total", "Calls": totals["calls"], "Prompt tokens": totals["prompt_tokens"],
+        "Step": "Total", "Calls": totals["calls"], "Failed": totals.get("failed_calls", 0),
+        "Prompt tokens": totals["prompt_tokens"],
         "Completion tokens": totals["completion_tokens"],
     })
     return pd.DataFrame(rows)
@@ -35,6 +37,9 @@ def render(view: RunView) -> None:
         return
     tokens = totals["prompt_tokens"] + totals["completion_tokens"]
     cost = f" · about \\${totals['cost_usd']:.4f}" if totals.get("cost_usd") else " · cost unknown for this model"
-    with st.expander(f"Model usage: {totals['calls']} calls, {tokens:,} tokens{cost}", icon=":material/token:"):
+    failed = f" ({totals['failed_calls']} failed)" if totals.get("failed_calls") else ""
+    with st.expander(f"Model usage: {totals['calls']} calls{failed}, {tokens:,} tokens{cost}", icon=":material/token:"):
         st.dataframe(usage_frame(view), hide_index=True, key=f"usage-{view.run_id}")
-        st.caption("Costs are estimates from the price table (RESEARCH_PRICES); tokens as the server counted them.")
+        st.caption("Costs are estimates from the price table (RESEARCH_PRICES); tokens as the server counted them "
+                   "(counted from the stream where a server reports none). Failed attempts count as calls: each "
+                   "used a unit of RESEARCH_MAX_LLM_CALLS.")

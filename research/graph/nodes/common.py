@@ -13,7 +13,7 @@ def report_usage(ctx: RunContext, node: str, researcher_id: str | None = None) -
     usage = ctx.brain.take_usage()
     if usage.calls:
         emit(
-            "usage", researcher_id=researcher_id, node=node, calls=usage.calls,
+            "usage", researcher_id=researcher_id, node=node, calls=usage.calls, failed_calls=usage.failed_calls,
             prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
             cost_usd=usage.cost_usd,
         )

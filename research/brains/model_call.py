@@ -1,0 +1,139 @@
+"""One model call as the LLM brain makes it: a slot on the server, a capped streaming reply with
+live progress, a deadline for the whole reply, and what happened (for the meter and warnings).
+
+- Slots: at most RESEARCH_LLM_CONCURRENCY calls in flight per server (base URL). The request is
+  sent only once a slot is free, so the client's timeout counts from when it is sent, not while
+  it waits behind a one-slot local server.
+- Streaming: every call streams (SSE), so a long reply shows progress: `model_progress` events at
+  most every PROGRESS_SECONDS or PROGRESS_TOKENS, and the writer's text as `draft_delta` pieces.
+- Deadline: the client's timeout is per read; a server that keeps streaming and never ends is cut
+  after RESEARCH_LLM_REPLY_SECONDS (finish reason "deadline").
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.utils import message_chunk_to_message
+from langchain_core.runnables import Runnable
+
+from research.brains.call_context import StepContext
+from research.brains.model_output import strip_think
+from research.events import emit
+from research.events.payloads_model import DraftDeltaData, ModelProgressData
+
+PROGRESS_SECONDS = 0.5
+PROGRESS_TOKENS = 50
+STEP_NODE = {
+    "plan": "supervisor", "queries": "researcher", "notes": "researcher",
+    "judge": "analyst", "write": "writer", "revise": "writer",
+}
+
+_slots: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+_slots_lock = threading.Lock()
+
+
+def server_slots(server: str, limit: int) -> threading.BoundedSemaphore:
+    """The process-wide slots for one server (shared by every run that calls it)."""
+    with _slots_lock:
+        key = (server.rstrip("/"), limit)
+        if key not in _slots:
+            _slots[key] = threading.BoundedSemaphore(limit)
+        return _slots[key]
+
+
+@dataclass
+class CallRecord:
+    """One model call, as the meter keeps it (no prompt, no reply text: nothing secret)."""
+
+    role: str  # queries | plan | notes | judge | writer
+    model: str
+    cap: int  # max_tokens sent
+    completion_tokens: int = 0
+    finish_reason: str | None = None  # stop | length | tool_calls | deadline | None when failed
+    failed: bool = False
+    seconds: float = 0.0
+    estimated: bool = False  # tokens counted from the stream, not reported by the server
+
+
+class Progress:
+    """Throttled progress events for one streaming reply (no-ops outside a graph run)."""
+
+    def __init__(self, step: StepContext | None, model: str, *, draft: bool = False) -> None:
+        self.step = step
+        self.model = model
+        self.draft = draft and step is not None and step.step == "write"
+        self.tokens = 0
+        self.chars = 0
+        self._t0 = time.monotonic()
+        self._last_at = self._t0
+        self._last_tokens = 0
+        self._raw = ""
+        self._sent = ""  # the preview text sent so far
+
+    def chunk(self, text: str) -> None:
+        self.tokens += 1
+        if self.draft:
+            self._raw += text
+        now = time.monotonic()
+        if now - self._last_at >= PROGRESS_SECONDS or self.tokens - self._last_tokens >= PROGRESS_TOKENS:
+            self._flush(now)
+
+    def end(self) -> None:
+        self._flush(time.monotonic(), done=True)
+
+    def _flush(self, now: float, *, done: bool = False) -> None:
+        self._last_at, self._last_tokens = now, self.tokens
+        if self.step is None:
+            return
+        rid = self.step.researcher_id
+        if self.draft:
+            # Reasoning blocks never reach the preview: an open <think> hides everything after it.
+            visible = strip_think(self._raw.split("<think>")[0] if self._raw.count("<think>") > self._raw.count("</think>") else self._raw)
+            if len(visible) > self.chars and visible.startswith(self._sent):
+                piece = visible[self.chars:]
+                self.chars, self._sent = len(visible), visible
+                emit("draft_delta", **DraftDeltaData(text=piece, chars=self.chars).model_dump())
+        data = ModelProgressData(
+            node=STEP_NODE.get(self.step.step, self.step.step), step=self.step.step, model=self.model,
+            tokens=self.tokens, seconds=round(now - self._t0, 2), done=done,
+        )
+        emit("model_progress", researcher_id=rid, **data.model_dump())
+
+
+def stream_reply(
+    runnable: Runnable,
+    prompt: list[BaseMessage],
+    *,
+    deadline_seconds: float,
+    progress: Progress,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[AIMessage, str | None]:
+    """Stream one reply to the end (or the deadline); returns it whole with its finish reason."""
+    started = clock()
+    whole: AIMessageChunk | None = None
+    finish: str | None = None
+    stream = runnable.stream(prompt)
+    try:
+        for chunk in stream:
+            if not isinstance(chunk, AIMessageChunk):
+                continue
+            whole = chunk if whole is None else whole + chunk
+            if chunk.content or chunk.tool_call_chunks:
+                progress.chunk(chunk.text if isinstance(chunk.content, (str, list)) else "")
+            if clock() - started > deadline_seconds:
+                finish = "deadline"
+                break
+    finally:
+        close = getattr(stream, "close", None)
+        if callable(close):
+            close()  # a generator cut early: releases the HTTP response
+        progress.end()
+    if whole is None:
+        return AIMessage(content=""), finish
+    message = message_chunk_to_message(whole)
+    return message, finish or (whole.response_metadata or {}).get("finish_reason")  # type: ignore[return-value]

@@ -1,0 +1,23 @@
+"""Typed payloads of the model-call events (issue 12): live progress of a streaming reply."""
+
+from __future__ import annotations
+
+from research.events.payload_base import Payload
+
+
+class ModelProgressData(Payload):
+    """A model reply in progress (emitted at most every 0.5 s or 50 tokens), and its end."""
+
+    node: str  # the graph node: supervisor | researcher | analyst | writer
+    step: str  # the brain step: plan | queries | notes | judge | write | revise
+    model: str
+    tokens: int  # completion tokens streamed so far (one per streamed chunk)
+    seconds: float  # since the request was sent
+    done: bool = False  # the reply has ended (finished, cut by its cap, or failed)
+
+
+class DraftDeltaData(Payload):
+    """The next piece of the writer's draft as it streams (appended in order, `chars` in total)."""
+
+    text: str
+    chars: int  # length of the draft so far, this piece included
