@@ -19,6 +19,7 @@ from typing import Callable
 from research.brains.base import NumberedSource
 from research.relevance.scoring import is_on_topic
 from research.relevance.subject import subject_of
+from research.drafts.inert import clean_quoted_sentence
 from research.text import BM25, split_sentences, tokenize
 
 SENTENCES_PER_SECTION = 4
@@ -90,7 +91,12 @@ def quotable(sentence: str) -> bool:
 
 
 def units_of(source_id: str, text: str) -> list[Unit]:
-    sentences = split_sentences(text)
+    # Web text is data: each sentence as plain text (markup, links and URLs stripped, instructions
+    # dropped: research/drafts/inert.py), and only then judged quotable.
+    sentences = [
+        (clean_quoted_sentence(raw) if not raw.lstrip().startswith(("#", "|", ">")) else None) or ""
+        for raw in split_sentences(text)
+    ]
     out: list[Unit] = []
     for i, sentence in enumerate(sentences):
         if not quotable(sentence):

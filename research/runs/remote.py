@@ -26,10 +26,11 @@ from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
 from research.runs.event_effects import apply_event
 from research.runs.runner import ResearchRunner
-from research.runs.store import RunStore
+from research.runs.store import RunRecord, RunStore
 from research.schemas import ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
+from research.events.status import RunLiveness, RunStatus, display_status, liveness
 
 log = logging.getLogger("research.runs.remote")
 EventCallback = Callable[[Event], None]
@@ -140,10 +141,20 @@ class RemoteRunManager:
             thread = self._threads.get(run_id)
             return bool(thread and thread.is_alive())
 
+    def is_live(self, run_id: str) -> bool:
+        """A reader here follows the run (the server runs it either way; see is_orphaned)."""
+        return self.is_active(run_id)
+
+    def liveness(self, run_id: str) -> RunLiveness | None:
+        record = self.store.get_run(run_id)
+        return None if record is None else liveness(record.status, running_somewhere=self.is_live(run_id))
+
+    def display_status(self, record: RunRecord) -> RunStatus:
+        return display_status(record.status, running_somewhere=self.is_live(record.run_id))
+
     def is_orphaned(self, run_id: str) -> bool:
         """Stored as running but no reader here follows it (the UI then offers to reattach)."""
-        record = self.store.get_run(run_id)
-        return bool(record and record.status == "running" and not self.is_active(run_id))
+        return self.liveness(run_id) is RunLiveness.ORPHANED
 
     def wait(self, run_id: str, timeout: float | None = None) -> bool:
         with self._lock:
