@@ -13,15 +13,32 @@ import traceback
 
 from bench.harness import BenchContext, FigureSkipped, Results, figure_timer, isolate_environment, log
 
-FIGURES = ("critical_path", "fanout", "cost", "agent_vs_pipeline", "offline_speed", "library_scale", "memory",
-           "libraries", "hostile_inputs", "remote_mode", "run_store", "dashboard", "local_model")
+FIGURES = (
+    "critical_path",
+    "fanout",
+    "cost",
+    "agent_vs_pipeline",
+    "offline_speed",
+    "library_scale",
+    "memory",
+    "libraries",
+    "hostile_inputs",
+    "remote_mode",
+    "run_store",
+    "dashboard",
+    "local_model",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes (under 2 minutes)")
-    parser.add_argument("--only", nargs="+", choices=FIGURES, help="measure only these figures "
-                        "(the other figures of bench/results.json are kept)")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=FIGURES,
+        help="measure only these figures (the other figures of bench/results.json are kept)",
+    )
     parser.add_argument("--no-readme", action="store_true", help="do not update README.md")
     args = parser.parse_args(argv)
     isolate_environment()  # before the engine reads any setting
@@ -30,8 +47,10 @@ def main(argv: list[str] | None = None) -> int:
 
     ctx = BenchContext(quick=args.quick)
     results = Results(quick=args.quick)
-    log(f"{'quick' if args.quick else 'full'} run on {results.machine['cores']} cores, load "
-        f"{results.machine['load_average_1m']}; scratch in {ctx.root}")
+    log(
+        f"{'quick' if args.quick else 'full'} run on {results.machine['cores']} cores, load "
+        f"{results.machine['load_average_1m']}; scratch in {ctx.root}"
+    )
     try:
         for name in args.only or FIGURES:
             log(f"--- {name}")
@@ -47,9 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         ctx.cleanup()
     report.write(results, merge=bool(args.only), readme=None if args.no_readme else report.README)
-    log(f"wrote {report.RESULTS_JSON.relative_to(report.REPO_ROOT)} and {report.RESULTS_MD.name}"
+    log(
+        f"wrote {report.RESULTS_JSON.relative_to(report.REPO_ROOT)} and {report.RESULTS_MD.name}"
         f"{'' if args.no_readme else ' and the README Performance section'} in "
-        f"{sum(results.seconds.values()):.0f} s")
+        f"{sum(results.seconds.values()):.0f} s"
+    )
     return 1 if results.errors else 0
 
 

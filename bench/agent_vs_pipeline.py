@@ -65,16 +65,29 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
             for allocation in ALLOCATIONS:
                 name = f"{allocation}:{topic}"
                 cases[name] = {
-                    mode: _figures(world.run(
-                        allocation, max_iterations=1, max_researchers=6, topic=topic, researcher_mode=mode,
-                    ))
+                    mode: _figures(
+                        world.run(
+                            allocation,
+                            max_iterations=1,
+                            max_researchers=6,
+                            topic=topic,
+                            researcher_mode=mode,
+                        )
+                    )
                     for mode in ("pipeline", "agent")
                 }
                 p, a = cases[name]["pipeline"], cases[name]["agent"]
-                log(f"{name}: pipeline {p['wall_seconds']} s / {p['model_calls']} calls / {p['total_tokens']:,} tok / "
+                log(
+                    f"{name}: pipeline {p['wall_seconds']} s / {p['model_calls']} calls / {p['total_tokens']:,} tok / "
                     f"{p['sources']} sources; agent {a['wall_seconds']} s / {a['model_calls']} calls / "
-                    f"{a['total_tokens']:,} tok / {a['sources']} sources")
-    return {"agent_vs_pipeline": cases, "agent_vs_pipeline_details": {
-        "model_latency_s": 0.05, "search_latency_s": 0.1, "max_iterations": 1,
-        "agent_script": "each search tool of the kind once, then close (tests/fakes/tool_agent_model.py)",
-    }}
+                    f"{a['total_tokens']:,} tok / {a['sources']} sources"
+                )
+    return {
+        "agent_vs_pipeline": cases,
+        "agent_vs_pipeline_details": {
+            "model_latency_s": 0.05,
+            "search_latency_s": 0.1,
+            "max_iterations": 1,
+            "agent_script": "each search tool of the kind once, then close (tests/fakes/tool_agent_model.py)",
+        },
+    }

@@ -40,8 +40,8 @@ CHANGES: list[dict] = [
         "what": "Run store keeps one SQLite connection per thread (synchronous=NORMAL) instead of one per operation",
         "file": "research/runs.py",
         "cause": "Every event append opened a connection and closed it; closing the last connection to a WAL "
-                 "database checkpoints and fsyncs it. Events are appended on the thread that drives the graph, "
-                 "between supersteps, so each event delayed the next step.",
+        "database checkpoints and fsyncs it. Events are appended on the thread that drives the graph, "
+        "between supersteps, so each event delayed the next step.",
         "before": "append_event 1.1 ms (quiet disk) to 18.9 ms (disk shared with other test runs)",
         "after": "append_event 0.02 ms",
     },
@@ -49,14 +49,14 @@ CHANGES: list[dict] = [
         "what": "One pooled, process-wide httpx client for provider requests instead of a client per request",
         "file": "research/sources/http.py",
         "cause": "Each request built an httpx.Client: a CA-bundle load (~25 ms of CPU, one per proxy too when "
-                 "proxy variables are set) that parallel researchers queue for under the GIL, and a fresh "
-                 "TCP (and, live, TLS) handshake.",
+        "proxy variables are set) that parallel researchers queue for under the GIL, and a fresh "
+        "TCP (and, live, TLS) handshake.",
         "before": "28.9 ms per loopback request (client setup included)",
         "after": "0.96 ms per loopback request",
     },
     {
         "what": "Open Library work descriptions fetched all at once (the provider's rate limiter still caps "
-                "them at 2 in flight against the real service)",
+        "them at 2 in flight against the real service)",
         "file": "research/sources/openlibrary.py",
         "cause": "A 2-thread pool per search made 5 descriptions 3 sequential waves, on top of the search.",
         "before": "1.37 s per Open Library search at 300 ms per request",
@@ -66,7 +66,7 @@ CHANGES: list[dict] = [
         "what": "The live run panels refresh every 0.5 s instead of 1 s",
         "file": "ui/run_view.py",
         "cause": "The first render after the click happens while the supervisor is still planning; the first "
-                 "researcher card then waited for the next 1 s fragment tick.",
+        "researcher card then waited for the next 1 s fragment tick.",
         "before": "click to first researcher card 1.26-1.37 s (median of 2-5)",
         "after": "0.89 s (median of 5)",
     },
@@ -79,11 +79,11 @@ CHANGES: list[dict] = [
     },
     {
         "what": "Structured output binds response_format (or the tool) to the model directly instead of "
-                "going through with_structured_output(include_raw=True)",
+        "going through with_structured_output(include_raw=True)",
         "file": "research/brains/structured.py",
         "cause": "include_raw wraps every call in two RunnableParallel steps, each starting a thread pool; "
-                 "nine researchers calling at once queued for those thread starts under the GIL. The raw "
-                 "reply was all we parsed anyway.",
+        "nine researchers calling at once queued for those thread starts under the GIL. The raw "
+        "reply was all we parsed anyway.",
         "before": "6.2 ms of CPU per structured call (loopback server, no latency)",
         "after": "3.2 ms",
     },
@@ -91,7 +91,7 @@ CHANGES: list[dict] = [
         "what": "The research graph is compiled once per loop limit and copied with each run's checkpointer",
         "file": "research/graph.py",
         "cause": "Every run compiled the graph (StateGraph.compile inspects every node's signature) before "
-                 "its first model call.",
+        "its first model call.",
         "before": "11.5 ms per run before the supervisor's call",
         "after": "0.03 ms (a copy with the run's checkpointer)",
     },
@@ -99,49 +99,49 @@ CHANGES: list[dict] = [
         "what": "The checkpoint database commits with synchronous=NORMAL (WAL), as the run store does",
         "file": "research/runner.py",
         "cause": "With SQLite's default (FULL) every checkpoint write fsynced the WAL while holding the "
-                 "saver's single lock, and each researcher's every step writes one.",
+        "saver's single lock, and each researcher's every step writes one.",
         "before": "commit 1.14 ms, wait for the saver's lock 8.3 ms per write (9-researcher run; ext4 on a "
-                  "quiet virtual disk, where a busy disk's fsync costs far more)",
+        "quiet virtual disk, where a busy disk's fsync costs far more)",
         "after": "commit 0.34 ms, lock wait 5.5 ms",
     },
     {
         "what": "Provider answers are reused for 10 minutes and identical requests in flight are sent once "
-                "(RESEARCH_SEARCH_CACHE_SECONDS)",
+        "(RESEARCH_SEARCH_CACHE_SECONDS)",
         "file": "research/sources/search_cache.py, research/sources/router.py",
         "cause": "Researchers of one kind often send the same query (the bench's scripted researchers always "
-                 "do, as LLM researchers on one topic often do), and each repeat was a request against the "
-                 "service's rate limit; at 333 those repeats were over half the requests, all in one burst.",
+        "do, as LLM researchers on one topic often do), and each repeat was a request against the "
+        "service's rate limit; at 333 those repeats were over half the requests, all in one burst.",
         "before": "allocation 333: 68 search requests per run; figure 1 at 333 with the other four changes in "
-                  "place and the cache off: 1.114-1.119",
+        "place and the cache off: 1.114-1.119",
         "after": "30 search requests; 1.087-1.093",
     },
     {
         "what": "Researchers are dispatched longest-first, by each kind's observed retrieve time",
         "file": "research/nodes/supervisor.py, research/sources/retrieve_timings.py",
         "cause": "Researchers start a few ms apart (Python work before each first request), in the plan's "
-                 "order: web first, book last, although book searches need two dependent requests (search, "
-                 "then descriptions or intros) and decide when the round ends.",
+        "order: web first, book last, although book searches need two dependent requests (search, "
+        "then descriptions or intros) and decide when the round ends.",
         "before": "figure 1 at 333 (structured output, graph and cache changes in place): 1.107, 1.119",
         "after": "1.088, 1.096; with the bench's runners sharing one router, as the dashboard's runs do "
-                 "(before, each researcher cap had its own, so the first 333 run knew no timings): 1.079-1.089",
+        "(before, each researcher cap had its own, so the first 333 run knew no timings): 1.079-1.089",
     },
     {
         "what": "Figures 1 and 2 with the five changes above (previous commit vs this one, back to back)",
         "file": "research/brains/structured.py, research/graph.py, research/runner.py, research/sources/, "
-                "research/nodes/supervisor.py",
+        "research/nodes/supervisor.py",
         "cause": "see the entries above",
         "before": SECOND_BEFORE,
         "after": SECOND_AFTER,
     },
     {
         "what": "Retries on tenacity (one policy for httpx and client-library providers); our rate limiter, "
-                "circuit breaker, stemmer, BM25 and sentence splitter kept, each measured against the library "
-                "(figure 8, bench/libraries.py)",
+        "circuit breaker, stemmer, BM25 and sentence splitter kept, each measured against the library "
+        "(figure 8, bench/libraries.py)",
         "file": "research/sources/retrying.py, research/sources/http.py, research/sources/client_retry.py, "
-                "research/sources/rate_limits.py",
+        "research/sources/rate_limits.py",
         "cause": "issue 10 item 8: use a maintained library where it does the job as well",
         "before": "hand-written retry loops in http.py and client_retry.py",
         "after": "tenacity: +9 us per request whose first attempt succeeds (tests unchanged); the kept pieces "
-                 "are faster or behave as the tests assert (bench/results.json \"libraries\")",
+        'are faster or behave as the tests assert (bench/results.json "libraries")',
     },
 ]

@@ -33,6 +33,9 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
     log(f"cost: default run {cases[DEFAULT_CASE]['total_tokens']:,} tokens in {cases[DEFAULT_CASE]['calls']} calls")
     return {
         "tokens_per_run": cases,
-        "tokens_details": {"target_total_tokens_default": TARGET_TOKENS, "default_case": DEFAULT_CASE,
-                           "tokenizer": "fake server: len(text) // 4"},
+        "tokens_details": {
+            "target_total_tokens_default": TARGET_TOKENS,
+            "default_case": DEFAULT_CASE,
+            "tokenizer": "fake server: len(text) // 4",
+        },
     }

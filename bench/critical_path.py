@@ -70,10 +70,12 @@ def critical_path(events: list[Event], model_latency: float, search_latency: flo
         chains[round_] = max(chains[round_], chain)
     path = CriticalPath(supervisor=node_calls[("supervisor", 0)] * model_latency)
     for round_ in sorted(chains):
-        path.rounds.append({
-            "researchers": chains[round_],
-            "analyst": node_calls[("analyst", round_)] * model_latency,
-        })
+        path.rounds.append(
+            {
+                "researchers": chains[round_],
+                "analyst": node_calls[("analyst", round_)] * model_latency,
+            }
+        )
     path.writer = sum(calls for (node, _), calls in node_calls.items() if node == "writer") * model_latency
     return path
 
@@ -112,8 +114,10 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
         world.run("111", max_iterations=0)  # warm-up: imports, first connections, library load
         for allocation, cap in CASES:
             details[allocation] = measure_case(world, allocation, cap, repeats)
-            log(f"critical path {allocation}: {details[allocation]['ratio']} "
-                f"({details[allocation]['measured_seconds']} s / {details[allocation]['ideal_seconds']} s)")
+            log(
+                f"critical path {allocation}: {details[allocation]['ratio']} "
+                f"({details[allocation]['measured_seconds']} s / {details[allocation]['ideal_seconds']} s)"
+            )
         uncached = {}
         for allocation, cap in UNCACHED_CASES:
             uncached[allocation] = measure_case(world, allocation, cap, repeats, search_cache=False)
@@ -122,7 +126,12 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
         "critical_path_efficiency": {a: d["ratio"] for a, d in details.items()},
         "critical_path_without_search_cache": {a: d["ratio"] for a, d in uncached.items()},
         "critical_path_details": {
-            "model_latency_s": MODEL_LATENCY, "search_latency_s": SEARCH_LATENCY, "max_iterations": 1,
-            "repeats": repeats, "target": TARGET, "cases": details, "cases_without_search_cache": uncached,
+            "model_latency_s": MODEL_LATENCY,
+            "search_latency_s": SEARCH_LATENCY,
+            "max_iterations": 1,
+            "repeats": repeats,
+            "target": TARGET,
+            "cases": details,
+            "cases_without_search_cache": uncached,
         },
     }

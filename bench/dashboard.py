@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import (
-    REPO_ROOT, BenchContext, FigureSkipped, Stopwatch, clean_environ, log, median, rounded,
+    REPO_ROOT,
+    BenchContext,
+    FigureSkipped,
+    Stopwatch,
+    clean_environ,
+    log,
+    median,
+    rounded,
 )
 from tests.streamlit_server import offline_env, streamlit_server
 
@@ -47,36 +54,88 @@ def store_sources_run(data_dir: Path, count: int) -> str:
     now = time.time()
 
     def ev(type_: str, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> Event:
-        return Event(type=type_, run_id=run_id, seq=next(seq), ts=now, researcher_id=researcher_id,
-                     iteration=iteration, data=data)
+        return Event(
+            type=type_,
+            run_id=run_id,
+            seq=next(seq),
+            ts=now,
+            researcher_id=researcher_id,
+            iteration=iteration,
+            data=data,
+        )
 
     sources = [
-        {"id": f"s{i}", "title": f"Source number {i} on heat pumps", "url": f"https://site{i % 40}.example.org/{i}",
-         "kind": ("web", "academic", "book")[i % 3], "provider": "library", "snippet": f"Snippet {i}. " * 12,
-         "authors": ["A. Author"], "year": 1990 + i % 30, "score": 1.0 - i / (count + 1),
-         "researcher_id": "web-1", "query": f"query {i % 3}"}
+        {
+            "id": f"s{i}",
+            "title": f"Source number {i} on heat pumps",
+            "url": f"https://site{i % 40}.example.org/{i}",
+            "kind": ("web", "academic", "book")[i % 3],
+            "provider": "library",
+            "snippet": f"Snippet {i}. " * 12,
+            "authors": ["A. Author"],
+            "year": 1990 + i % 30,
+            "score": 1.0 - i / (count + 1),
+            "researcher_id": "web-1",
+            "query": f"query {i % 3}",
+        }
         for i in range(count)
     ]
-    draft = (f"# Table of {count} sources\n\nA summary [1].\n\n## Sources\n\n"
-             "[1] Source number 0. <https://site0.example.org/0>\n")
+    draft = (
+        f"# Table of {count} sources\n\nA summary [1].\n\n## Sources\n\n"
+        "[1] Source number 0. <https://site0.example.org/0>\n"
+    )
     for event in [
-        ev("run_started", topic=f"Table of {count} sources", allocation_request="100", brain="offline",
-           model="offline", source_mode="library", max_iterations=0),
-        ev("allocation_decided", allocation={"web": 1, "academic": 0, "book": 0}, origin="user",
-           reasoning="Set by the user.", research_questions=["What are heat pumps?"]),
+        ev(
+            "run_started",
+            topic=f"Table of {count} sources",
+            allocation_request="100",
+            brain="offline",
+            model="offline",
+            source_mode="library",
+            max_iterations=0,
+        ),
+        ev(
+            "allocation_decided",
+            allocation={"web": 1, "academic": 0, "book": 0},
+            origin="user",
+            reasoning="Set by the user.",
+            research_questions=["What are heat pumps?"],
+        ),
         ev("researcher_started", "web-1", 0, kind="web", question="What are heat pumps?", angle="news"),
         ev("sources_found", "web-1", 0, query="heat pumps", providers=["library"], sources=sources),
-        ev("researcher_finished", "web-1", 0, kind="web", status="done", source_ids=[s["id"] for s in sources],
-           seconds=1.0, notes="", error=None),
-        ev("critique_issued", iteration=0, status="APPROVED", critique=["Fine."], missing_topics=[],
-           recommended_queries=[], coverage=[]),
+        ev(
+            "researcher_finished",
+            "web-1",
+            0,
+            kind="web",
+            status="done",
+            source_ids=[s["id"] for s in sources],
+            seconds=1.0,
+            notes="",
+            error=None,
+        ),
+        ev(
+            "critique_issued",
+            iteration=0,
+            status="APPROVED",
+            critique=["Fine."],
+            missing_topics=[],
+            recommended_queries=[],
+            coverage=[],
+        ),
         ev("draft_ready", markdown=draft, citations={"1": "s0"}, known_gaps=[]),
         ev("run_finished", status="finished", seconds=1.0, counts={"sources": count}),
     ]:
         store.append_event(event)
     store.save_draft_version(run_id, draft, note="Writer's draft")
-    store.update_run(run_id, status="finished", allocation="100", allocation_origin="user",
-                     finished_at=time.time(), source_count=count)
+    store.update_run(
+        run_id,
+        status="finished",
+        allocation="100",
+        allocation_origin="user",
+        finished_at=time.time(),
+        source_count=count,
+    )
     return run_id
 
 
@@ -167,13 +226,17 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
         "draft_seconds": rounded(median([r["draft"] for r in runs])),
         "table_500_seconds": rounded(median(tables)),
     }
-    log(f"dashboard: first card {result['first_card_seconds']} s, draft {result['draft_seconds']} s, "
-        f"500-row table {result['table_500_seconds']} s (5 rows: {median(smalls):.2f} s)")
+    log(
+        f"dashboard: first card {result['first_card_seconds']} s, draft {result['draft_seconds']} s, "
+        f"500-row table {result['table_500_seconds']} s (5 rows: {median(smalls):.2f} s)"
+    )
     return {
         "dashboard": result,
         "dashboard_details": {
-            "repeats": repeats, "runs": [{k: rounded(v) for k, v in r.items()} for r in runs],
-            "table_5_seconds": rounded(median(smalls)), "target_first_card_seconds": TARGET_FIRST_CARD_SECONDS,
+            "repeats": repeats,
+            "runs": [{k: rounded(v) for k, v in r.items()} for r in runs],
+            "table_5_seconds": rounded(median(smalls)),
+            "target_first_card_seconds": TARGET_FIRST_CARD_SECONDS,
             "setup": "streamlit run, offline brain, sample library, allocation 111; headless Chromium",
         },
     }

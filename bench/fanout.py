@@ -29,15 +29,22 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
             walls[size] = median([r.wall_seconds for r in runs])
             ideal = critical_path(runs[0].events, MODEL_LATENCY, SEARCH_LATENCY).seconds
             details[str(size)] = {
-                "allocation": allocation, "seconds": rounded(walls[size]), "ideal_seconds": rounded(ideal),
-                "search_requests": runs[0].search_requests, "model_calls": runs[0].calls,
+                "allocation": allocation,
+                "seconds": rounded(walls[size]),
+                "ideal_seconds": rounded(ideal),
+                "search_requests": runs[0].search_requests,
+                "model_calls": runs[0].calls,
             }
             log(f"fan-out {size} researchers ({allocation}): {walls[size]:.2f} s")
     ratios = {str(size): rounded(walls[size] / walls[1]) for size in TEAMS}
     return {
         "fanout_ratio": ratios,
         "fanout_details": {
-            "model_latency_s": MODEL_LATENCY, "search_latency_s": SEARCH_LATENCY, "max_iterations": 0,
-            "repeats": repeats, "targets": {str(k): v for k, v in TARGETS.items()}, "teams": details,
+            "model_latency_s": MODEL_LATENCY,
+            "search_latency_s": SEARCH_LATENCY,
+            "max_iterations": 0,
+            "repeats": repeats,
+            "targets": {str(k): v for k, v in TARGETS.items()},
+            "teams": details,
         },
     }

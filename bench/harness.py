@@ -10,10 +10,11 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = REPO_ROOT / "bench"
@@ -35,7 +36,8 @@ def clean_environ(*, dead_proxies: bool = False) -> dict[str, str]:
     port, so nothing can reach the internet by accident. Not used in-process: with proxies set,
     every httpx.Client builds one SSL context per proxy, which would inflate the figures."""
     env = {
-        k: v for k, v in os.environ.items()
+        k: v
+        for k, v in os.environ.items()
         if not k.startswith(_CONFIG_PREFIXES) and k not in _CONFIG_NAMES and k not in _PROXY_NAMES
     }
     if dead_proxies:

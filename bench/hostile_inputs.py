@@ -60,12 +60,20 @@ def build(case: str) -> bytes:
     if case == "bundle_bomb":
         return gzip.compress(b'{"format":"research-desk-run","junk":[' + b"{}," * 60_000_000 + b"{}]}", 9)
     if case == "bundle_at_value_cap":
-        return gzip.compress(b'{"format":"research-desk-run","version":1,"junk":[' + b"{}," * (MAX_VALUES - 10) + b"{}]}", 6)
+        return gzip.compress(
+            b'{"format":"research-desk-run","version":1,"junk":[' + b"{}," * (MAX_VALUES - 10) + b"{}]}", 6
+        )
     if case == "bundle_big_texts":
         text = "lipid nanoparticles " * (19 * 1024 * 1024 // 20)
-        doc = {"format": "research-desk-run", "version": 1, "exported_at": 0.0,
-               "run": {"run_id": "big", "topic": "t", "status": "finished", "created_at": 0.0},
-               "events": [], "drafts": [], "source_texts": {f"s{i}": text for i in range(10)}}
+        doc = {
+            "format": "research-desk-run",
+            "version": 1,
+            "exported_at": 0.0,
+            "run": {"run_id": "big", "topic": "t", "status": "finished", "created_at": 0.0},
+            "events": [],
+            "drafts": [],
+            "source_texts": {f"s{i}": text for i in range(10)},
+        }
         return gzip.compress(json.dumps(doc).encode(), 1)
     return pdf_bomb(20, 60) if case == "pdf_bomb" else docx_bomb(1024)
 
@@ -90,8 +98,10 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
         details[case] = run_case(case, scratch)
         log(f"{case}: {details[case]} ({time.monotonic() - started:.1f} s)")
     worst = max(d["peak_rss_mb"] for d in details.values())
-    return {"hostile_inputs": {"worst_peak_rss_mb": worst, "bound_mb": BOUND_MB, "within_bound": worst < BOUND_MB},
-            "hostile_inputs_details": details}
+    return {
+        "hostile_inputs": {"worst_peak_rss_mb": worst, "bound_mb": BOUND_MB, "within_bound": worst < BOUND_MB},
+        "hostile_inputs_details": details,
+    }
 
 
 if __name__ == "__main__":

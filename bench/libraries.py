@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 
@@ -25,17 +26,29 @@ from research.sources.rate_limits import RateLimiter
 from research.sources.retrying import RetryableFailure, backoff_wait, retrying
 from research.sources.router import CircuitBreaker
 
-TOPICS = ("How do mRNA vaccines work?", "Rust vs Go for backend services", "How did Impressionism change painting?",
-          "What was the impact of the printing press?")  # the sample library's topics (README)
+TOPICS = (
+    "How do mRNA vaccines work?",
+    "Rust vs Go for backend services",
+    "How did Impressionism change painting?",
+    "What was the impact of the printing press?",
+)  # the sample library's topics (README)
 # The splitter cases tests/test_text.py asserts (text, expected sentences).
 SPLIT_CASES: list[tuple[str, list[str]]] = [
-    (case["text"], case["sentences"]) for case in json.loads(
-        (REPO_ROOT / "tests" / "fixtures" / "sentence_splits.json").read_text(encoding="utf-8"))["cases"]
+    (case["text"], case["sentences"])
+    for case in json.loads((REPO_ROOT / "tests" / "fixtures" / "sentence_splits.json").read_text(encoding="utf-8"))[
+        "cases"
+    ]
 ]
 # The word-form groups tests/test_text.py asserts one key for (key, forms).
-STEM_CASES = [("model", ["model", "models"]), ("study", ["study", "studies"]), ("class", ["class", "classes"]),
-              ("box", ["box", "boxes"]), ("match", ["match", "matches"]), ("learn", ["learn", "learning", "learns"]),
-              ("run", ["run", "running", "runs"])]
+STEM_CASES = [
+    ("model", ["model", "models"]),
+    ("study", ["study", "studies"]),
+    ("class", ["class", "classes"]),
+    ("box", ["box", "boxes"]),
+    ("match", ["match", "matches"]),
+    ("learn", ["learn", "learning", "learns"]),
+    ("run", ["run", "running", "runs"]),
+]
 
 
 def _time(fn: Callable[[], Any], repeats: int) -> float:
@@ -51,8 +64,13 @@ def _time(fn: Callable[[], Any], repeats: int) -> float:
 
 def _piece(decision: str, own: float, library: float, unit: str, **check: Any) -> dict[str, Any]:
     scale = {"us": 1e6, "ms": 1e3}[unit]
-    return {"decision": decision, f"own_{unit}": rounded(own * scale), f"library_{unit}": rounded(library * scale),
-            "ratio": rounded(library / own if own else 0.0), "check": check}
+    return {
+        "decision": decision,
+        f"own_{unit}": rounded(own * scale),
+        f"library_{unit}": rounded(library * scale),
+        "ratio": rounded(library / own if own else 0.0),
+        "check": check,
+    }
 
 
 def _sample_documents() -> list[tuple[str, str]]:
@@ -73,6 +91,7 @@ def _retries(repeats: int) -> dict[str, Any]:
     per call that fails twice then succeeds (sleeps recorded, not waited) and per call whose first
     attempt succeeds, and the whole
     request_with_retries on an in-memory transport vs a bare client.get."""
+
     def flaky() -> Callable[[], str]:
         left = [2]
 
@@ -81,6 +100,7 @@ def _retries(repeats: int) -> dict[str, Any]:
                 left[0] -= 1
                 raise RetryableFailure("HTTP 503")
             return "ok"
+
         return attempt
 
     policy = http_core.HttpPolicy(retries=3)
@@ -99,16 +119,18 @@ def _retries(repeats: int) -> dict[str, Any]:
 
     def with_tenacity() -> str:
         attempt = flaky()
-        loop = retrying(provider="bench", attempts=3, backoff=backoff_wait(0.5, 8.0), retry_after_cap=30.0,
-                        sleep=waits.append)
+        loop = retrying(
+            provider="bench", attempts=3, backoff=backoff_wait(0.5, 8.0), retry_after_cap=30.0, sleep=waits.append
+        )
         for try_ in loop:
             with try_:
                 return attempt()
         raise AssertionError
 
     def first_try_tenacity() -> str:
-        loop = retrying(provider="bench", attempts=3, backoff=backoff_wait(0.5, 8.0), retry_after_cap=30.0,
-                        sleep=waits.append)
+        loop = retrying(
+            provider="bench", attempts=3, backoff=backoff_wait(0.5, 8.0), retry_after_cap=30.0, sleep=waits.append
+        )
         for try_ in loop:
             with try_:
                 return "ok"
@@ -134,14 +156,26 @@ def _retries(repeats: int) -> dict[str, Any]:
     client = httpx.Client(transport=httpx.MockTransport(lambda request: httpx.Response(200, json={})))
     http_core.set_limiter("bench", concurrency=4, per_second=0)
     bare = _time(lambda: [client.get("http://bench.invalid/x") for _ in range(calls)], repeats) / calls
-    core = _time(lambda: [http_core.request_with_retries("GET", "http://bench.invalid/x", provider="bench",
-                                                         policy=policy, client=client) for _ in range(calls)],
-                 repeats) / calls
+    core = (
+        _time(
+            lambda: [
+                http_core.request_with_retries(
+                    "GET", "http://bench.invalid/x", provider="bench", policy=policy, client=client
+                )
+                for _ in range(calls)
+            ],
+            repeats,
+        )
+        / calls
+    )
     client.close()
     piece = _piece("library (tenacity)", own, lib, "us", backoff_within_jitter_bounds=in_range)
     piece["first_attempt_succeeds"] = {"own_us": rounded(own_first * 1e6), "library_us": rounded(lib_first * 1e6)}
-    piece["request_overhead"] = {"bare_client_us": rounded(bare * 1e6), "request_with_retries_us": rounded(core * 1e6),
-                                 "ratio": rounded(core / bare)}
+    piece["request_overhead"] = {
+        "bare_client_us": rounded(bare * 1e6),
+        "request_with_retries_us": rounded(core * 1e6),
+        "ratio": rounded(core / bare),
+    }
     return piece
 
 
@@ -178,10 +212,17 @@ def _rate_limiter(repeats: int) -> dict[str, Any]:
     own_gaps = _gaps(spaced.acquire, spaced.release, 6)
     paced = Limiter(Rate(1, 50))  # one per 50 ms window; it sleeps in steps of buffer_ms (50 ms)
     lib_gaps = _gaps(lambda: paced.try_acquire("bench"), lambda: None, 6)
-    return _piece("own", own_s, lib_s, "us", own_mean_gap_ms=rounded(1e3 * sum(own_gaps) / len(own_gaps)),
-                  library_mean_gap_ms=rounded(1e3 * sum(lib_gaps) / len(lib_gaps)), target_gap_ms=50.0,
-                  needs_beyond_library="refund of a start whose host did not resolve; the process-wide "
-                  "RESEARCH_RATE_LIMITS switch; the concurrency cap (a semaphore either way)")
+    return _piece(
+        "own",
+        own_s,
+        lib_s,
+        "us",
+        own_mean_gap_ms=rounded(1e3 * sum(own_gaps) / len(own_gaps)),
+        library_mean_gap_ms=rounded(1e3 * sum(lib_gaps) / len(lib_gaps)),
+        target_gap_ms=50.0,
+        needs_beyond_library="refund of a start whose host did not resolve; the process-wide "
+        "RESEARCH_RATE_LIMITS switch; the concurrency cap (a semaphore either way)",
+    )
 
 
 def _breaker(repeats: int) -> dict[str, Any]:
@@ -199,10 +240,16 @@ def _breaker(repeats: int) -> dict[str, Any]:
     expired.trip("arxiv")
     lib_expired = pybreaker.CircuitBreaker(fail_max=1, reset_timeout=0.0)
     lib_expired.open()
-    return _piece("own", own_s, lib_s, "us", own_closed_after_timeout=not expired.is_open("arxiv"),
-                  library_closed_after_timeout=lib_expired.current_state != pybreaker.STATE_OPEN,
-                  note="pybreaker wraps calls and moves open -> half-open only on the next call; the router "
-                  "asks per provider name whether it failed in the last 60 s")
+    return _piece(
+        "own",
+        own_s,
+        lib_s,
+        "us",
+        own_closed_after_timeout=not expired.is_open("arxiv"),
+        library_closed_after_timeout=lib_expired.current_state != pybreaker.STATE_OPEN,
+        note="pybreaker wraps calls and moves open -> half-open only on the next call; the router "
+        "asks per provider name whether it failed in the last 60 s",
+    )
 
 
 # --- text: stemming, BM25, sentences --------------------------------------------------------------
@@ -224,12 +271,20 @@ def _stemming(docs: list[tuple[str, str]], repeats: int) -> dict[str, Any]:
         return sum(1 for key, forms in STEM_CASES if {stem(form) for form in forms} == {key})
 
     py_stem = pystemmer.stemWord
-    piece = _piece("own", own_s, py_s, "ms", words=len(tokens), stem_cases=len(STEM_CASES),
-                   own_cases_passed=keys_pass(own_text.stem), library_cases_passed=keys_pass(py_stem),
-                   words_grouped_differently=rounded(_grouping_difference(distinct, own_text.stem, py_stem)),
-                   same_top5_with_library_stems=_same_top5_with(docs, py_stem),
-                   note="other keys regroup words, which changes the offline brain's and relevance's results "
-                   "(the other engineer's area) and the library's snippets")
+    piece = _piece(
+        "own",
+        own_s,
+        py_s,
+        "ms",
+        words=len(tokens),
+        stem_cases=len(STEM_CASES),
+        own_cases_passed=keys_pass(own_text.stem),
+        library_cases_passed=keys_pass(py_stem),
+        words_grouped_differently=rounded(_grouping_difference(distinct, own_text.stem, py_stem)),
+        same_top5_with_library_stems=_same_top5_with(docs, py_stem),
+        note="other keys regroup words, which changes the offline brain's and relevance's results "
+        "(the other engineer's area) and the library's snippets",
+    )
     piece["snowballstemmer_ms"] = rounded(sb_s * 1e3)
     piece["tokenize_sample_library_ms"] = rounded(tok_s * 1e3)
     piece["tokenize_words_per_s"] = round(len(tokens) / tok_s)
@@ -238,6 +293,7 @@ def _stemming(docs: list[tuple[str, str]], repeats: int) -> dict[str, Any]:
 
 def _grouping_difference(distinct: list[str], own: Callable[[str], str], lib: Callable[[str], str]) -> float:
     """Share of words whose group (the words sharing its key) differs between the two stemmers."""
+
     def groups(stem: Callable[[str], str]) -> dict[str, frozenset[str]]:
         by_key: dict[str, set[str]] = {}
         for word in distinct:
@@ -250,6 +306,7 @@ def _grouping_difference(distinct: list[str], own: Callable[[str], str], lib: Ca
 
 def _same_top5_with(docs: list[tuple[str, str]], stem: Callable[[str], str]) -> int:
     """Queries whose BM25 top 5 over the sample library stays the same when tokens use `stem`."""
+
     def tokenize(text: str) -> list[str]:
         return [stem(w) for w in own_text.words(text) if w not in own_text.STOPWORDS and (len(w) > 1 or w.isdigit())]
 
@@ -300,8 +357,9 @@ def _bm25(docs: list[tuple[str, str]], repeats: int) -> dict[str, Any]:
     same_okapi = sum(_top(own.scores(q)) == _top(with_okapi(q)) for q in queries)
     deviation = max(abs(a - b) / max(abs(a), 1e-9) for q in queries for a, b in zip(own.scores(q), with_bm25s(q)))
 
-    own_s = _time(lambda: [own_text.BM25(corpus).scores(q) for q in queries[:1]] + [own.scores(q) for q in queries],
-                  repeats)
+    own_s = _time(
+        lambda: [own_text.BM25(corpus).scores(q) for q in queries[:1]] + [own.scores(q) for q in queries], repeats
+    )
     lib_s = _time(lambda: (_bm25_libraries(corpus)[0], [with_bm25s(q) for q in queries]), repeats)
     sentences = [[own_text.tokenize(s) for s in own_text.split_sentences(body)] for _, body in docs]
     query = queries[0]
@@ -319,13 +377,24 @@ def _bm25(docs: list[tuple[str, str]], repeats: int) -> dict[str, Any]:
                 index.get_scores_from_ids(ids)
 
     own_small, lib_small = _time(own_sentences, repeats), _time(lib_sentences, repeats)
-    piece = _piece("own", own_s, lib_s, "ms", queries=len(queries), same_top5_bm25s=same_bm25s,
-                   same_top5_rank_bm25=same_okapi, max_relative_score_difference_bm25s=rounded(deviation, 6),
-                   note="bm25s (Lucene variant) is the same formula; rank-bm25's Okapi IDF differs. Neither "
-                   "takes the full collection's size and mean length for a prefiltered subset, which keeps "
-                   "top_sentences' IDFs exact on books")
-    piece["per_document_sentences"] = {"own_ms": rounded(own_small * 1e3), "bm25s_ms": rounded(lib_small * 1e3),
-                                       "ratio": rounded(lib_small / own_small)}
+    piece = _piece(
+        "own",
+        own_s,
+        lib_s,
+        "ms",
+        queries=len(queries),
+        same_top5_bm25s=same_bm25s,
+        same_top5_rank_bm25=same_okapi,
+        max_relative_score_difference_bm25s=rounded(deviation, 6),
+        note="bm25s (Lucene variant) is the same formula; rank-bm25's Okapi IDF differs. Neither "
+        "takes the full collection's size and mean length for a prefiltered subset, which keeps "
+        "top_sentences' IDFs exact on books",
+    )
+    piece["per_document_sentences"] = {
+        "own_ms": rounded(own_small * 1e3),
+        "bm25s_ms": rounded(lib_small * 1e3),
+        "ratio": rounded(lib_small / own_small),
+    }
     return piece
 
 
@@ -344,17 +413,31 @@ def _sentences(docs: list[tuple[str, str]], repeats: int) -> dict[str, Any]:
     own_pass = sum(own_text.split_sentences(t) == want for t, want in SPLIT_CASES)
     lib_pass = sum(with_pysbd(t) == want for t, want in SPLIT_CASES)
     same_docs = sum(own_text.split_sentences(b) == with_pysbd(b) for b in bodies)
-    return _piece("own", own_s, lib_s, "ms", split_cases=len(SPLIT_CASES), own_cases_passed=own_pass,
-                  library_cases_passed=lib_pass, sample_documents=len(bodies), same_split_documents=same_docs)
+    return _piece(
+        "own",
+        own_s,
+        lib_s,
+        "ms",
+        split_cases=len(SPLIT_CASES),
+        own_cases_passed=own_pass,
+        library_cases_passed=lib_pass,
+        sample_documents=len(bodies),
+        same_split_documents=same_docs,
+    )
 
 
 def measure(ctx: BenchContext) -> dict[str, Any]:
     repeats = 3 if ctx.quick else 7
     docs = _sample_documents()
     pieces: dict[str, Any] = {}
-    for name, fn in (("retries", lambda: _retries(repeats)), ("rate_limiter", lambda: _rate_limiter(repeats)),
-                     ("circuit_breaker", lambda: _breaker(repeats)), ("stemming", lambda: _stemming(docs, repeats)),
-                     ("bm25", lambda: _bm25(docs, repeats)), ("sentences", lambda: _sentences(docs, repeats))):
+    for name, fn in (
+        ("retries", lambda: _retries(repeats)),
+        ("rate_limiter", lambda: _rate_limiter(repeats)),
+        ("circuit_breaker", lambda: _breaker(repeats)),
+        ("stemming", lambda: _stemming(docs, repeats)),
+        ("bm25", lambda: _bm25(docs, repeats)),
+        ("sentences", lambda: _sentences(docs, repeats)),
+    ):
         try:
             pieces[name] = fn()
         except ImportError as exc:  # a comparison library is missing: the other pieces still count

@@ -52,11 +52,16 @@ class Corpus:
         docs = []
         for i in range(n):
             body = self.sample(WORDS_PER_DOC)
-            sentences = [" ".join(body[j:j + 12]).capitalize() + "." for j in range(0, len(body), 12)]
-            docs.append(NewDocument(
-                title=" ".join(self.sample(5)).title(), text=" ".join(sentences), kind=KINDS[i % 3],
-                url=f"https://bench.example.org/doc/{i}", year=1950 + i % 70,
-            ))
+            sentences = [" ".join(body[j : j + 12]).capitalize() + "." for j in range(0, len(body), 12)]
+            docs.append(
+                NewDocument(
+                    title=" ".join(self.sample(5)).title(),
+                    text=" ".join(sentences),
+                    kind=KINDS[i % 3],
+                    url=f"https://bench.example.org/doc/{i}",
+                    year=1950 + i % 70,
+                )
+            )
         return docs
 
     def queries(self, docs: list[NewDocument], n: int = QUERIES) -> list[tuple[str, str]]:
@@ -108,12 +113,17 @@ def measure(ctx: BenchContext, sizes: tuple[int, ...] | None = None) -> dict[str
     for size in sizes:
         results[str(size)] = measure_size(root, corpus, size)
         r = results[str(size)]
-        log(f"library {size:,} docs: import {r['import_seconds']} s, "
-            f"p50 {r['query_p50_ms']} ms, p95 {r['query_p95_ms']} ms")
+        log(
+            f"library {size:,} docs: import {r['import_seconds']} s, "
+            f"p50 {r['query_p50_ms']} ms, p95 {r['query_p95_ms']} ms"
+        )
     return {
         "library": results,
         "library_details": {
-            "words_per_doc": WORDS_PER_DOC, "vocabulary": VOCABULARY, "queries": QUERIES,
-            "search": "Library.search(query, kind=..., limit=5)", "target_p50_ms_at_100k": TARGET_P50_MS,
+            "words_per_doc": WORDS_PER_DOC,
+            "vocabulary": VOCABULARY,
+            "queries": QUERIES,
+            "search": "Library.search(query, kind=..., limit=5)",
+            "target_p50_ms_at_100k": TARGET_P50_MS,
         },
     }

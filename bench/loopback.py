@@ -50,11 +50,45 @@ TAVILY_PATH = "/search"
 PROVIDER_REQUEST_DEPTH = {"tavily": 1, "arxiv": 1, "openalex": 1, "openlibrary": 2, "wikipedia": 2, "library": 0}
 BENCH_PROVIDERS = ("tavily", "arxiv", "openalex", "openlibrary", "wikipedia")
 
-_WORDS = (
-    "evidence study method result effect analysis review trial cohort design measure model sample "
-    "history context policy practice outcome signal risk benefit cost adoption mechanism process "
-    "structure response data source archive survey comparison trend network market system theory"
-).split()
+_WORDS = [
+    "evidence",
+    "study",
+    "method",
+    "result",
+    "effect",
+    "analysis",
+    "review",
+    "trial",
+    "cohort",
+    "design",
+    "measure",
+    "model",
+    "sample",
+    "history",
+    "context",
+    "policy",
+    "practice",
+    "outcome",
+    "signal",
+    "risk",
+    "benefit",
+    "cost",
+    "adoption",
+    "mechanism",
+    "process",
+    "structure",
+    "response",
+    "data",
+    "source",
+    "archive",
+    "survey",
+    "comparison",
+    "trend",
+    "network",
+    "market",
+    "system",
+    "theory",
+]
 
 
 def _digest(*parts: object) -> str:
@@ -137,8 +171,10 @@ def _openalex(request) -> Reply:
     limit = int(request.param("per-page") or 5)
     works = [
         openalex_work(
-            f"{query}: evidence {i + 1}", work_id=f"W{int(_digest(query, i)[:8], 16)}",
-            doi=f"10.5555/{_digest(query, i)[:10]}", year=2015 + i,
+            f"{query}: evidence {i + 1}",
+            work_id=f"W{int(_digest(query, i)[:8], 16)}",
+            doi=f"10.5555/{_digest(query, i)[:10]}",
+            year=2015 + i,
             abstract=filler_text(query, i + 300, 1200),
         )
         for i in range(limit)
@@ -213,8 +249,11 @@ class SearchFakes:
     def settings_overrides(self) -> dict[str, Any]:
         s = self.server
         return {
-            "tavily_url": s.url(), "tavily_api_key": "tvly-bench-key",
-            "arxiv_url": s.url(ARXIV_PATH), "openalex_url": s.url(), "openlibrary_url": s.url(),
+            "tavily_url": s.url(),
+            "tavily_api_key": "tvly-bench-key",
+            "arxiv_url": s.url(ARXIV_PATH),
+            "openalex_url": s.url(),
+            "openlibrary_url": s.url(),
             "wikipedia_url": s.url(WIKIPEDIA_PATH),
         }
 
@@ -232,8 +271,11 @@ class RotatingGapsModel(ScriptedModel):
         review = int(match.group(1)) if match else 1
         if questions:
             gap = questions[(review - 1) % len(questions)]
-            verdict.update(critique=[f"Thin evidence on: {gap}"], missing_topics=[gap],
-                           recommended_queries=[gap.rstrip("?") + " evidence"])
+            verdict.update(
+                critique=[f"Thin evidence on: {gap}"],
+                missing_topics=[gap],
+                recommended_queries=[gap.rstrip("?") + " evidence"],
+            )
         return verdict
 
 
@@ -315,9 +357,17 @@ class LoopbackWorld:
     def settings(self, max_researchers: int = 3) -> Settings:
         assert self._model and self._search
         return Settings(
-            _env_file=None, data_dir=self.data_dir, log_dir=self.log_dir, llm="openai", sources="live",
-            openai_base_url=self._model.base_url, openai_api_key="sk-bench-key", model="bench-model",
-            max_researchers=max_researchers, http_timeout=10, llm_timeout=30,
+            _env_file=None,
+            data_dir=self.data_dir,
+            log_dir=self.log_dir,
+            llm="openai",
+            sources="live",
+            openai_base_url=self._model.base_url,
+            openai_api_key="sk-bench-key",
+            model="bench-model",
+            max_researchers=max_researchers,
+            http_timeout=10,
+            llm_timeout=30,
             **self._search.settings_overrides(),
         )
 
@@ -337,9 +387,16 @@ class LoopbackWorld:
             self._runners[max_researchers] = runner
         return self._runners[max_researchers]
 
-    def run(self, allocation: str | None, *, max_iterations: int = 1, max_researchers: int = 3,
-            topic: str = "How do heat pumps work?", search_cache: bool = True,
-            researcher_mode: str | None = None) -> LoopbackRun:
+    def run(
+        self,
+        allocation: str | None,
+        *,
+        max_iterations: int = 1,
+        max_researchers: int = 3,
+        topic: str = "How do heat pumps work?",
+        search_cache: bool = True,
+        researcher_mode: str | None = None,
+    ) -> LoopbackRun:
         """One run. `search_cache=False` sends every request, even one another researcher of the
         run is already sending (the cache is on by default, so figures measure it on)."""
         assert self._model and self._search
@@ -351,7 +408,10 @@ class LoopbackWorld:
         self._search.server.clear_log()
         events: list[Event] = []
         request = ResearchRequest(
-            topic=topic, allocation=allocation, max_iterations=max_iterations, researcher_mode=researcher_mode,
+            topic=topic,
+            allocation=allocation,
+            max_iterations=max_iterations,
+            researcher_mode=researcher_mode,
         )
         start = time.perf_counter()
         run_id = runner.run(request, on_event=events.append)
@@ -359,8 +419,12 @@ class LoopbackWorld:
         record = runner.store.get_run(run_id)
         stats = self._model.stats
         return LoopbackRun(
-            wall_seconds=wall, status=record.status if record else "unknown", events=events,
-            calls=stats.calls, prompt_tokens=stats.prompt_tokens, completion_tokens=stats.completion_tokens,
+            wall_seconds=wall,
+            status=record.status if record else "unknown",
+            events=events,
+            calls=stats.calls,
+            prompt_tokens=stats.prompt_tokens,
+            completion_tokens=stats.completion_tokens,
             search_requests=len(self._search.server.requests()),
         )
 

@@ -32,8 +32,10 @@ def marker_text(size: int = MARKER_BYTES) -> tuple[str, int]:
     n = 0
     total = 0
     while total < size:
-        sentence = (f"mRNA vaccines deliver messenger RNA in lipid nanoparticles, note qzmark{n:05d} "
-                    f"on how mRNA vaccines work in cells.")
+        sentence = (
+            f"mRNA vaccines deliver messenger RNA in lipid nanoparticles, note qzmark{n:05d} "
+            f"on how mRNA vaccines work in cells."
+        )
         sentences.append(sentence)
         total += len(sentence) + 1
         n += 1
@@ -59,7 +61,10 @@ def peak_rss_mb(args: list[str], env: dict[str, str], cwd: Path, stdout: Any = s
     """(exit code, peak RSS in MB) of `python -m research ARGS` in its own process."""
     rss_path = cwd / f"peak-rss-{os.getpid()}.txt"
     proc = subprocess.run(
-        [sys.executable, "-c", _PEAK_RSS_WRAPPER, str(rss_path), *args], cwd=cwd, env=env, stdout=stdout,
+        [sys.executable, "-c", _PEAK_RSS_WRAPPER, str(rss_path), *args],
+        cwd=cwd,
+        env=env,
+        stdout=stdout,
         stderr=subprocess.DEVNULL,
     )
     kib = int(rss_path.read_text() or 0) if rss_path.exists() else 0
@@ -70,8 +75,13 @@ def peak_rss_mb(args: list[str], env: dict[str, str], cwd: Path, stdout: Any = s
 def run_in_subprocess(data_dir: Path, log_dir: Path, allocation: str, max_researchers: int) -> dict[str, Any]:
     """One CLI run in its own process; returns its JSON result and its peak RSS (MB)."""
     env = clean_environ(dead_proxies=True)
-    env.update(RESEARCH_DATA_DIR=str(data_dir), RESEARCH_LOG_DIR=str(log_dir), RESEARCH_SOURCES="library",
-               RESEARCH_LLM="offline", RESEARCH_MAX_RESEARCHERS=str(max_researchers))
+    env.update(
+        RESEARCH_DATA_DIR=str(data_dir),
+        RESEARCH_LOG_DIR=str(log_dir),
+        RESEARCH_SOURCES="library",
+        RESEARCH_LLM="offline",
+        RESEARCH_MAX_RESEARCHERS=str(max_researchers),
+    )
     out_path = data_dir.parent / f"run-{allocation}.json"
     with open(out_path, "w") as out:
         code, rss = peak_rss_mb([TOPIC, "--allocation", allocation, "--json", "--quiet"], env, data_dir.parent, out)
@@ -82,9 +92,7 @@ def run_in_subprocess(data_dir: Path, log_dir: Path, allocation: str, max_resear
 
 def checkpoint_blobs(db_path: Path, run_id: str) -> list[bytes]:
     with sqlite3.connect(db_path) as db:
-        rows = db.execute(
-            "SELECT checkpoint, metadata FROM checkpoints WHERE thread_id = ?", (run_id,)
-        ).fetchall()
+        rows = db.execute("SELECT checkpoint, metadata FROM checkpoints WHERE thread_id = ?", (run_id,)).fetchall()
         writes = db.execute("SELECT value FROM writes WHERE thread_id = ?", (run_id,)).fetchall()
     return [blob for row in rows for blob in row if blob] + [row[0] for row in writes if row[0]]
 
@@ -112,8 +120,12 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
     library = Library(data_dir / "library.sqlite")
     library.ensure_sample()
     text, markers = marker_text()
-    library.add_document(title="How mRNA vaccines work: a long field guide", text=text, kind="web",
-                         url="https://bench.example.org/mrna-field-guide")
+    library.add_document(
+        title="How mRNA vaccines work: a long field guide",
+        text=text,
+        kind="web",
+        url="https://bench.example.org/mrna-field-guide",
+    )
     library.close()
 
     nine = run_in_subprocess(data_dir, root / "logs", "333", 9)
@@ -134,8 +146,10 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
         "largest_checkpoint_blob_bytes": max((len(b) for b in blobs), default=0),
         "proven": stored >= len(text) and len(found) <= MAX_MARKER_SHARE * markers,
     }
-    log(f"memory: peak RSS {nine['peak_rss_mb']:.0f} MB (9 researchers); checkpoints {default_bytes:,} B per "
-        f"default run; markers in checkpoints {len(found)}/{markers}, text in store {stored:,} chars")
+    log(
+        f"memory: peak RSS {nine['peak_rss_mb']:.0f} MB (9 researchers); checkpoints {default_bytes:,} B per "
+        f"default run; markers in checkpoints {len(found)}/{markers}, text in store {stored:,} chars"
+    )
     return {
         "memory": {
             "peak_rss_mb": rounded(nine["peak_rss_mb"], 1),

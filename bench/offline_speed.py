@@ -22,7 +22,11 @@ TARGET_SECONDS = 1.0
 
 def offline_settings(data_dir: Path, log_dir: Path, max_researchers: int = 3) -> Settings:
     return Settings(
-        _env_file=None, data_dir=data_dir, log_dir=log_dir, llm="offline", sources="library",
+        _env_file=None,
+        data_dir=data_dir,
+        log_dir=log_dir,
+        llm="offline",
+        sources="library",
         max_researchers=max_researchers,
     )
 
@@ -48,12 +52,20 @@ def graph_seconds(data_dir: Path, log_dir: Path, repeats: int) -> dict[str, dict
 def cli_first_event(data_dir: Path, log_dir: Path) -> dict[str, float]:
     """Seconds from Popen to the CLI's first progress line on stderr, and to its exit."""
     env = clean_environ(dead_proxies=True)
-    env.update(RESEARCH_DATA_DIR=str(data_dir), RESEARCH_LOG_DIR=str(log_dir),
-               RESEARCH_SOURCES="library", RESEARCH_LLM="offline")
+    env.update(
+        RESEARCH_DATA_DIR=str(data_dir),
+        RESEARCH_LOG_DIR=str(log_dir),
+        RESEARCH_SOURCES="library",
+        RESEARCH_LLM="offline",
+    )
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "research", TOPIC, "--allocation", "111"], cwd=data_dir.parent, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "research", TOPIC, "--allocation", "111"],
+        cwd=data_dir.parent,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stderr is not None
     first_line = proc.stderr.readline()
@@ -92,6 +104,10 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
     return {
         "offline_graph_seconds": {a: t["median"] for a, t in graph.items()},
         "offline_details": {
-            "topic": TOPIC, "repeats": repeats, "graph": graph, "cli": cli, "target_seconds": TARGET_SECONDS,
+            "topic": TOPIC,
+            "repeats": repeats,
+            "graph": graph,
+            "cli": cli,
+            "target_seconds": TARGET_SECONDS,
         },
     }

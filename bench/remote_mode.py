@@ -26,22 +26,29 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
 
     repeats = 3 if ctx.quick else 7
     root = ctx.scratch("remote_mode")
-    local = ResearchRunner(Settings(_env_file=None, data_dir=root / "local", log_dir=ctx.log_dir,
-                                    llm="offline", sources="library"))
+    local = ResearchRunner(
+        Settings(_env_file=None, data_dir=root / "local", log_dir=ctx.log_dir, llm="offline", sources="library")
+    )
     in_process, in_first = _walls(local, repeats)
     with langgraph_dev(server_env(root / "server", RESEARCH_DEMO_DELAY="0"), root) as url:
-        remote = RemoteRunManager(Settings(_env_file=None, data_dir=root / "client", log_dir=ctx.log_dir,
-                                           llm="offline", server_url=url))
+        remote = RemoteRunManager(
+            Settings(_env_file=None, data_dir=root / "client", log_dir=ctx.log_dir, llm="offline", server_url=url)
+        )
         remote_walls, remote_first = _walls(remote, repeats)
     local.library.close()
     ratio = median(remote_walls) / median(in_process)
-    log(f"remote mode: {median(remote_walls):.3f} s vs in-process {median(in_process):.3f} s ({ratio:.2f}x); "
-        f"first event {median(remote_first):.3f} s vs {median(in_first):.3f} s")
+    log(
+        f"remote mode: {median(remote_walls):.3f} s vs in-process {median(in_process):.3f} s ({ratio:.2f}x); "
+        f"first event {median(remote_first):.3f} s vs {median(in_first):.3f} s"
+    )
     return {
         "remote_mode": {
-            "in_process_seconds": rounded(median(in_process)), "remote_seconds": rounded(median(remote_walls)),
-            "ratio": rounded(ratio), "in_process_first_event_seconds": rounded(median(in_first)),
-            "remote_first_event_seconds": rounded(median(remote_first)), "repeats": repeats,
+            "in_process_seconds": rounded(median(in_process)),
+            "remote_seconds": rounded(median(remote_walls)),
+            "ratio": rounded(ratio),
+            "in_process_first_event_seconds": rounded(median(in_first)),
+            "remote_first_event_seconds": rounded(median(remote_first)),
+            "repeats": repeats,
         },
     }
 
@@ -52,7 +59,9 @@ def _walls(manager, repeats: int) -> tuple[list[float], list[float]]:
     for i in range(repeats + 1):
         first: list[float] = []
         with Stopwatch() as sw:
-            run_id = manager.run(ResearchRequest(topic=TOPIC), on_event=lambda e: first or first.append(time.perf_counter() - sw.start))
+            run_id = manager.run(
+                ResearchRequest(topic=TOPIC), on_event=lambda e: first or first.append(time.perf_counter() - sw.start)
+            )
         if manager.store.get_run(run_id).status != "finished":
             raise RuntimeError(f"run {run_id} did not finish: {manager.store.get_run(run_id).error}")
         if i:  # the first is the warm-up: imports, the library, the server's first graph load

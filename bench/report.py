@@ -18,8 +18,14 @@ README = REPO_ROOT / "README.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 # The keys issue 5 asks every results file to have (bench/results.json is tracked over time).
 REQUIRED_KEYS = (
-    "machine", "critical_path_efficiency", "fanout_ratio", "tokens_per_run", "offline_graph_seconds",
-    "library", "dashboard", "memory",
+    "machine",
+    "critical_path_efficiency",
+    "fanout_ratio",
+    "tokens_per_run",
+    "offline_graph_seconds",
+    "library",
+    "dashboard",
+    "memory",
 )
 
 
@@ -56,11 +62,25 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """(figure, measure, result, target, met) rows for every figure present in `doc`."""
     rows: list[tuple[str, str, str, str, str]] = []
     for allocation, ratio in (doc.get("critical_path_efficiency") or {}).items():
-        rows.append(("1 critical path", f"measured / ideal, allocation {allocation}", f"{ratio:.3f}", "≤ 1.10",
-                     _ok(ratio, 1.10)))
+        rows.append(
+            (
+                "1 critical path",
+                f"measured / ideal, allocation {allocation}",
+                f"{ratio:.3f}",
+                "≤ 1.10",
+                _ok(ratio, 1.10),
+            )
+        )
     for allocation, ratio in (doc.get("critical_path_without_search_cache") or {}).items():
-        rows.append(("1 critical path", f"the same, allocation {allocation}, search cache off (repeated queries "
-                     "sent again)", f"{ratio:.3f}", "", ""))
+        rows.append(
+            (
+                "1 critical path",
+                f"the same, allocation {allocation}, search cache off (repeated queries sent again)",
+                f"{ratio:.3f}",
+                "",
+                "",
+            )
+        )
     targets = {"3": 1.15, "9": 1.3}
     teams = ((doc.get("fanout_details") or {}).get("teams")) or {}
     for size, ratio in (doc.get("fanout_ratio") or {}).items():
@@ -68,76 +88,169 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             continue
         target = targets.get(size)
         team = teams.get(size, {}).get("allocation", "")
-        rows.append(("2 fan-out", f"wall time, {size} researchers ({team}) / 1 researcher", f"{ratio:.3f}",
-                     f"≤ {target}" if target else "", _ok(ratio, target) if target else ""))
+        rows.append(
+            (
+                "2 fan-out",
+                f"wall time, {size} researchers ({team}) / 1 researcher",
+                f"{ratio:.3f}",
+                f"≤ {target}" if target else "",
+                _ok(ratio, target) if target else "",
+            )
+        )
     for case, cost in (doc.get("tokens_per_run") or {}).items():
         total = cost["prompt_tokens"] + cost["completion_tokens"]
         default = case == (doc.get("tokens_details") or {}).get("default_case")
-        rows.append(("3 cost", f"{case}: {cost['calls']} calls, {cost['prompt_tokens']:,} + "
-                     f"{cost['completion_tokens']:,} tokens", f"{total:,} tokens",
-                     "< 60,000" if default else "", _ok(total, 59_999) if default else ""))
+        rows.append(
+            (
+                "3 cost",
+                f"{case}: {cost['calls']} calls, {cost['prompt_tokens']:,} + {cost['completion_tokens']:,} tokens",
+                f"{total:,} tokens",
+                "< 60,000" if default else "",
+                _ok(total, 59_999) if default else "",
+            )
+        )
     for case, modes in (doc.get("agent_vs_pipeline") or {}).items():
         p, a = modes.get("pipeline") or {}, modes.get("agent") or {}
         if p and a:
-            rows.append(("8 agent vs pipeline", f"{case}: wall {_fmt(a['wall_seconds'], ' s')} vs "
-                         f"{_fmt(p['wall_seconds'], ' s')}, calls {a['model_calls']} vs {p['model_calls']}, sources "
-                         f"{a['sources']} vs {p['sources']}, cited {a['cited_sources']} vs {p['cited_sources']}, "
-                         f"{a['tool_calls']} tool calls", f"tokens {a['total_tokens']:,} vs {p['total_tokens']:,}",
-                         "", ""))
+            rows.append(
+                (
+                    "8 agent vs pipeline",
+                    f"{case}: wall {_fmt(a['wall_seconds'], ' s')} vs "
+                    f"{_fmt(p['wall_seconds'], ' s')}, calls {a['model_calls']} vs {p['model_calls']}, sources "
+                    f"{a['sources']} vs {p['sources']}, cited {a['cited_sources']} vs {p['cited_sources']}, "
+                    f"{a['tool_calls']} tool calls",
+                    f"tokens {a['total_tokens']:,} vs {p['total_tokens']:,}",
+                    "",
+                    "",
+                )
+            )
     for allocation, seconds in (doc.get("offline_graph_seconds") or {}).items():
-        rows.append(("4 offline", f"graph wall time, allocation {allocation}", _fmt(seconds, " s"), "< 1 s",
-                     _ok(seconds, 1.0)))
+        rows.append(
+            ("4 offline", f"graph wall time, allocation {allocation}", _fmt(seconds, " s"), "< 1 s", _ok(seconds, 1.0))
+        )
     cli = ((doc.get("offline_details") or {}).get("cli")) or {}
     if cli:
         python_start = _fmt(cli.get("python_start_seconds"), " s")
-        rows.append(("4 offline", f"CLI: process start to first event (python itself: {python_start})",
-                     _fmt(cli.get("first_event_seconds"), " s"), "", ""))
+        rows.append(
+            (
+                "4 offline",
+                f"CLI: process start to first event (python itself: {python_start})",
+                _fmt(cli.get("first_event_seconds"), " s"),
+                "",
+                "",
+            )
+        )
     for docs, lib in (doc.get("library") or {}).items():
         at_scale = docs == "100000"
-        rows.append(("5 library", f"{int(docs):,} docs: import {_fmt(lib['import_seconds'], ' s')}, p95 "
-                     f"{_fmt(lib['query_p95_ms'], ' ms')}", f"p50 {_fmt(lib['query_p50_ms'], ' ms')}",
-                     "p50 < 10 ms" if at_scale else "", _ok(lib["query_p50_ms"], 10.0) if at_scale else ""))
+        rows.append(
+            (
+                "5 library",
+                f"{int(docs):,} docs: import {_fmt(lib['import_seconds'], ' s')}, p95 "
+                f"{_fmt(lib['query_p95_ms'], ' ms')}",
+                f"p50 {_fmt(lib['query_p50_ms'], ' ms')}",
+                "p50 < 10 ms" if at_scale else "",
+                _ok(lib["query_p50_ms"], 10.0) if at_scale else "",
+            )
+        )
     local = doc.get("local_model_run") or {}
     if local:
-        rows.append(("8 local model", f"whole run on {(doc.get('local_model_details') or {}).get('server', 'a local server')}: "
-                     f"{local['calls']} calls ({local['failed_calls']} failed), {local['prompt_tokens']:,} + "
-                     f"{local['completion_tokens']:,} tokens, {local['steps_degraded']} steps degraded",
-                     _fmt(local["seconds"], " s"), "", ""))
+        rows.append(
+            (
+                "8 local model",
+                f"whole run on {(doc.get('local_model_details') or {}).get('server', 'a local server')}: "
+                f"{local['calls']} calls ({local['failed_calls']} failed), {local['prompt_tokens']:,} + "
+                f"{local['completion_tokens']:,} tokens, {local['steps_degraded']} steps degraded",
+                _fmt(local["seconds"], " s"),
+                "",
+                "",
+            )
+        )
     dash = doc.get("dashboard") or {}
     if dash:
-        rows.append(("6 dashboard", "click → first researcher card", _fmt(dash.get("first_card_seconds"), " s"),
-                     "≤ 1 s", _ok(dash.get("first_card_seconds"), 1.0)))
+        rows.append(
+            (
+                "6 dashboard",
+                "click → first researcher card",
+                _fmt(dash.get("first_card_seconds"), " s"),
+                "≤ 1 s",
+                _ok(dash.get("first_card_seconds"), 1.0),
+            )
+        )
         rows.append(("6 dashboard", "click → final draft", _fmt(dash.get("draft_seconds"), " s"), "", ""))
-        rows.append(("6 dashboard", "open a run → 500-row sources table", _fmt(dash.get("table_500_seconds"), " s"),
-                     "", ""))
+        rows.append(
+            ("6 dashboard", "open a run → 500-row sources table", _fmt(dash.get("table_500_seconds"), " s"), "", "")
+        )
     memory = doc.get("memory") or {}
     if memory:
         details = doc.get("memory_details") or {}
         proof = details.get("page_text_not_in_checkpoints") or {}
         rows.append(("7 memory", "peak RSS, 9-researcher offline run", _fmt(memory.get("peak_rss_mb"), " MB"), "", ""))
-        rows.append(("7 memory", f"checkpoint bytes per default run ({details.get('checkpoints_default_run', '?')} "
-                     "checkpoints)", _fmt(memory.get("checkpoint_bytes_per_run"), " B"), "", ""))
+        rows.append(
+            (
+                "7 memory",
+                f"checkpoint bytes per default run ({details.get('checkpoints_default_run', '?')} checkpoints)",
+                _fmt(memory.get("checkpoint_bytes_per_run"), " B"),
+                "",
+                "",
+            )
+        )
         if proof:
-            rows.append(("7 memory", f"100 KB page text in checkpoints: {proof['markers_in_checkpoints']} of "
-                         f"{proof['markers_in_text']} marker sentences (snippets)", "not copied" if proof["proven"]
-                         else "**copied**", "not copied", "yes" if proof["proven"] else "**no**"))
+            rows.append(
+                (
+                    "7 memory",
+                    f"100 KB page text in checkpoints: {proof['markers_in_checkpoints']} of "
+                    f"{proof['markers_in_text']} marker sentences (snippets)",
+                    "not copied" if proof["proven"] else "**copied**",
+                    "not copied",
+                    "yes" if proof["proven"] else "**no**",
+                )
+            )
     for piece, lib in (doc.get("libraries") or {}).items():  # bench/libraries.py: library time / own time
         if "ratio" in lib:
-            rows.append(("8 libraries", f"{piece}: library time / own time; code uses {lib['decision']}",
-                         f"{lib['ratio']:.3g}", "", ""))
+            rows.append(
+                (
+                    "8 libraries",
+                    f"{piece}: library time / own time; code uses {lib['decision']}",
+                    f"{lib['ratio']:.3g}",
+                    "",
+                    "",
+                )
+            )
     hostile = doc.get("hostile_inputs") or {}
     if hostile:  # issue 13: peak RSS importing the worst bundle and the worst document
         for case, d in (doc.get("hostile_inputs_details") or {}).items():
-            rows.append(("8 hostile inputs", f"{case.replace('_', ' ')} ({d['file_bytes'] // 1024} KB file): peak RSS",
-                         _fmt(d["peak_rss_mb"], " MB"), f"< {hostile['bound_mb']} MB", _ok(d["peak_rss_mb"], hostile["bound_mb"])))
+            rows.append(
+                (
+                    "8 hostile inputs",
+                    f"{case.replace('_', ' ')} ({d['file_bytes'] // 1024} KB file): peak RSS",
+                    _fmt(d["peak_rss_mb"], " MB"),
+                    f"< {hostile['bound_mb']} MB",
+                    _ok(d["peak_rss_mb"], hostile["bound_mb"]),
+                )
+            )
     remote = doc.get("remote_mode") or {}
     if remote:
-        rows.append(("8 remote mode", f"default offline run via langgraph dev on loopback "
-                     f"({_fmt(remote.get('remote_seconds'), ' s')}) / in-process "
-                     f"({_fmt(remote.get('in_process_seconds'), ' s')})", f"{remote.get('ratio', 0):.2f}x", "", ""))
-        rows.append(("8 remote mode", "call → first event (run_started): remote / in-process",
-                     f"{_fmt(remote.get('remote_first_event_seconds'), ' s')} / "
-                     f"{_fmt(remote.get('in_process_first_event_seconds'), ' s')}", "", ""))
+        rows.append(
+            (
+                "8 remote mode",
+                f"default offline run via langgraph dev on loopback "
+                f"({_fmt(remote.get('remote_seconds'), ' s')}) / in-process "
+                f"({_fmt(remote.get('in_process_seconds'), ' s')})",
+                f"{remote.get('ratio', 0):.2f}x",
+                "",
+                "",
+            )
+        )
+        rows.append(
+            (
+                "8 remote mode",
+                "call → first event (run_started): remote / in-process",
+                f"{_fmt(remote.get('remote_first_event_seconds'), ' s')} / "
+                f"{_fmt(remote.get('in_process_first_event_seconds'), ' s')}",
+                "",
+                "",
+            )
+        )
     return rows
 
 
@@ -187,15 +300,23 @@ def update_readme(section: str, readme: Path = README) -> None:
         after = rest.split(END, 1)[1]
         text = before + block + after
     else:
-        intro = ("`make bench` measures these figures (about three minutes on 2 cores; `make bench-quick` about "
-                 "90 s). Code and method: `bench/`; every figure, the machine and the changes made: "
-                 "`bench/results.json`.")
+        intro = (
+            "`make bench` measures these figures (about three minutes on 2 cores; `make bench-quick` about "
+            "90 s). Code and method: `bench/`; every figure, the machine and the changes made: "
+            "`bench/results.json`."
+        )
         text = text.rstrip("\n") + f"\n\n## Performance\n\n{intro}\n\n{block}\n"
     readme.write_text(text, encoding="utf-8")
 
 
-def write(results: Results, *, merge: bool = False, json_path: Path = RESULTS_JSON,
-          md_path: Path = RESULTS_MD, readme: Path | None = README) -> dict[str, Any]:
+def write(
+    results: Results,
+    *,
+    merge: bool = False,
+    json_path: Path = RESULTS_JSON,
+    md_path: Path = RESULTS_MD,
+    readme: Path | None = README,
+) -> dict[str, Any]:
     previous = None
     if merge and json_path.exists():
         try:

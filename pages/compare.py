@@ -15,15 +15,19 @@ manager = get_manager(settings)
 comparisons = ComparisonStore(manager.store)
 
 st.title(":material/compare_arrows: Compare allocations", anchor=False)
-st.caption("Send the same topic out with different researcher allocations, or line up finished runs: "
-           "sources, overlap, analyst verdicts, time and drafts side by side.")
+st.caption(
+    "Send the same topic out with different researcher allocations, or line up finished runs: "
+    "sources, overlap, analyst verdicts, time and drafts side by side."
+)
 
 comparison = compare_session.attached(comparisons)
 with st.expander("Set up a comparison", icon=":material/tune:", expanded=comparison is None):
     compare_setup.render(manager, comparisons, settings)
 
 if comparison is None:
-    st.info("Choose a topic and two to four allocations, or pick finished runs, to compare them.",
-            icon=":material/lightbulb:")
+    st.info(
+        "Choose a topic and two to four allocations, or pick finished runs, to compare them.",
+        icon=":material/lightbulb:",
+    )
 else:
     show(manager, comparison)

@@ -31,21 +31,27 @@ def runs_tab(manager: RunManager) -> None:
         note_col.info("No runs yet. Start one on the Research page.", icon=":material/info:")
         return
     note_col.caption("Select a run to see all its panels as they ended.")
-    frame = pd.DataFrame([
-        {
-            "Topic": r.topic,
-            "Allocation": r.allocation or r.requested_allocation or "model",
-            "Origin": ORIGIN_SHORT.get(r.allocation_origin or "", r.allocation_origin or "–"),
-            "Status": manager.display_status(r).value,
-            "Sources": r.source_count,
-            "Duration": duration(r.seconds),
-            "Date": when(r.created_at),
-            "Run": r.run_id,
-        }
-        for r in records
-    ])
+    frame = pd.DataFrame(
+        [
+            {
+                "Topic": r.topic,
+                "Allocation": r.allocation or r.requested_allocation or "model",
+                "Origin": ORIGIN_SHORT.get(r.allocation_origin or "", r.allocation_origin or "–"),
+                "Status": manager.display_status(r).value,
+                "Sources": r.source_count,
+                "Duration": duration(r.seconds),
+                "Date": when(r.created_at),
+                "Run": r.run_id,
+            }
+            for r in records
+        ]
+    )
     picked = st.dataframe(
-        frame, hide_index=True, on_select="rerun", selection_mode="single-row", key="history-table",
+        frame,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="history-table",
         column_config={"Topic": st.column_config.TextColumn(width="large")},
     )
     rows = picked.selection.rows if picked else []
@@ -53,7 +59,9 @@ def runs_tab(manager: RunManager) -> None:
         return
     run_id = frame.iloc[rows[0]]["Run"]
     open_col, delete_col, _ = st.columns([1.3, 1, 4])
-    if open_col.button("Open on Research page", icon=":material/open_in_new:", help="Replay, revise and export it there."):
+    if open_col.button(
+        "Open on Research page", icon=":material/open_in_new:", help="Replay, revise and export it there."
+    ):
         session.attach(run_id)
         st.switch_page(page(AppPage.RESEARCH), query_params={session.RUN_PARAM: run_id})
     with delete_col.popover("Delete run", icon=":material/delete:", disabled=manager.is_live(run_id)):
@@ -79,13 +87,25 @@ def comparisons_tab() -> None:
         labels[c.id] = " vs ".join(
             (r.allocation or r.requested_allocation or "model") if r else "deleted" for r in records
         )
-    frame = pd.DataFrame([
-        {"Topic": c.title, "Runs": labels[c.id], "Count": len(c.run_ids), "Saved": when(c.created_at), "Comparison": c.id}
-        for c in saved
-    ])
+    frame = pd.DataFrame(
+        [
+            {
+                "Topic": c.title,
+                "Runs": labels[c.id],
+                "Count": len(c.run_ids),
+                "Saved": when(c.created_at),
+                "Comparison": c.id,
+            }
+            for c in saved
+        ]
+    )
     st.caption("Select a comparison to open it on the Compare page.")
     picked = st.dataframe(
-        frame, hide_index=True, on_select="rerun", selection_mode="single-row", key="history-comparisons",
+        frame,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="history-comparisons",
         column_config={"Topic": st.column_config.TextColumn(width="large")},
     )
     rows = picked.selection.rows if picked else []

@@ -27,8 +27,10 @@ def _import(target: Library) -> None:
 
 
 st.title(":material/library_books: Library", anchor=False)
-st.caption("The local documents every researcher searches when there is no network "
-           "(and as a fallback when a live provider fails).")
+st.caption(
+    "The local documents every researcher searches when there is no network "
+    "(and as a fallback when a live provider fails)."
+)
 
 counts = library.counts()
 columns = st.columns(len(RESEARCHER_KINDS) + 1)
@@ -44,34 +46,63 @@ with search_col:
     kind = kind_col.selectbox("Kind", ["all", *RESEARCHER_KINDS], format_func=lambda k: KIND_LABELS.get(k, "All kinds"))
     if query.strip():
         hits = library.search(query, kind=None if kind == "all" else kind, limit=20)
-        rows = [{"Title": h.title, "Kind": h.kind, "Authors": ", ".join(h.authors), "Year": h.year,
-                 "Relevance": round(h.score, 2), "Opening": " ".join(h.text.split())[:240]} for h in hits]
+        rows = [
+            {
+                "Title": h.title,
+                "Kind": h.kind,
+                "Authors": ", ".join(h.authors),
+                "Year": h.year,
+                "Relevance": round(h.score, 2),
+                "Opening": " ".join(h.text.split())[:240],
+            }
+            for h in hits
+        ]
         st.caption(f"{len(rows)} matching documents")
         frame = pd.DataFrame(rows, columns=["Title", "Kind", "Authors", "Year", "Relevance", "Opening"])
     else:
         docs = library.list_documents(None if kind == "all" else kind, limit=100)
         st.caption("Newest documents first")
         frame = pd.DataFrame(
-            [{"Title": d.title, "Kind": d.kind, "Authors": ", ".join(d.authors), "Year": d.year,
-              "Topic": d.topic, "Sample": d.sample, "Characters": d.chars} for d in docs],
+            [
+                {
+                    "Title": d.title,
+                    "Kind": d.kind,
+                    "Authors": ", ".join(d.authors),
+                    "Year": d.year,
+                    "Topic": d.topic,
+                    "Sample": d.sample,
+                    "Characters": d.chars,
+                }
+                for d in docs
+            ],
             columns=["Title", "Kind", "Authors", "Year", "Topic", "Sample", "Characters"],
         )
     frame["Year"] = frame["Year"].astype("Int64")
-    st.dataframe(frame, hide_index=True, height=420, column_config={
-        "Title": st.column_config.TextColumn(width="large"),
-        "Year": st.column_config.NumberColumn(format="%d"),
-    })
+    st.dataframe(
+        frame,
+        hide_index=True,
+        height=420,
+        column_config={
+            "Title": st.column_config.TextColumn(width="large"),
+            "Year": st.column_config.NumberColumn(format="%d"),
+        },
+    )
 
 with upload_col:
     st.subheader(":material/upload_file: Add documents", anchor=False)
     if auth.require_user("add documents"):
         with st.form("library-upload", clear_on_submit=True, border=True):
             st.file_uploader(
-                "Documents", accept_multiple_files=True, key="library-files",
+                "Documents",
+                accept_multiple_files=True,
+                key="library-files",
                 help=f"Supported: {', '.join(SUPPORTED_SUFFIXES)}. Anything else is refused with the reason.",
             )
             st.selectbox(
-                "Add as", RESEARCHER_KINDS, key="library-kind", format_func=lambda k: f"{KIND_LABELS[k]} documents",
+                "Add as",
+                RESEARCHER_KINDS,
+                key="library-kind",
+                format_func=lambda k: f"{KIND_LABELS[k]} documents",
             )
             st.form_submit_button("Import", type="primary", icon=":material/upload:", on_click=_import, args=(library,))
     outcome = st.session_state.pop("library-import", None)

@@ -19,8 +19,10 @@ settings = load_settings()
 manager = get_manager(settings)
 
 st.title(":material/travel_explore: Research Desk", anchor=False)
-st.caption("A supervisor sends web, academic and book researchers out on your topic; an analyst "
-           "sends them back until the evidence holds; a writer drafts a cited report you can edit.")
+st.caption(
+    "A supervisor sends web, academic and book researchers out on your topic; an analyst "
+    "sends them back until the evidence holds; a writer drafts a cited report you can edit."
+)
 
 with st.container(border=True, key="run-inputs"):
     inputs = render_inputs(settings)
@@ -30,17 +32,23 @@ with st.container(border=True, key="run-inputs"):
     with button_col:
         clicked = render_run_button(inputs, settings)
     review_col.toggle(
-        "Review plan", key="review_plan", persist_state="session",
+        "Review plan",
+        key="review_plan",
+        persist_state="session",
         help="Pause after the supervisor so you can edit the research questions and the allocation first.",
     )
     if clicked:
         try:
-            run_id = manager.start(ResearchRequest(
-                topic=inputs.topic, allocation=inputs.allocation, review_plan=st.session_state.review_plan,
-                researcher_mode=researcher_mode,
-                started_by=auth.signed_in_user(),
-                **options,
-            ))
+            run_id = manager.start(
+                ResearchRequest(
+                    topic=inputs.topic,
+                    allocation=inputs.allocation,
+                    review_plan=st.session_state.review_plan,
+                    researcher_mode=researcher_mode,
+                    started_by=auth.signed_in_user(),
+                    **options,
+                )
+            )
         except (AllocationError, ServerUnreachable) as exc:
             st.error(f"Could not start the run: {md_escape(exc)}", icon=":material/error:")
         except ValidationError as exc:
@@ -52,5 +60,7 @@ run_id = session.attached_run_id(manager.store)
 if run_id:
     stored_run.show(manager, settings, run_id)
 else:
-    st.info("Type a topic, choose your researchers and press **Run research**. "
-            "Every step shows up here as it happens.", icon=":material/lightbulb:")
+    st.info(
+        "Type a topic, choose your researchers and press **Run research**. Every step shows up here as it happens.",
+        icon=":material/lightbulb:",
+    )

@@ -1,38 +1,53 @@
 """The engine's public API: what the dashboard (and other callers) may import."""
 
-from research.graph.allocation import AllocationError, parse_allocation
-from research.drafts.citations import check_citations
-from research.events import Event, RunLiveness, RunStatus
-from research.runs.manager import RunManager
-from research.runs.runner import ResearchRunner
-from research.runs.store import DraftVersion, RunRecord, RunStore
-from research.schemas import MAX_TOPIC_CHARS, ResearcherAllocation, ResearchRequest, Source, TopicError, validate_topic
-from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
-from research.runs.view import ResearcherView, RunView, fold
-
-# For the dashboard: run-view constants, library browsing/upload and the provider check.
-from research.sources.health import ProviderStatus, check_providers
-from research.schemas import MAX_PER_KIND, RESEARCHER_KINDS
-from research.sources.library.documents import LibraryDocument, LibraryHit
-from research.sources.library.store import Library
-from research.sources.library.importer import SUPPORTED_SUFFIXES, ImportReport, import_bytes
-from research.runs.view import PHASES
-
-# Issue 6: plan review, replay, bundles, exports and draft revision.
-from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
-from research.export.run_export import EXPORT_FORMATS, ExportError, ExportFile, export_run, load_export_document
-from research.export.filenames import safe_filename
-from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
-from research.runs.replay import SPEEDS, ReplayControl, events_due, parse_speed, replay_events, replay_offsets, replay_run
-from research.runs.revision import Revision, revise_run
 from research.brains.offline_revise import RevisionError
-from research.runs.runner import PlanReviewError
+from research.drafts.citations import check_citations
 
 # Issue 13: content made inert wherever it is shown.
 from research.drafts.inert import inert_markdown
+from research.events import Event, RunLiveness, RunStatus
+from research.export.filenames import safe_filename
+from research.export.run_export import EXPORT_FORMATS, ExportError, ExportFile, export_run, load_export_document
 from research.export.sources_csv import csv_cell, render_csv
+from research.graph.allocation import AllocationError, parse_allocation
+from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
+
+# Issue 6: plan review, replay, bundles, exports and draft revision.
+from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
+from research.runs.manager import RunManager
+
 # Issue 15: remote mode (RESEARCH_SERVER_URL): the same interface over a LangGraph Server.
 from research.runs.remote import RemoteRunManager, ServerUnreachable, thread_id_of
+from research.runs.replay import (
+    SPEEDS,
+    ReplayControl,
+    events_due,
+    parse_speed,
+    replay_events,
+    replay_offsets,
+    replay_run,
+)
+from research.runs.revision import Revision, revise_run
+from research.runs.runner import PlanReviewError, ResearchRunner
+from research.runs.store import DraftVersion, RunRecord, RunStore
+from research.runs.view import PHASES, ResearcherView, RunView, fold
+from research.schemas import (
+    MAX_PER_KIND,
+    MAX_TOPIC_CHARS,
+    RESEARCHER_KINDS,
+    ResearcherAllocation,
+    ResearchRequest,
+    Source,
+    TopicError,
+    validate_topic,
+)
+from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
+
+# For the dashboard: run-view constants, library browsing/upload and the provider check.
+from research.sources.health import ProviderStatus, check_providers
+from research.sources.library.documents import LibraryDocument, LibraryHit
+from research.sources.library.importer import SUPPORTED_SUFFIXES, ImportReport, import_bytes
+from research.sources.library.store import Library
 
 
 def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
@@ -40,24 +55,85 @@ def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
     if settings.server_url:
         return RemoteRunManager(settings)
     return RunManager(ResearchRunner(settings))
+
+
 # Issues 13/15: one runner per run (leases), resume from any point, shared runs (Postgres).
 from research.runs.lease import RunBusyError
 from research.runs.runner import RunNotResumableError
-from research.runs.store import ComparisonRecord, DuplicateEventError, open_run_store
 from research.runs.sql import DatabaseUnavailable
+from research.runs.store import ComparisonRecord, DuplicateEventError, open_run_store
 
 __all__ = [
-    "AllocationError", "DraftVersion", "Event", "RunLiveness", "RunStatus", "MAX_RESEARCHER_CAP", "MAX_TOPIC_CHARS", "ResearchRequest",
-    "ResearchRunner", "ResearcherAllocation", "ResearcherView", "RunManager", "RunRecord", "RunStore", "RunView",
-    "Settings", "Source", "TopicError", "check_citations", "fold", "get_settings", "parse_allocation",
+    "AllocationError",
+    "DraftVersion",
+    "Event",
+    "RunLiveness",
+    "RunStatus",
+    "MAX_RESEARCHER_CAP",
+    "MAX_TOPIC_CHARS",
+    "ResearchRequest",
+    "ResearchRunner",
+    "ResearcherAllocation",
+    "ResearcherView",
+    "RunManager",
+    "RunRecord",
+    "RunStore",
+    "RunView",
+    "Settings",
+    "Source",
+    "TopicError",
+    "check_citations",
+    "fold",
+    "get_settings",
+    "parse_allocation",
     "validate_topic",
-    "ImportReport", "Library", "LibraryDocument", "LibraryHit", "MAX_PER_KIND", "PHASES", "ProviderStatus",
-    "RESEARCHER_KINDS", "SUPPORTED_SUFFIXES", "check_providers", "import_bytes",
-    "BUNDLE_EXTENSION", "BundleError", "EXPORT_FORMATS", "ExportError", "ExportFile", "MAX_QUESTION_CHARS",
-    "PlanEditError", "PlanReviewError", "ReplayControl", "Revision", "RevisionError", "SPEEDS", "events_due",
-    "export_bundle", "export_run", "import_bundle", "load_export_document", "parse_speed", "read_bundle",
-    "replay_events", "replay_offsets", "replay_run", "revise_run", "safe_filename", "validate_plan_edit",
-    "inert_markdown", "csv_cell", "render_csv",
-    "RemoteRunManager", "ServerUnreachable", "make_manager", "thread_id_of",
-    "ComparisonRecord", "DatabaseUnavailable", "DuplicateEventError", "RunBusyError", "RunNotResumableError", "open_run_store",
+    "ImportReport",
+    "Library",
+    "LibraryDocument",
+    "LibraryHit",
+    "MAX_PER_KIND",
+    "PHASES",
+    "ProviderStatus",
+    "RESEARCHER_KINDS",
+    "SUPPORTED_SUFFIXES",
+    "check_providers",
+    "import_bytes",
+    "BUNDLE_EXTENSION",
+    "BundleError",
+    "EXPORT_FORMATS",
+    "ExportError",
+    "ExportFile",
+    "MAX_QUESTION_CHARS",
+    "PlanEditError",
+    "PlanReviewError",
+    "ReplayControl",
+    "Revision",
+    "RevisionError",
+    "SPEEDS",
+    "events_due",
+    "export_bundle",
+    "export_run",
+    "import_bundle",
+    "load_export_document",
+    "parse_speed",
+    "read_bundle",
+    "replay_events",
+    "replay_offsets",
+    "replay_run",
+    "revise_run",
+    "safe_filename",
+    "validate_plan_edit",
+    "inert_markdown",
+    "csv_cell",
+    "render_csv",
+    "RemoteRunManager",
+    "ServerUnreachable",
+    "make_manager",
+    "thread_id_of",
+    "ComparisonRecord",
+    "DatabaseUnavailable",
+    "DuplicateEventError",
+    "RunBusyError",
+    "RunNotResumableError",
+    "open_run_store",
 ]

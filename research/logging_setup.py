@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from logging.handlers import RotatingFileHandler
-from typing import Iterator
 
 from research.secrets import mask
 from research.settings import Settings
-
 
 # The run a log line belongs to. LangGraph runs each node in a copy of the caller's context, so the
 # runner sets it once and every line its nodes (and their worker threads) log carries it.

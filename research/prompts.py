@@ -67,13 +67,13 @@ QUERY_KIND_GUIDANCE: dict[str, str] = {
     ),
     "academic": (
         "You search scholarly literature (arXiv, OpenAlex). Use the field's own technical terms and "
-        "add methodology terms where they fit, such as \"systematic review\", \"meta-analysis\", "
-        "\"randomized controlled trial\", \"empirical study\", \"survey\"."
+        'add methodology terms where they fit, such as "systematic review", "meta-analysis", '
+        '"randomized controlled trial", "empirical study", "survey".'
     ),
     "book": (
         "You search books and reference works (Open Library, Wikipedia). Phrase queries the way "
-        "book titles are phrased: \"introduction to ...\", \"handbook of ...\", \"companion to ...\", "
-        "\"history of ...\". Keep them short: 2-6 words."
+        'book titles are phrased: "introduction to ...", "handbook of ...", "companion to ...", '
+        '"history of ...". Keep them short: 2-6 words.'
     ),
 }
 
@@ -96,8 +96,7 @@ Your angle: {angle}
 {focus_note}Write 2-3 {kind} search queries."""
 
 QUERY_FOCUS_NOTE = (
-    "This is follow-up research (iteration {iteration}). The analyst found these gaps; target them:\n"
-    "{focus}\n"
+    "This is follow-up research (iteration {iteration}). The analyst found these gaps; target them:\n{focus}\n"
 )
 
 # --- researchers: notes ---------------------------------------------------------------------------
@@ -162,9 +161,7 @@ plainly instead of guessing.
 
 {untrusted_rule}"""
 
-WRITER_GAPS_INSTRUCTION = (
-    '- a final "## Known gaps" section listing what the research could not cover:\n{gaps}'
-)
+WRITER_GAPS_INSTRUCTION = '- a final "## Known gaps" section listing what the research could not cover:\n{gaps}'
 WRITER_NO_GAPS_INSTRUCTION = ""
 
 WRITER_USER = """<topic>
@@ -249,6 +246,7 @@ def bullet_list(items: list[str]) -> str:
 
 def numbered_list(items: list[str]) -> str:
     return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) if items else "(none)"
+
 
 # --- supervisor: plan repair ---------------------------------------------------------------------
 

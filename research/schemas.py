@@ -85,9 +85,7 @@ class SupervisorDecision(BaseModel):
             if total < 1:
                 raise ValueError("conduct_research needs at least 1 researcher, got 0")
             if total > self.max_researchers:
-                raise ValueError(
-                    f"conduct_research allows at most {self.max_researchers} researchers, got {total}"
-                )
+                raise ValueError(f"conduct_research allows at most {self.max_researchers} researchers, got {total}")
         return self
 
 
@@ -172,9 +170,7 @@ def normalise_url(url: str) -> str:
     """Canonical form for dedupe: lower-case host, no www, fragment, tracking params or trailing /."""
     parts = urlsplit(url.strip())
     host = parts.netloc.lower().removeprefix("www.")
-    query = urlencode(
-        [(k, v) for k, v in parse_qsl(parts.query) if not _is_tracking(k)]
-    )
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if not _is_tracking(k)])
     path = parts.path.rstrip("/")
     scheme = "https" if parts.scheme in ("http", "https") else parts.scheme
     return urlunsplit((scheme, host, path, query, ""))

@@ -8,7 +8,7 @@ that a server echoed back.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 MASK = "***"
 _KEY_SHAPED = re.compile(r"\b(sk|pk|rk|tvly|ghp|gho|github_pat)[-_][A-Za-z0-9_\-]{6,}")

@@ -21,9 +21,7 @@ MAX_RESEARCHER_CAP = 9
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="RESEARCH_", env_file=".env", extra="ignore", populate_by_name=True
-    )
+    model_config = SettingsConfigDict(env_prefix="RESEARCH_", env_file=".env", extra="ignore", populate_by_name=True)
 
     # Where runs, checkpoints, the library and logs live.
     data_dir: Path = Path("data")
@@ -77,9 +75,7 @@ class Settings(BaseSettings):
     tavily_api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("TAVILY_API_KEY", "RESEARCH_TAVILY_API_KEY")
     )
-    github_token: SecretStr | None = Field(
-        None, validation_alias=AliasChoices("GITHUB_TOKEN", "RESEARCH_GITHUB_TOKEN")
-    )
+    github_token: SecretStr | None = Field(None, validation_alias=AliasChoices("GITHUB_TOKEN", "RESEARCH_GITHUB_TOKEN"))
     tavily_url: str = "https://api.tavily.com"
     arxiv_url: str = "https://export.arxiv.org/api/query"
     openalex_url: str = "https://api.openalex.org"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -102,11 +103,15 @@ def session_log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def settings(tmp_path: Path, session_log_dir: Path) -> Settings:
     """Offline brain, local library only, a fresh data dir."""
-    return Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, sources="library", llm="offline")
+    return Settings(
+        _env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, sources="library", llm="offline"
+    )
 
 
 @pytest.fixture
 def runner(settings: Settings) -> ResearchRunner:
     return ResearchRunner(settings)
+
+
 # The shared-runs lane's throwaway Postgres cluster (session) and a fresh database per test.
 from tests.fakes.postgres import pg_cluster, pg_url  # noqa: E402,F401

@@ -4,7 +4,6 @@ state of a run, and stub source routers (objects with `.retrieve(kind, query, li
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -14,14 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.environment import clean_environ
 from research.graph.builder import build_graph
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearcherKind, Source
 from research.sources.base import Retrieval
+from tests.environment import clean_environ
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
+
+
 def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """Environment for a subprocess run: tmp data and logs, library sources, offline brain, and
     proxies pointed at a dead loopback port so an accidental HTTP call fails instead of leaving."""
@@ -32,7 +33,9 @@ def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         RESEARCH_LOG_DIR=str(tmp_path / "logs"),
         RESEARCH_SOURCES="library",
         RESEARCH_LLM="offline",
-        HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9", ALL_PROXY="http://127.0.0.1:9",
+        HTTP_PROXY="http://127.0.0.1:9",
+        HTTPS_PROXY="http://127.0.0.1:9",
+        ALL_PROXY="http://127.0.0.1:9",
         NO_PROXY="",
     )
     env.update(extra)
@@ -41,8 +44,12 @@ def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 def start_cli(args: list[str], tmp_path: Path, **extra_env: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [PYTHON, "-m", "research", *args], cwd=tmp_path, env=cli_env(tmp_path, **extra_env),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [PYTHON, "-m", "research", *args],
+        cwd=tmp_path,
+        env=cli_env(tmp_path, **extra_env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -96,8 +103,11 @@ class SlowRouter:
         time.sleep(self.delay)
         sources = [
             Source(
-                title=f"{query} ({kind} {i})", url=f"https://{kind}{i}.example.org/{slug(query)}",
-                kind=kind, provider="slow-stub", snippet=f"Notes on {query}. Source {i} explains it.",
+                title=f"{query} ({kind} {i})",
+                url=f"https://{kind}{i}.example.org/{slug(query)}",
+                kind=kind,
+                provider="slow-stub",
+                snippet=f"Notes on {query}. Source {i} explains it.",
             )
             for i in (1, 2)
         ]

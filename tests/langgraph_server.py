@@ -11,9 +11,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from tests.streamlit_server import ROOT, free_port, offline_env
 
@@ -29,8 +29,11 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
     project's checkpoint allow-list enforced, no LangSmith tracing, no version check."""
     env = offline_env(data_dir, **extra)
     env.update(
-        LANGGRAPH_STRICT_MSGPACK="true", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
-        LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_API_KEY="",
+        LANGGRAPH_STRICT_MSGPACK="true",
+        LANGSMITH_TRACING="false",
+        LANGCHAIN_TRACING_V2="false",
+        LANGGRAPH_NO_VERSION_CHECK="true",
+        LANGSMITH_API_KEY="",
     )
     env.pop("RESEARCH_SERVER_URL", None)
     return env
@@ -57,11 +60,25 @@ def langgraph_dev(env: dict[str, str], workdir: Path, log_path: Path | None = No
     in-memory state is flushed to ./.langgraph_api (git-ignored)."""
     port = free_port()
     log = (log_path or workdir / "langgraph.log").open("wb")
-    command = [str(LANGGRAPH) if LANGGRAPH.exists() else "langgraph", "dev", "--config", str(ROOT / "langgraph.json"),
-               "--host", "127.0.0.1", "--port", str(port), "--no-browser", "--no-reload"]
+    command = [
+        str(LANGGRAPH) if LANGGRAPH.exists() else "langgraph",
+        "dev",
+        "--config",
+        str(ROOT / "langgraph.json"),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-browser",
+        "--no-reload",
+    ]
     process = subprocess.Popen(
-        command, cwd=ROOT, env={**env, "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"},
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        command,
+        cwd=ROOT,
+        env={**env, "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:

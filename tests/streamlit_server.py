@@ -10,9 +10,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 _KEYS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "GITHUB_TOKEN")
@@ -28,8 +28,11 @@ def offline_env(data_dir: Path, base: dict[str, str] | None = None, **extra: str
     """The environment of an offline dashboard: no keys, the sample library, the offline brain."""
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in _KEYS}
     env.update(
-        RESEARCH_DATA_DIR=str(data_dir), RESEARCH_LOG_DIR=str(data_dir / "logs"),
-        RESEARCH_SOURCES="library", RESEARCH_LLM="offline", **extra,
+        RESEARCH_DATA_DIR=str(data_dir),
+        RESEARCH_LOG_DIR=str(data_dir / "logs"),
+        RESEARCH_SOURCES="library",
+        RESEARCH_LLM="offline",
+        **extra,
     )
     return env
 
@@ -56,10 +59,29 @@ def streamlit_server(
     port = port or free_port()
     log = log_path.open("wb") if log_path else None
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", *extra_args],
-        cwd=ROOT, env=env, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "streamlit_app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            *extra_args,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:

@@ -57,7 +57,9 @@ def test_the_log_scrubs_keys_of_a_later_runner_on_the_same_log(tmp_path: Path) -
         configure_logging(Settings(_env_file=None, log_dir=logs, tavily_api_key={KEY!r}))
         logging.getLogger("research.agents").info("calling tavily with key %s", {KEY!r})
     """)
-    proc = subprocess.run([PYTHON, "-c", script], cwd=tmp_path, env=cli_env(tmp_path), capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [PYTHON, "-c", script], cwd=tmp_path, env=cli_env(tmp_path), capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "logs" / "multiagent.log").read_text()
     assert "calling tavily with key ***" in text

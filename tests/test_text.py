@@ -47,9 +47,7 @@ def test_words_fold_accents_and_split_on_punctuation() -> None:
 SPLIT_CASES = json.loads((Path(__file__).parent / "fixtures" / "sentence_splits.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"), [(case["text"], case["sentences"]) for case in SPLIT_CASES["cases"]]
-)
+@pytest.mark.parametrize(("text", "expected"), [(case["text"], case["sentences"]) for case in SPLIT_CASES["cases"]])
 def test_split_sentences_handles_abbreviations_and_decimals(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected
 

@@ -11,14 +11,25 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from research.api import (
-    MAX_PER_KIND, MAX_TOPIC_CHARS, AllocationError, Settings, TopicError, parse_allocation, validate_topic,
+    MAX_PER_KIND,
+    MAX_TOPIC_CHARS,
+    AllocationError,
+    Settings,
+    TopicError,
+    parse_allocation,
+    validate_topic,
 )
 from ui.text import md_escape
 
 SLIDERS = (("alloc_web", "Web researchers", "web"), ("alloc_academic", "Academic researchers", "academic"),
            ("alloc_book", "Book researchers", "book"))  # fmt: skip
 DEFAULTS = {
-    "topic": "", "alloc_web": 1, "alloc_academic": 1, "alloc_book": 1, "alloc_notation": "111", "alloc_auto": False,
+    "topic": "",
+    "alloc_web": 1,
+    "alloc_academic": 1,
+    "alloc_book": 1,
+    "alloc_notation": "111",
+    "alloc_auto": False,
 }
 
 
@@ -51,21 +62,36 @@ def render_inputs(settings: Settings) -> RunInputs:
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)
     st.text_area(
-        "Research topic", key="topic", height=100, persist_state="session",
+        "Research topic",
+        key="topic",
+        height=100,
+        persist_state="session",
         placeholder="e.g. How do mRNA vaccines work?  ·  How did Impressionism change painting?",
     )
     topic_problem = _topic_problem(st.session_state.topic)
     auto = st.toggle(
-        "Let the model decide", key="alloc_auto", persist_state="session",
+        "Let the model decide",
+        key="alloc_auto",
+        persist_state="session",
         help="The supervisor picks how many researchers of each kind this topic needs.",
     )
     *slider_cols, notation_col = st.columns([2, 2, 2, 1.5], gap="large", vertical_alignment="bottom")
     for column, (key, label, _kind) in zip(slider_cols, SLIDERS):
         column.slider(
-            label, 0, MAX_PER_KIND, key=key, on_change=_sliders_changed, disabled=auto, persist_state="session",
+            label,
+            0,
+            MAX_PER_KIND,
+            key=key,
+            on_change=_sliders_changed,
+            disabled=auto,
+            persist_state="session",
         )
     notation_col.text_input(
-        "Allocation", key="alloc_notation", on_change=_notation_changed, disabled=auto, max_chars=3,
+        "Allocation",
+        key="alloc_notation",
+        on_change=_notation_changed,
+        disabled=auto,
+        max_chars=3,
         persist_state="session",  # the inputs are still there after a visit to History
         help='Web, academic and book researchers as three digits: "210" = 2 web, 1 academic, 0 book.',
     )
@@ -114,7 +140,10 @@ def render_run_button(inputs: RunInputs, settings: Settings) -> bool:
     length = len(st.session_state.get("topic", "").strip())
     button_col, note_col = st.columns([1, 4], vertical_alignment="center")
     clicked = button_col.button(
-        "Run research", type="primary", icon=":material/play_arrow:", disabled=not inputs.ready,
+        "Run research",
+        type="primary",
+        icon=":material/play_arrow:",
+        disabled=not inputs.ready,
         help=None if inputs.ready else inputs.problems[0],
     )
     if not inputs.ready:

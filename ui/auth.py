@@ -78,7 +78,9 @@ def exposure_refusal(address: str | None, *, configured: bool, allowed: bool) ->
 def guard_exposure(settings: Settings) -> None:
     """Stop every page of a desk that is exposed without a login (before anything is drawn)."""
     reason = exposure_refusal(
-        st.get_option("server.address"), configured=auth_configured(), allowed=settings.allow_unauthenticated,
+        st.get_option("server.address"),
+        configured=auth_configured(),
+        allowed=settings.allow_unauthenticated,
     )
     if reason:
         st.error(reason, icon=":material/block:")

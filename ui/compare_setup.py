@@ -9,7 +9,13 @@ import streamlit as st
 from pydantic import ValidationError
 
 from research.api import (
-    MAX_PER_KIND, AllocationError, ResearchRequest, RunManager, Settings, TopicError, parse_allocation,
+    MAX_PER_KIND,
+    AllocationError,
+    ResearchRequest,
+    RunManager,
+    Settings,
+    TopicError,
+    parse_allocation,
     validate_topic,
 )
 from ui import auth, compare_session
@@ -40,8 +46,11 @@ def describe(notation: str) -> str:
 
 def render(manager: RunManager, comparisons: ComparisonStore, settings: Settings) -> None:
     new_tab, pick_tab, saved_tab = st.tabs(
-        [":material/play_arrow: Run allocations", ":material/history: Pick finished runs",
-         ":material/bookmarks: Saved comparisons"]
+        [
+            ":material/play_arrow: Run allocations",
+            ":material/history: Pick finished runs",
+            ":material/bookmarks: Saved comparisons",
+        ]
     )
     with new_tab:
         _new_runs(manager, comparisons, settings)
@@ -54,12 +63,20 @@ def render(manager: RunManager, comparisons: ComparisonStore, settings: Settings
 def _new_runs(manager: RunManager, comparisons: ComparisonStore, settings: Settings) -> None:
     options = valid_allocations(settings)
     st.text_area(
-        "Research topic", key="compare-topic", height=80, persist_state="session",
+        "Research topic",
+        key="compare-topic",
+        height=80,
+        persist_state="session",
         placeholder="e.g. How do mRNA vaccines work?",
     )
     st.multiselect(
-        "Allocations", options, default=[a for a in DEFAULT_ALLOCATIONS if a in options], key="compare-allocations",
-        format_func=describe, max_selections=MAX_RUNS, persist_state="session",
+        "Allocations",
+        options,
+        default=[a for a in DEFAULT_ALLOCATIONS if a in options],
+        key="compare-allocations",
+        format_func=describe,
+        max_selections=MAX_RUNS,
+        persist_state="session",
         help=f'{MIN_RUNS}-{MAX_RUNS} allocations in "210" notation (web, academic, book researchers). '
         "They run at the same time on the same topic.",
     )
@@ -74,7 +91,10 @@ def _new_runs(manager: RunManager, comparisons: ComparisonStore, settings: Setti
         problems.append(f"Choose {MIN_RUNS}-{MAX_RUNS} allocations (chosen: {len(chosen)}).")
     button_col, note_col = st.columns([1, 4], vertical_alignment="center")
     clicked = button_col.button(
-        "Run comparison", type="primary", icon=":material/play_arrow:", disabled=bool(problems),
+        "Run comparison",
+        type="primary",
+        icon=":material/play_arrow:",
+        disabled=bool(problems),
         help=problems[0] if problems else None,
     )
     if problems:
@@ -89,8 +109,9 @@ def _start(manager: RunManager, comparisons: ComparisonStore, topic: str, alloca
     run_ids = []
     try:
         for allocation in allocations:
-            run_ids.append(manager.start(ResearchRequest(
-                topic=topic, allocation=allocation, started_by=auth.signed_in_user())))
+            run_ids.append(
+                manager.start(ResearchRequest(topic=topic, allocation=allocation, started_by=auth.signed_in_user()))
+            )
     except (AllocationError, ValidationError, TopicError) as exc:
         message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
         st.error(f"Could not start the comparison: {md_escape(message)}", icon=":material/error:")
@@ -103,8 +124,10 @@ def _start(manager: RunManager, comparisons: ComparisonStore, topic: str, alloca
 def _pick_runs(manager: RunManager, comparisons: ComparisonStore) -> None:
     records = [r for r in manager.store.list_runs() if r.status == "finished"]
     if len(records) < MIN_RUNS:
-        st.caption(f"At least {MIN_RUNS} finished runs are needed; there {'is' if len(records) == 1 else 'are'} "
-                   f"{len(records)}.")
+        st.caption(
+            f"At least {MIN_RUNS} finished runs are needed; there {'is' if len(records) == 1 else 'are'} "
+            f"{len(records)}."
+        )
         return
     by_id = {r.run_id: r for r in records}
 
@@ -114,8 +137,13 @@ def _pick_runs(manager: RunManager, comparisons: ComparisonStore) -> None:
         return f"{r.allocation or r.requested_allocation or 'model'} · {topic} · {when(r.created_at)}"
 
     picked = st.multiselect(
-        "Runs to compare", list(by_id), key="compare-picked", format_func=label, max_selections=MAX_RUNS,
-        placeholder="Choose 2-4 finished runs", help="Runs on the same topic compare best; any finished runs work.",
+        "Runs to compare",
+        list(by_id),
+        key="compare-picked",
+        format_func=label,
+        max_selections=MAX_RUNS,
+        placeholder="Choose 2-4 finished runs",
+        help="Runs on the same topic compare best; any finished runs work.",
     )
     if st.button("Compare runs", icon=":material/compare_arrows:", disabled=len(picked) < MIN_RUNS, type="primary"):
         topics = list(dict.fromkeys(by_id[r].topic for r in picked))
@@ -132,9 +160,12 @@ def _saved(manager: RunManager, comparisons: ComparisonStore) -> None:
         return
     by_id = {c.id: c for c in saved}
     chosen = st.selectbox(
-        "Saved comparisons", list(by_id), key="compare-saved",
-        format_func=lambda cid: f"{by_id[cid].title[:80]} · {plural(len(by_id[cid].run_ids), 'run')} · "
-        f"{when(by_id[cid].created_at)}",
+        "Saved comparisons",
+        list(by_id),
+        key="compare-saved",
+        format_func=lambda cid: (
+            f"{by_id[cid].title[:80]} · {plural(len(by_id[cid].run_ids), 'run')} · {when(by_id[cid].created_at)}"
+        ),
     )
     open_col, delete_col, _ = st.columns([1.2, 1.4, 4])
     if open_col.button("Open comparison", icon=":material/open_in_new:"):

@@ -10,8 +10,8 @@ import difflib
 import re
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import pandas as pd
 
@@ -86,19 +86,30 @@ def run_stats(view: RunView, record: RunRecord | None, draft: str | None) -> Run
     status = RunStatus.INTERRUPTED if record is not None and record.status == RunStatus.INTERRUPTED else view.status
     allocation = view.allocation_notation or (record.allocation or record.requested_allocation if record else "") or ""
     return RunStats(
-        run_id=view.run_id, label=allocation or "model", topic=view.topic or (record.topic if record else ""),
-        status=status, allocation=allocation, origin=view.allocation_origin,
+        run_id=view.run_id,
+        label=allocation or "model",
+        topic=view.topic or (record.topic if record else ""),
+        status=status,
+        allocation=allocation,
+        origin=view.allocation_origin,
         sources=len(sources),
         by_kind={kind: sum(s.get("kind") == kind for s in sources) for kind in RESEARCHER_KINDS},
         by_provider=dict(Counter(s.get("provider", "") for s in sources).most_common()),
         domains={domain_of(s.get("url") or "", s.get("provider", "")) for s in sources},
         years=sorted(int(s["year"]) for s in sources if isinstance(s.get("year"), int)),
-        source_ids=set(view.sources), verdicts=[str(c.get("status", "")) for c in view.critiques],
-        gaps=gaps, cited=len(view.cited_source_ids), researchers=len(view.researchers),
+        source_ids=set(view.sources),
+        verdicts=[str(c.get("status", "")) for c in view.critiques],
+        gaps=gaps,
+        cited=len(view.cited_source_ids),
+        researchers=len(view.researchers),
         tokens=int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0)),
-        calls=int(usage.get("calls", 0)), cost_usd=float(usage.get("cost_usd", 0.0)),
-        seconds=view.seconds, headings=headings_of(draft or view.draft), draft=draft or view.draft,
-        error=view.error, warnings=len(view.warnings),
+        calls=int(usage.get("calls", 0)),
+        cost_usd=float(usage.get("cost_usd", 0.0)),
+        seconds=view.seconds,
+        headings=headings_of(draft or view.draft),
+        draft=draft or view.draft,
+        error=view.error,
+        warnings=len(view.warnings),
         kind_provider=Counter((s.get("kind", ""), s.get("provider", "")) for s in sources),
     )
 

@@ -3,7 +3,7 @@ round 1, 0 gaps left") and the run to start from next time. Pure, like ui/compar
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ui.compare_stats import RunStats, unique_sources
 from ui.text import plural
@@ -28,7 +28,8 @@ def _wins(stats: list[RunStats]) -> dict[str, list[str]]:
     finished = [s for s in stats if s.status == "finished"]
     for phrase, value, better, margin in _MEASURES:
         known = sorted(
-            ((v, s.run_id) for s in finished if (v := value(s)) is not None), reverse=better == "max",
+            ((v, s.run_id) for s in finished if (v := value(s)) is not None),
+            reverse=better == "max",
         )
         if len(known) < 2 or known[0][0] == known[1][0]:
             continue  # one run, or a tie for the best: nothing to tell apart

@@ -59,8 +59,10 @@ def _header(comparison: Comparison, stats: list[RunStats], missing: list[str]) -
     running = sum(not s.done for s in stats)
     with st.container(key="compare-header"):
         st.markdown(f"### {md_escape(comparison.title)}")
-        state = f":blue-badge[:material/progress_activity: {running} running]" if running else (
-            ":green-badge[:material/check_circle: All done]"
+        state = (
+            f":blue-badge[:material/progress_activity: {running} running]"
+            if running
+            else (":green-badge[:material/check_circle: All done]")
         )
         st.markdown(
             f"{state} · :gray[comparison {md_escape(comparison.id)} · {plural(len(comparison.run_ids), 'run')}"

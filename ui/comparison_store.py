@@ -49,9 +49,15 @@ class ComparisonStore:
         if not MIN_RUNS <= len(unique) <= MAX_RUNS:
             raise ComparisonError(f"A comparison needs {MIN_RUNS}-{MAX_RUNS} different runs, got {len(unique)}.")
         comparison = Comparison(id=uuid.uuid4().hex[:10], title=title, run_ids=unique, allocations=allocations or [])
-        self.store.save_comparison(ComparisonRecord(
-            comparison.id, comparison.title, comparison.run_ids, comparison.allocations, comparison.created_at,
-        ))
+        self.store.save_comparison(
+            ComparisonRecord(
+                comparison.id,
+                comparison.title,
+                comparison.run_ids,
+                comparison.allocations,
+                comparison.created_at,
+            )
+        )
         return comparison
 
     def get(self, comparison_id: str) -> Comparison | None:
@@ -77,7 +83,9 @@ def _import_legacy_file(store: RunStore, path: Path) -> None:
     for item in raw.get("comparisons", []) if isinstance(raw, dict) else []:
         try:
             record = ComparisonRecord(
-                id=str(item["id"]), title=str(item.get("title", "")), run_ids=[str(r) for r in item["run_ids"]],
+                id=str(item["id"]),
+                title=str(item.get("title", "")),
+                run_ids=[str(r) for r in item["run_ids"]],
                 allocations=[str(a) for a in item.get("allocations") or []],
                 created_at=float(item.get("created_at") or 0.0),
             )

@@ -64,18 +64,32 @@ def render_controls(store: RunStore, run_id: str) -> ReplayClock | None:
             st.markdown("**:material/slideshow: Replay this run**")
             st.caption("Plays the stored event log again, panel by panel: no key, no network.")
         speed_col.selectbox(
-            "Replay speed", SPEED_LABELS, key=_SPEED, on_change=_speed_changed, args=(run_id,),
+            "Replay speed",
+            SPEED_LABELS,
+            key=_SPEED,
+            on_change=_speed_changed,
+            args=(run_id,),
             help="1x replays the run at the pace it ran (long waits shortened); Instant shows the end at once.",
         )
         replay_col.button(
-            "Replay", icon=":material/replay:", type="primary", key="replay-start", on_click=_start, args=(store, run_id),
-            width="stretch", help="Start from the beginning.",
+            "Replay",
+            icon=":material/replay:",
+            type="primary",
+            key="replay-start",
+            on_click=_start,
+            args=(store, run_id),
+            width="stretch",
+            help="Start from the beginning.",
         )
         if clock is not None:
             playing = clock.playing(now)
             pause_col.button(
-                "Resume" if clock.paused else "Pause", icon=":material/play_arrow:" if clock.paused else ":material/pause:",
-                key="replay-pause", on_click=_toggle_pause, args=(run_id,), width="stretch",
+                "Resume" if clock.paused else "Pause",
+                icon=":material/play_arrow:" if clock.paused else ":material/pause:",
+                key="replay-pause",
+                on_click=_toggle_pause,
+                args=(run_id,),
+                width="stretch",
                 disabled=not clock.paused and not playing,
             )
             stop_col.button("Stop replay", icon=":material/stop:", key="replay-stop", on_click=stop, width="stretch")

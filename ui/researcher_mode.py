@@ -19,7 +19,11 @@ def render_researcher_mode(settings: Settings) -> str:
     if "researcher_mode" not in st.session_state:
         st.session_state.researcher_mode = settings.researcher_mode
     choice = st.segmented_control(
-        "Researchers", options=list(MODES), format_func=MODES.__getitem__, key="researcher_mode",
-        help=HELP, width="content",
+        "Researchers",
+        options=list(MODES),
+        format_func=MODES.__getitem__,
+        key="researcher_mode",
+        help=HELP,
+        width="content",
     )
     return choice or settings.researcher_mode  # a deselected control keeps the default

@@ -38,7 +38,10 @@ def get_manager(settings: Settings) -> RunManager | RemoteRunManager:
     try:
         return _manager(_fingerprint(settings), settings)
     except DatabaseUnavailable as exc:
-        st.error(f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
-                 "reachable, or unset the setting for the local SQLite store.", icon=":material/cloud_off:")
+        st.error(
+            f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
+            "reachable, or unset the setting for the local SQLite store.",
+            icon=":material/cloud_off:",
+        )
         st.stop()
         raise  # st.stop() raises; this keeps type checkers sure nothing is returned

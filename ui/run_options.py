@@ -7,45 +7,75 @@ function returning its ResearchRequest fields.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
 from research.api import Settings
 
-BRAINS = {"auto": "Auto (model when configured)", "offline": "Offline (no model)", "openai": "Model (OpenAI-compatible)"}
+BRAINS = {
+    "auto": "Auto (model when configured)",
+    "offline": "Offline (no model)",
+    "openai": "Model (OpenAI-compatible)",
+}
 SOURCE_MODES = {"auto": "Auto (live, library fallback)", "live": "Live only", "library": "Local library only"}
 Option = Callable[[Settings], dict[str, Any]]
 
 
 def _brain(settings: Settings) -> dict[str, Any]:
-    choice = st.selectbox("Brain", list(BRAINS), index=list(BRAINS).index(settings.llm), format_func=BRAINS.get,
-                          key="opt_brain", help="Offline needs nothing; a model needs RESEARCH_OPENAI_BASE_URL or a key.")
+    choice = st.selectbox(
+        "Brain",
+        list(BRAINS),
+        index=list(BRAINS).index(settings.llm),
+        format_func=BRAINS.get,
+        key="opt_brain",
+        help="Offline needs nothing; a model needs RESEARCH_OPENAI_BASE_URL or a key.",
+    )
     return {"llm": None if choice == settings.llm else choice}
 
 
 def _model(settings: Settings) -> dict[str, Any]:
-    text = st.text_input("Model", value=settings.model, key="opt_model", max_chars=200,
-                         help="Plans, judges and writes (RESEARCH_MODEL).")
+    text = st.text_input(
+        "Model", value=settings.model, key="opt_model", max_chars=200, help="Plans, judges and writes (RESEARCH_MODEL)."
+    )
     return {"model": text.strip() if text.strip() and text.strip() != settings.model else None}
 
 
 def _fast_model(settings: Settings) -> dict[str, Any]:
     default = settings.fast_model or ""
-    text = st.text_input("Fast model", value=default, key="opt_fast_model", max_chars=200,
-                         placeholder="same as the model", help="Writes queries and notes (RESEARCH_FAST_MODEL).")
+    text = st.text_input(
+        "Fast model",
+        value=default,
+        key="opt_fast_model",
+        max_chars=200,
+        placeholder="same as the model",
+        help="Writes queries and notes (RESEARCH_FAST_MODEL).",
+    )
     return {"fast_model": text.strip() if text.strip() and text.strip() != default else None}
 
 
 def _sources(settings: Settings) -> dict[str, Any]:
-    choice = st.selectbox("Sources", list(SOURCE_MODES), index=list(SOURCE_MODES).index(settings.sources),
-                          format_func=SOURCE_MODES.get, key="opt_sources")
+    choice = st.selectbox(
+        "Sources",
+        list(SOURCE_MODES),
+        index=list(SOURCE_MODES).index(settings.sources),
+        format_func=SOURCE_MODES.get,
+        key="opt_sources",
+    )
     return {"sources": None if choice == settings.sources else choice}
 
 
 def _revision_rounds(settings: Settings) -> dict[str, Any]:
-    rounds = st.number_input("Revision rounds", min_value=0, max_value=5, value=settings.max_iterations, step=1,
-                             key="opt_rounds", help="How often the analyst may send researchers back.")
+    rounds = st.number_input(
+        "Revision rounds",
+        min_value=0,
+        max_value=5,
+        value=settings.max_iterations,
+        step=1,
+        key="opt_rounds",
+        help="How often the analyst may send researchers back.",
+    )
     return {"max_iterations": None if rounds == settings.max_iterations else int(rounds)}
 
 

@@ -11,7 +11,8 @@ Values are never displayed or logged.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import streamlit as st
 

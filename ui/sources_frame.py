@@ -7,8 +7,20 @@ import pandas as pd
 from research.api import RunView, render_csv
 from ui.text import domain_of, is_web_link
 
-COLUMNS = ["Source id", "Title", "Link", "Kind", "Provider", "Domain", "Year", "Researcher", "Relevance", "Cited",
-           "Snippet", "URL"]
+COLUMNS = [
+    "Source id",
+    "Title",
+    "Link",
+    "Kind",
+    "Provider",
+    "Domain",
+    "Year",
+    "Researcher",
+    "Relevance",
+    "Cited",
+    "Snippet",
+    "URL",
+]
 # What the table shows: "Link" is displayed as the title (see ui/panels/sources_table.py).
 SHOWN = ["Link", "Cited", "Kind", "Provider", "Domain", "Year", "Researcher", "Relevance", "Snippet"]
 
@@ -35,22 +47,24 @@ def sources_frame(view: RunView) -> pd.DataFrame:
     for source_id, s in view.sources.items():
         url, provider = s.get("url") or "", s.get("provider", "")
         top = best.get(provider) or 0.0
-        rows.append({
-            "Source id": source_id,
-            "Title": s.get("title", ""),
-            # Every row needs a distinct link value, since the table shows it as the title.
-            # Only http(s) is clickable: a javascript: or file: URL from outside never becomes a link.
-            "Link": url if is_web_link(url) else f"source:{source_id}",
-            "Kind": s.get("kind", ""),
-            "Provider": provider,
-            "Domain": domain_of(url, provider),
-            "Year": s.get("year"),
-            "Researcher": ", ".join(finders.get(source_id) or [s.get("researcher_id") or ""]).strip(", "),
-            "Relevance": round(float(s.get("score") or 0.0) / top, 3) if top > 0 else 0.0,
-            "Cited": source_id in cited,
-            "Snippet": s.get("snippet", ""),
-            "URL": url,
-        })
+        rows.append(
+            {
+                "Source id": source_id,
+                "Title": s.get("title", ""),
+                # Every row needs a distinct link value, since the table shows it as the title.
+                # Only http(s) is clickable: a javascript: or file: URL from outside never becomes a link.
+                "Link": url if is_web_link(url) else f"source:{source_id}",
+                "Kind": s.get("kind", ""),
+                "Provider": provider,
+                "Domain": domain_of(url, provider),
+                "Year": s.get("year"),
+                "Researcher": ", ".join(finders.get(source_id) or [s.get("researcher_id") or ""]).strip(", "),
+                "Relevance": round(float(s.get("score") or 0.0) / top, 3) if top > 0 else 0.0,
+                "Cited": source_id in cited,
+                "Snippet": s.get("snippet", ""),
+                "URL": url,
+            }
+        )
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["Year"] = frame["Year"].astype("Int64")
     return frame.sort_values(["Cited", "Relevance"], ascending=[False, False], kind="stable").reset_index(drop=True)

@@ -15,7 +15,9 @@ from research.api import inert_markdown
 KIND_ICONS = {"web": ":material/public:", "academic": ":material/school:", "book": ":material/menu_book:"}
 KIND_LABELS = {"web": "Web", "academic": "Academic", "book": "Book"}
 ORIGIN_LABELS = {
-    "user": "Set by you", "llm": "Chosen by the model", "offline": "Chosen by the offline classifier",
+    "user": "Set by you",
+    "llm": "Chosen by the model",
+    "offline": "Chosen by the offline classifier",
     "default": "Balanced default",
 }
 # Short forms for tables (History's Origin column, the Compare cards).

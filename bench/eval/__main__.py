@@ -32,8 +32,9 @@ def run_topic(item: EvalTopic, llm: str, extra: dict[str, Any]) -> dict[str, Any
     from research.sources.library.importer import import_bytes
 
     with tempfile.TemporaryDirectory(prefix="eval-") as tmp:
-        settings = Settings(_env_file=None, data_dir=Path(tmp) / "data", log_dir=Path(tmp) / "logs",
-                            sources="library", llm=llm, **extra)
+        settings = Settings(
+            _env_file=None, data_dir=Path(tmp) / "data", log_dir=Path(tmp) / "logs", sources="library", llm=llm, **extra
+        )
         runner = ResearchRunner(settings)
         for name, text in item.imported:
             report = import_bytes(runner.library, name, text.encode("utf-8"), None)
@@ -46,13 +47,21 @@ def run_topic(item: EvalTopic, llm: str, extra: dict[str, Any]) -> dict[str, Any
         from bench.eval.sensitivity import miscited_flagged
 
         flagged, miscited = miscited_flagged(
-            view.draft or "", {int(n): sid for n, sid in view.citations.items()},
+            view.draft or "",
+            {int(n): sid for n, sid in view.citations.items()},
             lambda sid: runner.store.get_text(run_id, sid),
         )
-    row = figures(view, library_topic=item.library_topic, uncovered=item.group == "uncovered",
-                  imported=item.group == "imported")
-    return {"topic": item.topic, "group": item.group, "seconds": round(seconds, 2), **row,
-            "miscited_flagged": flagged, "miscited_checked": miscited}
+    row = figures(
+        view, library_topic=item.library_topic, uncovered=item.group == "uncovered", imported=item.group == "imported"
+    )
+    return {
+        "topic": item.topic,
+        "group": item.group,
+        "seconds": round(seconds, 2),
+        **row,
+        "miscited_flagged": flagged,
+        "miscited_checked": miscited,
+    }
 
 
 def run_brain(label: str, llm: str, extra: dict[str, Any]) -> dict[str, Any]:
@@ -76,15 +85,25 @@ def main(argv: list[str] | None = None) -> int:
         from tests.fakes.openai_server import FakeOpenAIServer
 
         with FakeOpenAIServer() as fake:
-            smoke = run_brain("llm-smoke (loopback fake model)", "openai", {
-                "openai_base_url": fake.base_url, "openai_api_key": "not-needed", "model": "fake-model",
-            })
+            smoke = run_brain(
+                "llm-smoke (loopback fake model)",
+                "openai",
+                {
+                    "openai_base_url": fake.base_url,
+                    "openai_api_key": "not-needed",
+                    "model": "fake-model",
+                },
+            )
         smoke["note"] = "A scripted fake model: proves the LLM path runs, its figures say nothing about quality."
         brains.append(smoke)
     from bench.eval.relevance import measure as relevance_sweep
 
-    results = {"generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "targets": TARGETS,
-               "brains": brains, "relevance": relevance_sweep()}
+    results = {
+        "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "targets": TARGETS,
+        "brains": brains,
+        "relevance": relevance_sweep(),
+    }
     write_results(results, ROOT, readme=not args.no_readme)
     offline = brains[0]["summary"]
     print(json.dumps(offline, indent=2))

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from research.drafts.citations import CITATION, SOURCES_HEADING
 from research.brains.offline_writer import _LEANS_BACK
+from research.drafts.citations import CITATION, SOURCES_HEADING
 from research.drafts.review import find_issues
-from research.text import split_sentences
 from research.runs.view import RunView
 from research.schemas import CheckedClaim
+from research.text import split_sentences
 
 EMPTY_DRAFT_PHRASE = "No relevant sources were found"
 _URL = re.compile(r"https?://[^\s)>\]]+")

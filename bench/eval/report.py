@@ -36,8 +36,9 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "off_topic_cited_covered": sum(r["off_topic_cited"] for r in answerable),
         "questions_covered": f"{sum(r['questions_covered'] for r in answerable)} of {sum(r['questions'] for r in answerable)}",
         "repeated_sentences": sum(r["repeated_sentences"] for r in rows),
-        "miscited_claims_flagged": _share(sum(r.get("miscited_flagged", 0) for r in rows),
-                                          sum(r.get("miscited_checked", 0) for r in rows)),
+        "miscited_claims_flagged": _share(
+            sum(r.get("miscited_flagged", 0) for r in rows), sum(r.get("miscited_checked", 0) for r in rows)
+        ),
         "orphan_openers": sum(r.get("orphan_openers", 0) for r in rows),
         "empty_runs_say_so": f"{sum(r['says_empty'] for r in uncovered)} of {len(uncovered)}",
         "answerable_runs_with_evidence": f"{sum(r['evidence'] != 'none' for r in answerable)} of {len(answerable)}",
@@ -52,15 +53,20 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def markdown(results: dict[str, Any]) -> str:
-    lines = [f"Measured {results['generated_at']} by `make eval` (bench/eval/). Targets: "
-             + "; ".join(results["targets"].values()) + ".", ""]
+    lines = [
+        f"Measured {results['generated_at']} by `make eval` (bench/eval/). Targets: "
+        + "; ".join(results["targets"].values())
+        + ".",
+        "",
+    ]
     for brain in results["brains"]:
         s = brain["summary"]
         lines += [f"**{brain['brain']}** (targets met: {'yes' if s['targets_met'] else 'NO'})", ""]
         if brain.get("note"):
             lines += [brain["note"], ""]
         lines += [
-            "| figure | value |", "| --- | --- |",
+            "| figure | value |",
+            "| --- | --- |",
             f"| citation precision (supported / checked claims) | {s['citation_precision']} of {s['claims_checked']} claims |",
             f"| invented or unresolvable citations | {s['invented_citations']} |",
             f"| off-topic sources cited, uncovered topics | {s['off_topic_cited_uncovered']} |",
@@ -87,8 +93,10 @@ def markdown(results: dict[str, Any]) -> str:
             f"**Relevance threshold** (every sample document against every library and uncovered topic, "
             f"{rel['pairs']} pairs): at MIN_SCORE {rel['min_score']} the ranking keeps "
             f"{rel['own_documents_kept']:.0%} of a topic's own documents and {rel['other_documents_kept']} of "
-            "other topics'.", "",
-            "| threshold | own documents kept | other documents kept |", "| --- | --- | --- |",
+            "other topics'.",
+            "",
+            "| threshold | own documents kept | other documents kept |",
+            "| --- | --- | --- |",
         ]
         lines += [f"| {t} | {v['own_kept']:.0%} | {v['other_kept']} |" for t, v in rel["sweep"].items()]
         lines.append("")
@@ -104,5 +112,9 @@ def write_results(results: dict[str, Any], root: Path, *, readme: bool) -> None:
         current = path.read_text(encoding="utf-8")
         if README_START in current and README_END in current:
             block = f"{README_START}\n{text}{README_END}"
-            path.write_text(re.sub(re.escape(README_START) + ".*?" + re.escape(README_END), lambda _: block,
-                                   current, flags=re.DOTALL), encoding="utf-8")
+            path.write_text(
+                re.sub(
+                    re.escape(README_START) + ".*?" + re.escape(README_END), lambda _: block, current, flags=re.DOTALL
+                ),
+                encoding="utf-8",
+            )

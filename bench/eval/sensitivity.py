@@ -4,7 +4,7 @@ wrong source (n -> the next source), and counts how many of those miscited claim
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from research.drafts.claims import check_claims
 

@@ -55,6 +55,10 @@ TOPICS: list[EvalTopic] = [
     EvalTopic("What are the health effects of intermittent fasting?", "uncovered", None),
     EvalTopic("How are bagpipes made?", "uncovered", None),
     EvalTopic("What causes volcanic eruptions?", "uncovered", None),
-    EvalTopic("How does sourdough bread fermentation work?", "imported", None,
-              [("sourdough-web.md", SOURDOUGH), ("sourdough-book.md", SOURDOUGH_BOOK)]),
+    EvalTopic(
+        "How does sourdough bread fermentation work?",
+        "imported",
+        None,
+        [("sourdough-web.md", SOURDOUGH), ("sourdough-book.md", SOURDOUGH_BOOK)],
+    ),
 ]

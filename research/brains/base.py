@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Literal, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from research.schemas import (
     AnalystVerdict,

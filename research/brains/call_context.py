@@ -7,9 +7,9 @@ machinery deep below reads it, so no brain method signature has to carry it.
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
 
 
 @dataclass(frozen=True)

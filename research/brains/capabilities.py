@@ -44,8 +44,10 @@ def is_context_overflow(exc: BaseException) -> bool:
     recognises OpenAI's wording; llama-cpp-python says "maximum context length" with a 400."""
     if isinstance(exc, ContextOverflowError):
         return True
-    return isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 413, 422) and bool(
-        _OVERFLOW_WORDS.search(f"{exc.message} {exc.body!r}")
+    return (
+        isinstance(exc, openai.APIStatusError)
+        and exc.status_code in (400, 413, 422)
+        and bool(_OVERFLOW_WORDS.search(f"{exc.message} {exc.body!r}"))
     )
 
 

@@ -24,7 +24,9 @@ def judge_claims(brain, claims: list[CheckedClaim]) -> list[CheckedClaim]:
         return claims
     numbered = "\n".join(f"{k}. {prompts.neutralise(claims[i].sentence)}" for k, i in enumerate(judged, 1))
     blocks = [
-        prompts.render_source(f'n="{k}"', kind="passage", title=claims[i].source_id or "", url="", text=claims[i].passage)
+        prompts.render_source(
+            f'n="{k}"', kind="passage", title=claims[i].source_id or "", url="", text=claims[i].passage
+        )
         for k, i in enumerate(judged, 1)
     ]
     messages = [

@@ -72,11 +72,11 @@ def _without(content: str, blocks: list[re.Match[str]], gone: set[int]) -> str:
     pieces: list[str] = []
     last = 0
     for i, block in enumerate(blocks):
-        pieces.append(content[last:block.start()])
+        pieces.append(content[last : block.start()])
         last = block.end()
         if i not in gone:
             pieces.append(block.group(0))
-        elif content[last:last + 1] == "\n":
+        elif content[last : last + 1] == "\n":
             last += 1  # the line break that separated it from the next block
     pieces.append(content[last:])
     return "".join(pieces)

@@ -10,15 +10,16 @@ Warnings never carry secrets: known secret values and key-shaped strings are mas
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import openai
 
-from research.brains.call_context import in_step
 from research.brains.base import Brain, BudgetExceeded, NumberedSource, Plan, TextLookup
+from research.brains.call_context import in_step
 from research.brains.model_output import InvalidModelOutput
-from research.secrets import mask
 from research.schemas import AnalystVerdict, ResearcherKind, ResearcherReport, ResearcherTask, Source, Usage
+from research.secrets import mask
 
 T = TypeVar("T")
 WarningSink = Callable[[str, str], None]  # (source, message), e.g. ("openai", "plan failed (...)")
@@ -47,7 +48,9 @@ class FallbackBrain:
         self._secrets = [s for s in secrets if s]
 
     def plan(self, topic: str, *, max_researchers: int, wants_allocation: bool) -> Plan:
-        return self._step("plan", lambda b: b.plan(topic, max_researchers=max_researchers, wants_allocation=wants_allocation))
+        return self._step(
+            "plan", lambda b: b.plan(topic, max_researchers=max_researchers, wants_allocation=wants_allocation)
+        )
 
     def queries(self, task: ResearcherTask, kind: ResearcherKind) -> list[str]:
         return self._step("queries", lambda b: b.queries(task, kind), researcher_id=task.researcher_id)

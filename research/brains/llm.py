@@ -16,12 +16,17 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
 from research import prompts
-from research.drafts import guard as draft_guard
 from research.brains.base import NumberedSource, Plan, TextLookup
-from research.brains.model_output import InvalidModelOutput, strip_think
 from research.brains.llm_calls import ModelCaller
-from research.brains.plan_decision import SupervisorDecisionReply, plan_from_decision, reply_questions, validate_decision
+from research.brains.model_output import InvalidModelOutput, strip_think
+from research.brains.plan_decision import (
+    SupervisorDecisionReply,
+    plan_from_decision,
+    reply_questions,
+    validate_decision,
+)
 from research.brains.usage_meter import UsageMeter
+from research.drafts import guard as draft_guard
 from research.schemas import (
     AnalystVerdict,
     QueryPlan,
@@ -87,33 +92,41 @@ class LLMBrain:
         self._main = chat_model(settings, settings.model, max_retries=max_retries, streaming=streaming)
         fast = settings.effective_fast_model
         self._fast = (
-            self._main if fast == settings.model
+            self._main
+            if fast == settings.model
             else chat_model(settings, fast, max_retries=max_retries, streaming=streaming)
         )
         self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
         self.caller = ModelCaller(settings, self.meter, source=self.kind)
         # Names the server in warnings without its URL (a URL may carry credentials).
-        self.server_label = f"model {self.name} at {'OpenAI' if self.caller.is_openai else 'the OPENAI_BASE_URL server'}"
+        self.server_label = (
+            f"model {self.name} at {'OpenAI' if self.caller.is_openai else 'the OPENAI_BASE_URL server'}"
+        )
 
     # --- Brain protocol -----------------------------------------------------------------------
 
     def plan(self, topic: str, *, max_researchers: int, wants_allocation: bool) -> Plan:
         note = (
             prompts.ALLOCATION_WANTED_NOTE.format(max_researchers=max_researchers)
-            if wants_allocation else prompts.ALLOCATION_FIXED_NOTE
+            if wants_allocation
+            else prompts.ALLOCATION_FIXED_NOTE
         )
         messages = [
-            SystemMessage(prompts.SUPERVISOR_SYSTEM.format(
-                max_researchers=max_researchers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
-            )),
+            SystemMessage(
+                prompts.SUPERVISOR_SYSTEM.format(
+                    max_researchers=max_researchers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
+                )
+            ),
             HumanMessage(prompts.SUPERVISOR_USER.format(topic=topic, allocation_note=note)),
         ]
         reply = self._structured(self._main, SupervisorDecisionReply, messages)
         decision, problem = validate_decision(reply, max_researchers)
         if problem:  # one repair turn, with the validation error
-            repair = [*messages, AIMessage(reply.model_dump_json()), HumanMessage(
-                prompts.PLAN_REPAIR_INSTRUCTION.format(error=problem)
-            )]
+            repair = [
+                *messages,
+                AIMessage(reply.model_dump_json()),
+                HumanMessage(prompts.PLAN_REPAIR_INSTRUCTION.format(error=problem)),
+            ]
             reply = self._structured(self._main, SupervisorDecisionReply, repair)
             decision, problem = validate_decision(reply, max_researchers)
         questions = _unique_lines(reply_questions(reply))[:MAX_QUESTIONS]
@@ -122,19 +135,26 @@ class LLMBrain:
     def queries(self, task: ResearcherTask, kind: ResearcherKind) -> list[str]:
         focus = (
             prompts.QUERY_FOCUS_NOTE.format(iteration=task.iteration, focus=prompts.bullet_list(task.focus_queries))
-            if task.focus_queries else ""
+            if task.focus_queries
+            else ""
         )
         messages = [
-            SystemMessage(prompts.QUERY_SYSTEM.format(
-                kind=kind, kind_guidance=prompts.QUERY_KIND_GUIDANCE[kind], untrusted_rule=prompts.UNTRUSTED_DATA_RULE
-            )),
-            HumanMessage(prompts.QUERY_USER.format(
-                topic=task.topic or task.question,
-                question=task.question,
-                angle=task.angle or "the question as a whole",
-                focus_note=focus,
-                kind=kind,
-            )),
+            SystemMessage(
+                prompts.QUERY_SYSTEM.format(
+                    kind=kind,
+                    kind_guidance=prompts.QUERY_KIND_GUIDANCE[kind],
+                    untrusted_rule=prompts.UNTRUSTED_DATA_RULE,
+                )
+            ),
+            HumanMessage(
+                prompts.QUERY_USER.format(
+                    topic=task.topic or task.question,
+                    question=task.question,
+                    angle=task.angle or "the question as a whole",
+                    focus_note=focus,
+                    kind=kind,
+                )
+            ),
         ]
         result = self._structured(self._fast, QueryPlan, messages)
         queries = [_clean_query(q) for q in result.queries]
@@ -146,14 +166,14 @@ class LLMBrain:
     def notes(self, task: ResearcherTask, sources: list[Source], text_of: TextLookup) -> str:
         if not sources:
             return f"No sources found for: {task.question}"  # nothing to summarise: no call spent
-        blocks = [
-            _source_block(f'id="{s.id}"', s, text_of, NOTES_SOURCE_CHARS) for s in sources[:NOTES_MAX_SOURCES]
-        ]
+        blocks = [_source_block(f'id="{s.id}"', s, text_of, NOTES_SOURCE_CHARS) for s in sources[:NOTES_MAX_SOURCES]]
         messages = [
             SystemMessage(prompts.NOTES_SYSTEM.format(kind=task.kind, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
-            HumanMessage(prompts.NOTES_USER.format(
-                question=task.question, topic=task.topic or task.question, sources=prompts.render_sources(blocks)
-            )),
+            HumanMessage(
+                prompts.NOTES_USER.format(
+                    question=task.question, topic=task.topic or task.question, sources=prompts.render_sources(blocks)
+                )
+            ),
         ]
         return self._text(self._fast, messages, role="notes")
 
@@ -172,13 +192,17 @@ class LLMBrain:
         ]
         notes = "\n\n".join(_report_block(r) for r in reports) or "(no researcher notes)"
         messages = [
-            SystemMessage(prompts.ANALYST_SYSTEM.format(iteration=iteration, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
-            HumanMessage(prompts.ANALYST_USER.format(
-                topic=topic,
-                questions=prompts.numbered_list(questions),
-                notes=notes,
-                sources=prompts.render_sources(blocks),
-            )),
+            SystemMessage(
+                prompts.ANALYST_SYSTEM.format(iteration=iteration, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
+            ),
+            HumanMessage(
+                prompts.ANALYST_USER.format(
+                    topic=topic,
+                    questions=prompts.numbered_list(questions),
+                    notes=notes,
+                    sources=prompts.render_sources(blocks),
+                )
+            ),
         ]
         verdict = self._structured(self._main, AnalystVerdict, messages)
         return _complete_verdict(verdict, questions, has_sources=bool(sources))
@@ -195,16 +219,21 @@ class LLMBrain:
         blocks = [_source_block(f'n="{ns.n}"', ns.source, text_of, WRITER_SOURCE_CHARS) for ns in shown]
         gaps = (
             prompts.WRITER_GAPS_INSTRUCTION.format(gaps=prompts.bullet_list(known_gaps))
-            if known_gaps else prompts.WRITER_NO_GAPS_INSTRUCTION
+            if known_gaps
+            else prompts.WRITER_NO_GAPS_INSTRUCTION
         )
         numbers = ", ".join(str(ns.n) for ns in shown) or "none"
         messages = [
-            SystemMessage(prompts.WRITER_SYSTEM.format(
-                gaps_instruction=gaps, numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
-            )),
-            HumanMessage(prompts.WRITER_USER.format(
-                topic=topic, questions=prompts.numbered_list(questions), sources=prompts.render_sources(blocks)
-            )),
+            SystemMessage(
+                prompts.WRITER_SYSTEM.format(
+                    gaps_instruction=gaps, numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
+                )
+            ),
+            HumanMessage(
+                prompts.WRITER_USER.format(
+                    topic=topic, questions=prompts.numbered_list(questions), sources=prompts.render_sources(blocks)
+                )
+            ),
         ]
         draft = self._text(self._main, messages, role="writer")
         # Unknown citations and links are removed by the writer node, which warns about each.
@@ -219,9 +248,11 @@ class LLMBrain:
         numbers = ", ".join(str(ns.n) for ns in shown) or "none"
         messages = [
             SystemMessage(prompts.REVISE_SYSTEM.format(numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
-            HumanMessage(prompts.REVISE_USER.format(
-                instruction=instruction, draft=prompts.neutralise(draft), sources=prompts.render_sources(blocks)
-            )),
+            HumanMessage(
+                prompts.REVISE_USER.format(
+                    instruction=instruction, draft=prompts.neutralise(draft), sources=prompts.render_sources(blocks)
+                )
+            ),
         ]
         revised = self._text(self._main, messages, role="writer")
         revised = draft_guard.strip_reference_section(revised)

@@ -37,7 +37,12 @@ from research.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
 OPENAI_BASE = "https://api.openai.com/v1"
-ROLE_OF_SCHEMA = {"QueryPlan": "queries", "ResearchPlan": "plan", "SupervisorDecision": "plan", "AnalystVerdict": "judge"}
+ROLE_OF_SCHEMA = {
+    "QueryPlan": "queries",
+    "ResearchPlan": "plan",
+    "SupervisorDecision": "plan",
+    "AnalystVerdict": "judge",
+}
 # The writer's reference list is rebuilt from the citations: stop before the model writes its own.
 ROLE_STOPS = {"writer": ["\n## Sources", "\n## References", "\nSources:\n"]}
 ESTIMATE_CHARS_PER_TOKEN = 4
@@ -69,7 +74,10 @@ class ModelCaller:
 
         def attempt(prompt: list[BaseMessage]) -> M:
             parsed, _usage = invoke_structured(
-                llm, schema, prompt, invoke=lambda r, p: self._call(llm, role, r, p, structured=True),
+                llm,
+                schema,
+                prompt,
+                invoke=lambda r, p: self._call(llm, role, r, p, structured=True),
                 memory=self.memory,
             )
             return parsed
@@ -92,13 +100,13 @@ class ModelCaller:
             with self._lock:
                 if figure:
                     self._context_tokens = int(figure.group(1))
-            allowed = (
-                prompt_chars_allowed(int(figure.group(1)), cap) if figure else prompt_chars(prompt) // 2
-            )
+            allowed = prompt_chars_allowed(int(figure.group(1)), cap) if figure else prompt_chars(prompt) // 2
             smaller, dropped = fit_messages(prompt, min(allowed, prompt_chars(prompt) * 3 // 4))
             if not dropped:
                 raise
-            self._warn(role, f"prompt over the model's context: dropped the {dropped} least relevant sources and retried")
+            self._warn(
+                role, f"prompt over the model's context: dropped the {dropped} least relevant sources and retried"
+            )
             return attempt(smaller)
 
     def _fit(self, role: str, messages: list[BaseMessage], cap: int) -> list[BaseMessage]:
@@ -108,8 +116,11 @@ class ModelCaller:
             return messages
         fitted, dropped = fit_messages(messages, prompt_chars_allowed(context, cap))
         if dropped:
-            self._warn(role, f"dropped the {dropped} least relevant sources to fit the model's "
-                             f"{context:,}-token context (RESEARCH_CONTEXT_TOKENS)")
+            self._warn(
+                role,
+                f"dropped the {dropped} least relevant sources to fit the model's "
+                f"{context:,}-token context (RESEARCH_CONTEXT_TOKENS)",
+            )
         return fitted
 
     # --- one request ----------------------------------------------------------------------------
@@ -128,7 +139,9 @@ class ModelCaller:
         try:
             with self.slots:  # waits for a free slot; the request (and its timeout) starts after
                 reply, finish = stream_reply(
-                    runnable.bind(**options), prompt, deadline_seconds=self.settings.llm_reply_seconds,
+                    runnable.bind(**options),
+                    prompt,
+                    deadline_seconds=self.settings.llm_reply_seconds,
                     progress=progress,
                 )
         except openai.LengthFinishReasonError:
@@ -137,9 +150,19 @@ class ModelCaller:
             record.seconds = round(time.monotonic() - started, 2)
             self.meter.log_call(record)
             _log_call(record)
-            self.meter.record(model, Usage(calls=1, failed_calls=1, completion_tokens=progress.tokens,
-                                           prompt_tokens=prompt_chars(prompt) // ESTIMATE_CHARS_PER_TOKEN))
-            self._warn(role, f"reply cut at its cap of {cap} tokens (RESEARCH_REPLY_TOKENS_{role.upper()}) before its JSON ended")
+            self.meter.record(
+                model,
+                Usage(
+                    calls=1,
+                    failed_calls=1,
+                    completion_tokens=progress.tokens,
+                    prompt_tokens=prompt_chars(prompt) // ESTIMATE_CHARS_PER_TOKEN,
+                ),
+            )
+            self._warn(
+                role,
+                f"reply cut at its cap of {cap} tokens (RESEARCH_REPLY_TOKENS_{role.upper()}) before its JSON ended",
+            )
             raise
         except Exception:
             record.failed, record.seconds = True, round(time.monotonic() - started, 2)
@@ -151,9 +174,12 @@ class ModelCaller:
         if not usage.total_tokens and progress.tokens:
             # llama-cpp-python sends no usage chunk when streaming: count what was streamed (one
             # chunk per token there) and estimate the prompt, so the token budget still holds.
-            usage = usage.model_copy(update={
-                "completion_tokens": progress.tokens, "prompt_tokens": prompt_chars(prompt) // ESTIMATE_CHARS_PER_TOKEN,
-            })
+            usage = usage.model_copy(
+                update={
+                    "completion_tokens": progress.tokens,
+                    "prompt_tokens": prompt_chars(prompt) // ESTIMATE_CHARS_PER_TOKEN,
+                }
+            )
             record.estimated = True
         record.completion_tokens, record.finish_reason = usage.completion_tokens, finish
         record.seconds = round(time.monotonic() - started, 2)
@@ -164,7 +190,9 @@ class ModelCaller:
         self.meter.record(model, usage)
         _log_call(record)
         if finish == "length":
-            self._warn(role, f"reply cut at its cap of {cap} tokens (RESEARCH_REPLY_TOKENS_{role.upper()}); used as it is")
+            self._warn(
+                role, f"reply cut at its cap of {cap} tokens (RESEARCH_REPLY_TOKENS_{role.upper()}); used as it is"
+            )
         elif finish == "deadline":
             seconds = self.settings.llm_reply_seconds
             if structured:
@@ -185,6 +213,12 @@ def _log_call(record: CallRecord) -> None:
     """One line per model call in the agent log (what the real-model lane checks the caps with)."""
     agent_log.info(
         "[MODEL] role=%s model=%s cap=%d completion_tokens=%d finish=%s failed=%s seconds=%.2f estimated=%s",
-        record.role, record.model, record.cap, record.completion_tokens, record.finish_reason,
-        record.failed, record.seconds, record.estimated,
+        record.role,
+        record.model,
+        record.cap,
+        record.completion_tokens,
+        record.finish_reason,
+        record.failed,
+        record.seconds,
+        record.estimated,
     )

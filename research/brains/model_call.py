@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.utils import message_chunk_to_message
@@ -29,8 +29,12 @@ from research.events.payloads_model import DraftDeltaData, ModelProgressData
 PROGRESS_SECONDS = 0.5
 PROGRESS_TOKENS = 50
 STEP_NODE = {
-    "plan": "supervisor", "queries": "researcher", "notes": "researcher",
-    "judge": "analyst", "write": "writer", "revise": "writer",
+    "plan": "supervisor",
+    "queries": "researcher",
+    "notes": "researcher",
+    "judge": "analyst",
+    "write": "writer",
+    "revise": "writer",
 }
 
 _slots: dict[tuple[str, int], threading.BoundedSemaphore] = {}
@@ -93,14 +97,20 @@ class Progress:
         rid = self.step.researcher_id
         if self.draft:
             # Reasoning blocks never reach the preview: an open <think> hides everything after it.
-            visible = strip_think(self._raw.split("<think>")[0] if self._raw.count("<think>") > self._raw.count("</think>") else self._raw)
+            visible = strip_think(
+                self._raw.split("<think>")[0] if self._raw.count("<think>") > self._raw.count("</think>") else self._raw
+            )
             if len(visible) > self.chars and visible.startswith(self._sent):
-                piece = visible[self.chars:]
+                piece = visible[self.chars :]
                 self.chars, self._sent = len(visible), visible
                 emit("draft_delta", **DraftDeltaData(text=piece, chars=self.chars).model_dump())
         data = ModelProgressData(
-            node=STEP_NODE.get(self.step.step, self.step.step), step=self.step.step, model=self.model,
-            tokens=self.tokens, seconds=round(now - self._t0, 2), done=done,
+            node=STEP_NODE.get(self.step.step, self.step.step),
+            step=self.step.step,
+            model=self.model,
+            tokens=self.tokens,
+            seconds=round(now - self._t0, 2),
+            done=done,
         )
         emit("model_progress", researcher_id=rid, **data.model_dump())
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+
 class InvalidModelOutput(ValueError):
     """The model answered, but with nothing usable (empty, or not the shape asked for)."""
 
@@ -63,8 +64,19 @@ def extract_json_object(text: str) -> dict[str, Any]:
 # Keywords OpenAI's strict structured outputs reject or that local grammars handle badly.
 _UNSUPPORTED_KEYWORDS = frozenset(
     {
-        "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-        "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
+        "default",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
     }
 )
 

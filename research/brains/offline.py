@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from research.drafts.inert import clean_quoted_sentence
 from research.brains.base import NumberedSource, Plan, TextLookup
 from research.brains.topics import (
     ALLOCATION_GUIDANCE,
@@ -19,6 +18,8 @@ from research.brains.topics import (
     research_questions,
     subject_of,
 )
+from research.drafts.inert import clean_quoted_sentence
+from research.relevance.scoring import is_on_topic
 from research.schemas import (
     AnalystVerdict,
     QuestionCoverage,
@@ -28,7 +29,6 @@ from research.schemas import (
     Source,
     Usage,
 )
-from research.relevance.scoring import is_on_topic
 from research.text import BM25, split_sentences, tokenize
 
 # A source is relevant to a question when it contains this share of the question's terms.
@@ -54,7 +54,11 @@ _QUERY_TEMPLATES: dict[ResearcherKind, tuple[tuple[str, ...], ...]] = {
         ("{s} {focus} comparison criticism", "{s} {focus} pros and cons", "{s} {focus} community debate"),
     ),
     "academic": (
-        ("{s} {focus} systematic review", "{s} {focus} meta-analysis study methodology", "{s} {focus} empirical research"),
+        (
+            "{s} {focus} systematic review",
+            "{s} {focus} meta-analysis study methodology",
+            "{s} {focus} empirical research",
+        ),
         ("{s} {focus} randomized trial", "{s} {focus} quantitative analysis", "{s} {focus} review article"),
         ("{s} {focus} recent advances", "{s} {focus} limitations critique", "{s} {focus} open problems"),
     ),
@@ -67,8 +71,10 @@ _QUERY_TEMPLATES: dict[ResearcherKind, tuple[tuple[str, ...], ...]] = {
 
 
 _QUESTION_FILLER = set(
-    tokenize("what how why who when which does did is are the of and in on for its their was were "
-             "behind say about remain open main define defines address problems")
+    tokenize(
+        "what how why who when which does did is are the of and in on for its their was were "
+        "behind say about remain open main define defines address problems"
+    )
 )
 
 
@@ -101,7 +107,7 @@ class OfflineBrain:
             return f"No sources found for: {task.question}"
         picked = _best_sentences(task.question, task.topic, sources, text_of, limit=3)
         lines = [f"- {sentence} ({source.title})" for sentence, source in picked]
-        return f"{len(sources)} sources for \"{task.question}\".\n" + "\n".join(lines)
+        return f'{len(sources)} sources for "{task.question}".\n' + "\n".join(lines)
 
     def judge(
         self,
@@ -124,10 +130,10 @@ class OfflineBrain:
             note = f"{len(relevant)} relevant sources from {len(origins)} origins"
             coverage.append(QuestionCoverage(question=question, covered=covered, source_count=len(relevant), note=note))
             if covered:
-                critique.append(f"Covered: \"{question}\" ({note}).")
+                critique.append(f'Covered: "{question}" ({note}).')
             else:
                 critique.append(
-                    f"Thin: \"{question}\" has {note}; needs at least {MIN_SOURCES_PER_QUESTION} from 2 origins."
+                    f'Thin: "{question}" has {note}; needs at least {MIN_SOURCES_PER_QUESTION} from 2 origins.'
                 )
                 missing.append(question)
                 focus = " ".join(_focus_terms(question, subject)[:3])
@@ -142,8 +148,11 @@ class OfflineBrain:
             critique.append("No sources were found at all.")
         status = "NEEDS_IMPROVEMENT" if missing else "APPROVED"
         return AnalystVerdict(
-            status=status, critique=critique, missing_topics=missing,
-            recommended_queries=_unique(queries), coverage=coverage,
+            status=status,
+            critique=critique,
+            missing_topics=missing,
+            recommended_queries=_unique(queries),
+            coverage=coverage,
         )
 
     def write(
@@ -159,9 +168,7 @@ class OfflineBrain:
 
         return write_draft(topic, questions, sources, text_of, known_gaps)
 
-    def revise(
-        self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup
-    ) -> str:
+    def revise(self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup) -> str:
         """A deterministic restructure (shorten, expand, reorder, bullets, focus): see revise_offline."""
         from research.brains.offline_revise import offline_revise
 
@@ -180,7 +187,8 @@ def _focus_terms(question: str, subject: str) -> list[str]:
     subject_tokens = set(tokenize(subject))
     words = re.findall(r"[A-Za-z][A-Za-z\-]+", question)
     return _unique(
-        w.lower() for w in words
+        w.lower()
+        for w in words
         if (toks := tokenize(w)) and toks[0] not in _QUESTION_FILLER and toks[0] not in subject_tokens
     )
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 __all__ = ["MAX_INSTRUCTION_CHARS", "Operations", "RevisionError", "offline_revise", "parse_instruction"]
 
-from research.drafts.markers import CITATION_MARKER
 from research.brains.base import NumberedSource, TextLookup
 from research.brains.revise_instructions import (
     MAX_INSTRUCTION_CHARS,
@@ -29,6 +28,7 @@ from research.brains.revise_instructions import (
     RevisionError,
     parse_instruction,
 )
+from research.drafts.markers import CITATION_MARKER
 from research.text import BM25, split_sentences, tokenize
 
 EXPAND_SENTENCES_PER_SECTION = 2
@@ -36,7 +36,9 @@ MIN_EXPAND_SENTENCE_CHARS = 50
 _LIST_LINE = re.compile(r"^\s*([-*+]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _MARKER = CITATION_MARKER
-_STOP = set(tokenize("the a an of on in and or to for about with more less its their this that these those section sections"))
+_STOP = set(
+    tokenize("the a an of on in and or to for about with more less its their this that these those section sections")
+)
 
 
 # --- the draft as sections ------------------------------------------------------------------------
@@ -110,7 +112,9 @@ def chunk_kind(chunk: str) -> str:
     first = chunk.lstrip().split("\n", 1)[0]
     if first.startswith(("```", "~~~")):
         return "code"
-    if first.startswith("|") or ("|" in first and "\n" in chunk and re.match(r"^\s*\|?\s*:?-{2,}", chunk.split("\n")[1])):
+    if first.startswith("|") or (
+        "|" in first and "\n" in chunk and re.match(r"^\s*\|?\s*:?-{2,}", chunk.split("\n")[1])
+    ):
         return "table"
     if _LIST_LINE.match(first):
         return "list"
@@ -166,7 +170,9 @@ def _shorten(sections: list[Section]) -> list[Section]:
                 chunks.append(chunk)
         out.append(Section(section.heading, chunks))
     if not changed:
-        raise RevisionError("The draft is already as short as the offline reviser can make it (one sentence per paragraph).")
+        raise RevisionError(
+            "The draft is already as short as the offline reviser can make it (one sentence per paragraph)."
+        )
     return out
 
 
@@ -175,7 +181,11 @@ def _expand(title: str, sections: list[Section], sources: list[NumberedSource], 
     candidates: list[tuple[str, int]] = []
     for ns in sources:
         for sentence in split_sentences(text_of(ns.source.id) or ns.source.snippet):
-            if len(sentence) >= MIN_EXPAND_SENTENCE_CHARS and not sentence.startswith("#") and _norm(sentence) not in existing:
+            if (
+                len(sentence) >= MIN_EXPAND_SENTENCE_CHARS
+                and not sentence.startswith("#")
+                and _norm(sentence) not in existing
+            ):
                 candidates.append((sentence, ns.n))
     if not candidates:
         raise RevisionError("The gathered sources hold nothing more to expand the draft with.")
@@ -190,7 +200,9 @@ def _expand(title: str, sections: list[Section], sources: list[NumberedSource], 
             continue
         query = tokenize(section.title) + ([] if section.role == "body" else title_terms)
         scores = bm25.scores(query) if query else []
-        ranked = [i for i in sorted(range(len(scores)), key=lambda i: (-scores[i], i)) if scores[i] > 0 and i not in used]
+        ranked = [
+            i for i in sorted(range(len(scores)), key=lambda i: (-scores[i], i)) if scores[i] > 0 and i not in used
+        ]
         picked = ranked[:EXPAND_SENTENCES_PER_SECTION]
         used.update(picked)
         if not picked:
@@ -218,9 +230,15 @@ def _reorder(sections: list[Section], ops: Operations) -> list[Section]:
         words, where = ops.move
         target = _best_section(sections, words)
         if target is None:
-            raise RevisionError(f"No section matches {words!r}; the sections are: " + "; ".join(s.title for s in sections if s.title))
+            raise RevisionError(
+                f"No section matches {words!r}; the sections are: " + "; ".join(s.title for s in sections if s.title)
+            )
         rest = [s for s in sections if s is not target]
-        return [target, *rest] if where == "first" else [*[s for s in rest if s.role != "gaps"], target, *[s for s in rest if s.role == "gaps"]]
+        return (
+            [target, *rest]
+            if where == "first"
+            else [*[s for s in rest if s.role != "gaps"], target, *[s for s in rest if s.role == "gaps"]]
+        )
     if len(body) < 2:
         raise RevisionError("Nothing to reorder: the draft has fewer than two sections besides the summary.")
     if ops.reorder == "reverse":
@@ -273,9 +291,13 @@ def _focus(sections: list[Section], what: str) -> list[Section]:
                 chunks.append(chunk)
                 found = True
         if chunks:
-            (about if section.role == "body" and any(mentions(c) for c in chunks) else others).append(Section(section.heading, chunks))
+            (about if section.role == "body" and any(mentions(c) for c in chunks) else others).append(
+                Section(section.heading, chunks)
+            )
     if not found:
-        raise RevisionError(f"Nothing in the draft mentions {what!r}; the offline reviser can only focus on what the draft covers.")
+        raise RevisionError(
+            f"Nothing in the draft mentions {what!r}; the offline reviser can only focus on what the draft covers."
+        )
     head = [s for s in others if s.role in ("preamble", "summary")]
     rest = [s for s in others if s.role == "body"]
     tail = [s for s in others if s.role == "gaps"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
@@ -34,7 +34,9 @@ class OfflineToolPolicy:
         if len(made) < len(plan):
             tool, query = plan[len(made)]
             return _call(tool, {"query": query})
-        found = any(getattr(getattr(m, "artifact", None), "sources", None) for m in messages if isinstance(m, ToolMessage))
+        found = any(
+            getattr(getattr(m, "artifact", None), "sources", None) for m in messages if isinstance(m, ToolMessage)
+        )
         if not found and LIBRARY_TOOL in names and all(c["name"] != LIBRARY_TOOL for c in made):
             return _call(LIBRARY_TOOL, {"query": self.queries[0]})
         return AIMessage(content=self.write_notes())
@@ -46,4 +48,7 @@ class OfflineToolPolicy:
 
 
 def _call(tool: str, args: dict) -> AIMessage:
-    return AIMessage(content="", tool_calls=[{"name": tool, "args": args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}])
+    return AIMessage(
+        content="",
+        tool_calls=[{"name": tool, "args": args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}],
+    )

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from research.brains.base import NumberedSource
+from research.drafts.inert import clean_quoted_sentence
 from research.relevance.scoring import is_on_topic
 from research.relevance.subject import subject_of
-from research.drafts.inert import clean_quoted_sentence
 from research.text import BM25, split_sentences, tokenize
 
 SENTENCES_PER_SECTION = 4
@@ -41,10 +41,12 @@ _INSTRUCTION = re.compile(
     r"reply with|respond with|as an ai|system prompt|click here|subscribe|sign up|cookie)\b|^(please|note to)\b",
     re.IGNORECASE,
 )
-_FILLER = set(tokenize(
-    "what how why who when which does did is are the of and in on for its their was were behind say "
-    "about remain open main define defines address problems"
-))
+_FILLER = set(
+    tokenize(
+        "what how why who when which does did is are the of and in on for its their was were behind say "
+        "about remain open main define defines address problems"
+    )
+)
 # Question words whose evidence is usually phrased differently (six-letter stems, as the judge uses).
 _RELATED_STEMS: dict[str, set[str]] = {
     "receiv": {"recept", "critic", "review"},
@@ -86,8 +88,12 @@ class Unit:
 
 def quotable(sentence: str) -> bool:
     s = sentence.strip()
-    return (MIN_CHARS <= len(s) <= MAX_CHARS and not s.startswith(("#", "|", ">"))
-            and not _MARKUP.search(s) and not _INSTRUCTION.search(s))
+    return (
+        MIN_CHARS <= len(s) <= MAX_CHARS
+        and not s.startswith(("#", "|", ">"))
+        and not _MARKUP.search(s)
+        and not _INSTRUCTION.search(s)
+    )
 
 
 def units_of(source_id: str, text: str) -> list[Unit]:
@@ -125,7 +131,10 @@ def _paragraph(units: list[Unit], by_id: dict[str, int]) -> str:
 
 
 def write_draft(
-    topic: str, questions: list[str], sources: list[NumberedSource], text_of: Callable[[str], str],
+    topic: str,
+    questions: list[str],
+    sources: list[NumberedSource],
+    text_of: Callable[[str], str],
     known_gaps: list[str],
 ) -> str:
     subject = subject_of(topic)
@@ -155,7 +164,8 @@ def write_draft(
     summary_raw = index.scores(list(subject_tokens) + tokenize(topic))
     summary_scores = [
         s * (1.0 + 2 * LEAD_BIAS / (1 + u.position)) * (DEFINING_BOOST if _DEFINING.search(u.text) else 1.0)
-        if core <= set(u.tokens) else 0.0  # a summary sentence names the whole subject
+        if core <= set(u.tokens)
+        else 0.0  # a summary sentence names the whole subject
         for s, u in zip(summary_raw, units)
     ]
     used: set[int] = set()
@@ -167,8 +177,10 @@ def write_draft(
         for i in candidates:
             unit = units[i]
             tokens = set(unit.tokens)
-            if i in used or per[unit.source_id] >= per_source or any(
-                len(tokens & t) / max(1, min(len(tokens), len(t))) > 0.6 for t in seen_tokens
+            if (
+                i in used
+                or per[unit.source_id] >= per_source
+                or any(len(tokens & t) / max(1, min(len(tokens), len(t))) > 0.6 for t in seen_tokens)
             ):
                 continue
             used.add(i)
@@ -181,13 +193,19 @@ def write_draft(
 
     summary_order = sorted((i for i in range(len(units)) if summary_scores[i] > 0), key=lambda i: -summary_scores[i])
     summary = take(summary_order, SUMMARY_UNITS, per_source=1)
-    lines.append(" ".join(_cite(u.text, by_id[u.source_id]) for u in summary)
-                 or "The gathered sources do not say what the subject is in so many words.")
+    lines.append(
+        " ".join(_cite(u.text, by_id[u.source_id]) for u in summary)
+        or "The gathered sources do not say what the subject is in so many words."
+    )
     for q_index, question in enumerate(questions):
         # A unit belongs to the question it answers best; it may serve another only if unused there.
-        mine = [i for i in range(len(units)) if per_question[q_index][i] > 0
-                and subject_tokens & set(units[i].tokens)  # stays about the subject, not a side topic
-                and per_question[q_index][i] >= max(p[i] for p in per_question) - 1e-9]
+        mine = [
+            i
+            for i in range(len(units))
+            if per_question[q_index][i] > 0
+            and subject_tokens & set(units[i].tokens)  # stays about the subject, not a side topic
+            and per_question[q_index][i] >= max(p[i] for p in per_question) - 1e-9
+        ]
         mine.sort(key=lambda i: -per_question[q_index][i] * lead[i])
         picked = take(mine, SENTENCES_PER_SECTION, per_source=2)
         lines += ["", f"## {question.rstrip('?')}", ""]

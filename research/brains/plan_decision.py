@@ -24,6 +24,7 @@ class SupervisorDecisionReply(BaseModel):
     Parsing accepts anything object-shaped, so the strict check below can name what is wrong."""
 
     model_config = ConfigDict(extra="allow", title="SupervisorDecision")
+
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return SupervisorDecision.model_json_schema(*args, **kwargs)
@@ -47,7 +48,7 @@ def validate_decision(reply: BaseModel, max_researchers: int) -> tuple[Superviso
         return None, "; ".join(problems)
     if decision.action != "conduct_research":
         return None, (
-            f"action: a new plan must be \"conduct_research\", got {decision.action!r} "
+            f'action: a new plan must be "conduct_research", got {decision.action!r} '
             f"(give 1-{max_researchers} researchers in web_researchers, academic_researchers, book_researchers)"
         )
     return decision, ""

@@ -23,55 +23,349 @@ _DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "my", "your"
 _PREPOSITIONS = {"to", "in", "on", "at", "with", "about", "for", "from", "of", "into", "by", "over", "between"}
 _IMPERATIVE = re.compile(
     r"^(explain|describe|summari[sz]e|discuss|outline|analy[sz]e|tell me about|give me an overview of|"
-    r"give an overview of|write about|research|investigate|review|explore)\s+", re.IGNORECASE,
+    r"give an overview of|write about|research|investigate|review|explore)\s+",
+    re.IGNORECASE,
 )
 _NEWS_LEAD = re.compile(
     r"^(?:the\s+)?(?:latest|recent|breaking|current)(?:\s+(?:news|developments|updates|events))?:?"
-    r"(?:\s+(?:on|about|in|of|for|from))?\s+", re.IGNORECASE,
+    r"(?:\s+(?:on|about|in|of|for|from))?\s+",
+    re.IGNORECASE,
 )
 _COMPARE_LEAD = re.compile(r"^(compare|comparing|contrast)\s+", re.IGNORECASE)
 _VS = re.compile(r"\s+(?:vs\.?|versus)\s+", re.IGNORECASE)
 _CONTEXT = re.compile(r"\s+(for|in|on|when|as|at|under)\s+", re.IGNORECASE)
 _ASPECT = re.compile(
     r"^(?:the\s+)?(?:\w+\s+){0,2}?(?:effects?|impacts?|benefits|risks|causes|consequences|origins?|history|role|"
-    r"future|significance|influence)\s+of\s+(.+)$", re.IGNORECASE,
+    r"future|significance|influence)\s+of\s+(.+)$",
+    re.IGNORECASE,
 )
 # Base verbs that end a subject after "do/does/did/can/should": "How do bees | make honey".
-_VERBS = set("""
-work function change affect matter happen compare react respond lead cause begin start end mean influence
-shape evolve spread fall rise collapse decline fail succeed win lose grow develop form emerge differ help
-harm hurt improve reduce increase prevent protect kill make build use see hear feel learn remember sleep
-fly swim migrate communicate produce create detect edit replace ban become get stay survive live die run
-move travel age heal recover burn store convert generate compute scale perform compete transmit infect
-bind enter leave reach look sound taste smell behave adapt reproduce breathe eat drink digest absorb save
-earn cost pay vote decide choose relate interact connect cope deal exist originate navigate find know
-think understand play sing write read speak teach treat cure spread affect regulate control power drive
-support keep turn come go take give show tell ask try need want hold bring happen result impact contribute
-threaten depend benefit damage cool heat warm melt freeze flow pollute trigger slow speed sell buy trade
-""".split())
+_VERBS = set(
+    [
+        "work",
+        "function",
+        "change",
+        "affect",
+        "matter",
+        "happen",
+        "compare",
+        "react",
+        "respond",
+        "lead",
+        "cause",
+        "begin",
+        "start",
+        "end",
+        "mean",
+        "influence",
+        "shape",
+        "evolve",
+        "spread",
+        "fall",
+        "rise",
+        "collapse",
+        "decline",
+        "fail",
+        "succeed",
+        "win",
+        "lose",
+        "grow",
+        "develop",
+        "form",
+        "emerge",
+        "differ",
+        "help",
+        "harm",
+        "hurt",
+        "improve",
+        "reduce",
+        "increase",
+        "prevent",
+        "protect",
+        "kill",
+        "make",
+        "build",
+        "use",
+        "see",
+        "hear",
+        "feel",
+        "learn",
+        "remember",
+        "sleep",
+        "fly",
+        "swim",
+        "migrate",
+        "communicate",
+        "produce",
+        "create",
+        "detect",
+        "edit",
+        "replace",
+        "ban",
+        "become",
+        "get",
+        "stay",
+        "survive",
+        "live",
+        "die",
+        "run",
+        "move",
+        "travel",
+        "age",
+        "heal",
+        "recover",
+        "burn",
+        "store",
+        "convert",
+        "generate",
+        "compute",
+        "scale",
+        "perform",
+        "compete",
+        "transmit",
+        "infect",
+        "bind",
+        "enter",
+        "leave",
+        "reach",
+        "look",
+        "sound",
+        "taste",
+        "smell",
+        "behave",
+        "adapt",
+        "reproduce",
+        "breathe",
+        "eat",
+        "drink",
+        "digest",
+        "absorb",
+        "save",
+        "earn",
+        "cost",
+        "pay",
+        "vote",
+        "decide",
+        "choose",
+        "relate",
+        "interact",
+        "connect",
+        "cope",
+        "deal",
+        "exist",
+        "originate",
+        "navigate",
+        "find",
+        "know",
+        "think",
+        "understand",
+        "play",
+        "sing",
+        "write",
+        "read",
+        "speak",
+        "teach",
+        "treat",
+        "cure",
+        "spread",
+        "affect",
+        "regulate",
+        "control",
+        "power",
+        "drive",
+        "support",
+        "keep",
+        "turn",
+        "come",
+        "go",
+        "take",
+        "give",
+        "show",
+        "tell",
+        "ask",
+        "try",
+        "need",
+        "want",
+        "hold",
+        "bring",
+        "happen",
+        "result",
+        "impact",
+        "contribute",
+        "threaten",
+        "depend",
+        "benefit",
+        "damage",
+        "cool",
+        "heat",
+        "warm",
+        "melt",
+        "freeze",
+        "flow",
+        "pollute",
+        "trigger",
+        "slow",
+        "speed",
+        "sell",
+        "buy",
+        "trade",
+    ]
+)
 _NOMINAL = {
-    "fall": "the fall of {np}", "collapse": "the collapse of {np}", "rise": "the rise of {np}",
-    "decline": "the decline of {np}", "end": "the end of {np}", "begin": "the beginning of {np}",
-    "start": "the start of {np}", "spread": "the spread of {np}", "fail": "the failure of {np}",
-    "succeed": "the success of {np}", "evolve": "the evolution of {np}", "develop": "the development of {np}",
-    "grow": "the growth of {np}", "form": "the formation of {np}", "emerge": "the emergence of {np}",
-    "change": "changes in {np}", "win": "the victory of {np}", "die": "the death of {np}",
+    "fall": "the fall of {np}",
+    "collapse": "the collapse of {np}",
+    "rise": "the rise of {np}",
+    "decline": "the decline of {np}",
+    "end": "the end of {np}",
+    "begin": "the beginning of {np}",
+    "start": "the start of {np}",
+    "spread": "the spread of {np}",
+    "fail": "the failure of {np}",
+    "succeed": "the success of {np}",
+    "evolve": "the evolution of {np}",
+    "develop": "the development of {np}",
+    "grow": "the growth of {np}",
+    "form": "the formation of {np}",
+    "emerge": "the emergence of {np}",
+    "change": "changes in {np}",
+    "win": "the victory of {np}",
+    "die": "the death of {np}",
 }
 _GENERIC_PREDICATES = {"work", "works", "function", "matter"}
-_IRREGULAR_PARTICIPLES = set("""
-made built done known used grown worn written taken seen found held born sold paid brought bought caught
-taught thought kept left lost meant shown spoken told understood won chosen driven eaten fallen forgotten
-given hidden ridden risen shaken stolen thrown begun drunk sung sunk spun struck stuck dug hung fed led
-spread cut put set run cast cost hurt split
-""".split())
-_ADJECTIVES = set("""
-bad good safe dangerous healthy unhealthy harmful useful important possible true real better worse best
-worst blue red green black white hot cold big small large expensive cheap popular effective necessary
-ethical legal illegal sustainable different similar common rare toxic addictive contagious renewable
-""".split())
+_IRREGULAR_PARTICIPLES = set(
+    [
+        "made",
+        "built",
+        "done",
+        "known",
+        "used",
+        "grown",
+        "worn",
+        "written",
+        "taken",
+        "seen",
+        "found",
+        "held",
+        "born",
+        "sold",
+        "paid",
+        "brought",
+        "bought",
+        "caught",
+        "taught",
+        "thought",
+        "kept",
+        "left",
+        "lost",
+        "meant",
+        "shown",
+        "spoken",
+        "told",
+        "understood",
+        "won",
+        "chosen",
+        "driven",
+        "eaten",
+        "fallen",
+        "forgotten",
+        "given",
+        "hidden",
+        "ridden",
+        "risen",
+        "shaken",
+        "stolen",
+        "thrown",
+        "begun",
+        "drunk",
+        "sung",
+        "sunk",
+        "spun",
+        "struck",
+        "stuck",
+        "dug",
+        "hung",
+        "fed",
+        "led",
+        "spread",
+        "cut",
+        "put",
+        "set",
+        "run",
+        "cast",
+        "cost",
+        "hurt",
+        "split",
+    ]
+)
+_ADJECTIVES = set(
+    [
+        "bad",
+        "good",
+        "safe",
+        "dangerous",
+        "healthy",
+        "unhealthy",
+        "harmful",
+        "useful",
+        "important",
+        "possible",
+        "true",
+        "real",
+        "better",
+        "worse",
+        "best",
+        "worst",
+        "blue",
+        "red",
+        "green",
+        "black",
+        "white",
+        "hot",
+        "cold",
+        "big",
+        "small",
+        "large",
+        "expensive",
+        "cheap",
+        "popular",
+        "effective",
+        "necessary",
+        "ethical",
+        "legal",
+        "illegal",
+        "sustainable",
+        "different",
+        "similar",
+        "common",
+        "rare",
+        "toxic",
+        "addictive",
+        "contagious",
+        "renewable",
+    ]
+)
 _ADJECTIVE_SUFFIXES = ("ous", "ful", "ive", "able", "ible", "less")
-_SINGULAR_S = {"species", "series", "means", "news", "lens", "chaos", "bias", "atlas", "canvas", "diabetes",
-               "measles", "herpes", "physics", "mathematics", "economics", "politics", "ethics", "gas", "process"}
+_SINGULAR_S = {
+    "species",
+    "series",
+    "means",
+    "news",
+    "lens",
+    "chaos",
+    "bias",
+    "atlas",
+    "canvas",
+    "diabetes",
+    "measles",
+    "herpes",
+    "physics",
+    "mathematics",
+    "economics",
+    "politics",
+    "ethics",
+    "gas",
+    "process",
+}
 _IRREGULAR_PLURALS = {"people", "children", "men", "women", "mice", "teeth", "feet", "geese", "criteria", "phenomena"}
 
 
@@ -89,8 +383,12 @@ class TopicForm:
         """Verb and pronoun forms that agree with the subject, for the templates."""
         p = self.plural
         return {
-            "be": "are" if p else "is", "was": "were" if p else "was", "does": "do" if p else "does",
-            "it": "they" if p else "it", "its": "their" if p else "its", "has": "have" if p else "has",
+            "be": "are" if p else "is",
+            "was": "were" if p else "was",
+            "does": "do" if p else "does",
+            "it": "they" if p else "it",
+            "its": "their" if p else "its",
+            "has": "have" if p else "has",
         }
 
 
@@ -110,7 +408,7 @@ def topic_form(topic: str) -> TopicForm:
         return _comparison(_COMPARE_LEAD.sub("", _IMPERATIVE.sub("", text)))
     imperative = _IMPERATIVE.match(text)
     if imperative:
-        rest = text[imperative.end():]
+        rest = text[imperative.end() :]
         if rest.split()[0].lower() in _WH:  # "Explain how vaccines work": the clause's subject
             return _form("imperative", _clause_subject(rest.split()[1:]) or rest, None)
         return _form("imperative", rest, None)
@@ -146,7 +444,7 @@ def _wh(words: list[str], text: str) -> TopicForm:
     index = 0 if _looks_verb(rest[0]) else _verb_index(rest)
     if index is None:
         return _form("wh", " ".join(rest), _as_question(text))
-    obj = rest[index + 1:]
+    obj = rest[index + 1 :]
     while obj and obj[0].lower() in _PREPOSITIONS:
         obj = obj[1:]
     return _form("wh", " ".join(obj) or " ".join(rest), _as_question(text))
@@ -160,7 +458,7 @@ def _comparison(text: str) -> TopicForm:
     context = ""
     match = _CONTEXT.search(right)
     if match:
-        right, context = right[: match.start()], " " + right[match.start():].strip()
+        right, context = right[: match.start()], " " + right[match.start() :].strip()
     left, right = left.strip(" ,;:"), right.strip(" ,;:")
     if right[:1].islower() and left[:1].isupper() and left[1:].islower() and " " not in left:
         left = left.lower()  # "Cats vs dogs": sentence case, not a name
@@ -247,7 +545,7 @@ def _is_plural(subject: str) -> bool:
 
 
 def _lower_initial(text: str) -> str:
-    """"Heat pumps" -> "heat pumps"; "Roman Empire", "CRISPR" and "Rust" (beside "Go") stay."""
+    """ "Heat pumps" -> "heat pumps"; "Roman Empire", "CRISPR" and "Rust" (beside "Go") stay."""
     words = text.split()
     if not words:
         return text

@@ -15,8 +15,12 @@ UNDERSTOOD = (
     "bullet points, prose, focus on <topic>"
 )
 
-_SHORTEN = re.compile(r"\b(shorten|shorter|condense|concise|trim|tighten|brief(?:er)?|summari[sz]e|less detail|cut (?:it )?down)\b", re.I)
-_EXPAND = re.compile(r"\b(expand|longer|lengthen|elaborate|more details?|more detailed|flesh (?:it )?out|extend)\b", re.I)
+_SHORTEN = re.compile(
+    r"\b(shorten|shorter|condense|concise|trim|tighten|brief(?:er)?|summari[sz]e|less detail|cut (?:it )?down)\b", re.I
+)
+_EXPAND = re.compile(
+    r"\b(expand|longer|lengthen|elaborate|more details?|more detailed|flesh (?:it )?out|extend)\b", re.I
+)
 _REORDER = re.compile(r"\b(reorder|re-order|rearrange|reorgani[sz]e|reverse|sort|alphabeti[sz]e)\b", re.I)
 _MOVE = re.compile(
     r"\b(?:move|put|place)\s+(?:the\s+)?(?P<what>.+?)\s+(?:section\s+)?(?:to\s+the\s+|at\s+the\s+)?(?P<where>first|last|top|bottom|start|end|beginning)\b",
@@ -53,7 +57,9 @@ def parse_instruction(instruction: str) -> Operations:
     if not text:
         raise RevisionError("The revision instruction is empty: say what to change, e.g. 'shorten'.")
     if len(text) > MAX_INSTRUCTION_CHARS:
-        raise RevisionError(f"The revision instruction is too long: {len(text):,} characters, at most {MAX_INSTRUCTION_CHARS:,}.")
+        raise RevisionError(
+            f"The revision instruction is too long: {len(text):,} characters, at most {MAX_INSTRUCTION_CHARS:,}."
+        )
     ops = Operations(shorten=bool(_SHORTEN.search(text)), expand=bool(_EXPAND.search(text)))
     ops.bullets, ops.prose = bool(_BULLETS.search(text)), bool(_PROSE.search(text))
     if focus := _FOCUS.search(text):
@@ -64,7 +70,13 @@ def parse_instruction(instruction: str) -> Operations:
         ops.reorder, ops.move = "move", (move.group("what"), where)
     elif reorder := _REORDER.search(text):
         word = reorder.group(1).lower()
-        ops.reorder = "reverse" if word == "reverse" else "alphabetical" if (word.startswith("alpha") or "alphabet" in text.lower()) else "evidence"
+        ops.reorder = (
+            "reverse"
+            if word == "reverse"
+            else "alphabetical"
+            if (word.startswith("alpha") or "alphabet" in text.lower())
+            else "evidence"
+        )
     if ops.shorten and ops.expand:
         raise RevisionError("The instruction asks to both shorten and expand; choose one.")
     if ops.bullets and ops.prose:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, Callable, Literal, TypeVar
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 import openai
 from langchain_core.exceptions import ContextOverflowError
@@ -114,7 +115,7 @@ def invoke_structured(
     # What is remembered is what the server accepts, not which method happened to get valid output
     # this time: one invalid reply from a small model must not move every later call down the list.
     accepted: Method | None = None
-    for method in METHODS[METHODS.index(start):]:
+    for method in METHODS[METHODS.index(start) :]:
         try:
             parsed = _ATTEMPTS[method](llm, schema, messages, call)
         except ContextOverflowError:

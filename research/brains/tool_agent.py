@@ -7,7 +7,7 @@ the researcher falls back to the pipeline for that worker.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import openai
 from langchain_core.messages import AIMessage, BaseMessage

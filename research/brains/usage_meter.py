@@ -42,8 +42,7 @@ class UsageMeter:
         with self._lock:
             if self._reserved >= self.max_calls:
                 raise BudgetExceeded(
-                    f"Model budget reached: {self._reserved} of {self.max_calls} calls used "
-                    "(RESEARCH_MAX_LLM_CALLS)",
+                    f"Model budget reached: {self._reserved} of {self.max_calls} calls used (RESEARCH_MAX_LLM_CALLS)",
                     limit="max_llm_calls",
                 )
             if self._total.total_tokens >= self.max_tokens:

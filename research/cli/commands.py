@@ -59,7 +59,9 @@ def add_tool_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     imp.add_argument("--new-id", action="store_true", help="store it under a new run id")
     cont = sub.add_parser("continue", help="continue a run paused for plan review")
     cont.add_argument("run_id")
-    cont.add_argument("--question", action="append", dest="questions", help="a research question (repeat; replaces the plan's)")
+    cont.add_argument(
+        "--question", action="append", dest="questions", help="a research question (repeat; replaces the plan's)"
+    )
     cont.add_argument("--allocation", help='researchers per kind, e.g. "210"')
     cont.add_argument("--llm", choices=["offline", "openai"])
     cont.add_argument("--json", action="store_true")
@@ -90,7 +92,11 @@ def _dispatch(args: Namespace, settings: Settings, bad_input: BadInput, report: 
     if store.get_run(args.run_id) is None:
         raise bad_input(f"no run with id {args.run_id!r} in {store.label}")
     handler = {
-        "export": _export, "replay": _replay, "bundle": _bundle, "cancel": _cancel, "revise": _revise,
+        "export": _export,
+        "replay": _replay,
+        "bundle": _bundle,
+        "cancel": _cancel,
+        "revise": _revise,
     }.get(args.command)
     if handler:
         return handler(store, args, bad_input, settings)
@@ -100,11 +106,25 @@ def _dispatch(args: Namespace, settings: Settings, bad_input: BadInput, report: 
 def _runs(store: RunStore, args: Namespace) -> int:
     records = store.list_runs(limit=max(1, args.limit))
     if args.json:
-        print(json.dumps([
-            {"run_id": r.run_id, "topic": r.topic, "status": r.status, "allocation": r.allocation,
-             "sources": r.source_count, "brain": r.brain, "created_at": r.created_at, "seconds": r.seconds}
-            for r in records
-        ], indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {
+                        "run_id": r.run_id,
+                        "topic": r.topic,
+                        "status": r.status,
+                        "allocation": r.allocation,
+                        "sources": r.source_count,
+                        "brain": r.brain,
+                        "created_at": r.created_at,
+                        "seconds": r.seconds,
+                    }
+                    for r in records
+                ],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 0
     if not records:
         print("no runs stored yet", file=sys.stderr)
@@ -173,8 +193,8 @@ def replay_line(event: Event) -> str:
 
 
 def _bundle(store: RunStore, args: Namespace, bad_input: BadInput, settings: Settings) -> int:
-    from research.runs.bundle import BUNDLE_EXTENSION, export_bundle
     from research.export.filenames import safe_filename
+    from research.runs.bundle import BUNDLE_EXTENSION, export_bundle
 
     data = export_bundle(store, args.run_id)
     record = store.get_run(args.run_id)
@@ -203,9 +223,8 @@ def _import(store: RunStore, args: Namespace, bad_input: BadInput) -> int:
 def _continue(settings: Settings, args: Namespace, bad_input: BadInput, report: Report, progress: Progress) -> int:
     from research.graph.nodes.plan_review import PlanEditError
     from research.runs.lease import RunBusyError
-    from research.runs.runner import PlanReviewError, ResearchRunner
-
     from research.runs.remote import RemoteRunManager, ServerUnreachable
+    from research.runs.runner import PlanReviewError, ResearchRunner
 
     if settings.server_url:  # remote mode: the paused run lives on the LangGraph server
         runner = RemoteRunManager(settings)
@@ -269,4 +288,3 @@ def _write(path: Path, data: bytes, bad_input: BadInput) -> None:
         path.write_bytes(data)
     except OSError as exc:
         raise bad_input(f"cannot write {path}: {exc.strerror or exc}") from None
-

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pydantic import ValidationError
 
-from research.graph.allocation import AllocationError
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
-from research.events import Event, RunStatus
 from research.cli.progress import describe
+from research.events import Event, RunStatus
+from research.graph.allocation import AllocationError
 from research.runs.sql import DatabaseUnavailable
 from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, validate_topic
 from research.settings import Settings
@@ -67,13 +67,15 @@ def _research_parser() -> argparse.ArgumentParser:
     p.add_argument("--sources", choices=["auto", "live", "library"], help="where sources come from")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the markdown draft")
     p.add_argument(
-        "--review-plan", action="store_true",
+        "--review-plan",
+        action="store_true",
         help="pause after the supervisor to review the plan (then: continue RUN_ID / cancel RUN_ID)",
     )
     p.add_argument(
-        "--researcher-mode", choices=["pipeline", "agent"],
+        "--researcher-mode",
+        choices=["pipeline", "agent"],
         help="pipeline: fixed queries per researcher; agent: each researcher chooses its tools "
-             "(default: RESEARCH_RESEARCHER_MODE, else pipeline)",
+        "(default: RESEARCH_RESEARCHER_MODE, else pipeline)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
@@ -98,8 +100,12 @@ def _research(argv: list[str]) -> int:
         raise BadInput(f"--max-iterations must be 0-5, got {args.max_iterations}")
     settings = _settings(args.sources)
     request = ResearchRequest(
-        topic=topic, allocation=args.allocation, llm=args.llm, max_iterations=args.max_iterations,
-        review_plan=args.review_plan, researcher_mode=args.researcher_mode,
+        topic=topic,
+        allocation=args.allocation,
+        llm=args.llm,
+        max_iterations=args.max_iterations,
+        review_plan=args.review_plan,
+        researcher_mode=args.researcher_mode,
     )
 
     if settings.server_url:  # remote mode: the graph runs on the LangGraph server

@@ -16,8 +16,10 @@ def describe(event: Event) -> str | None:
             return f"-- {d['phase']}{round_}"
         case "allocation_decided":
             a = d["allocation"]
-            return (f"Allocation {a['web']}{a['academic']}{a['book']} (web/academic/book) from {d['origin']}: "
-                    f"{d['reasoning']}\n   Questions: " + " | ".join(d["research_questions"]))
+            return (
+                f"Allocation {a['web']}{a['academic']}{a['book']} (web/academic/book) from {d['origin']}: "
+                f"{d['reasoning']}\n   Questions: " + " | ".join(d["research_questions"])
+            )
         case "researcher_started":
             return f"{who}started: {d['question']}"
         case "queries_generated":

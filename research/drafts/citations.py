@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from research.drafts.markers import CITATION_MARKER as CITATION
 from research.drafts.inert import md_literal, source_link
+from research.drafts.markers import CITATION_MARKER as CITATION
 from research.schemas import Source
 
 SOURCES_HEADING = "## Sources"
@@ -47,7 +47,9 @@ def finalize_citations(body: str, numbered: dict[int, Source]) -> CitedDraft:
     lines = [text, "", SOURCES_HEADING, ""]
     lines += [format_source_entry(n, by_new[n]) for n in sorted(by_new)] or ["No sources were cited."]
     return CitedDraft(
-        markdown="\n".join(lines) + "\n", citations=citations, dropped=sorted(set(dropped)),
+        markdown="\n".join(lines) + "\n",
+        citations=citations,
+        dropped=sorted(set(dropped)),
         renumbered={old: new for old, new in renumber.items() if old != new},
     )
 
@@ -85,7 +87,7 @@ class CitationCheck:
 def check_citations(markdown: str, sources: list[Source] | None = None) -> CitationCheck:
     """Re-check a (possibly hand-edited) draft: every [n] needs an entry in its Sources list."""
     match = re.search(r"^#{1,3}\s*(Sources|References)\s*$", markdown, flags=re.MULTILINE | re.IGNORECASE)
-    body, tail = (markdown[: match.start()], markdown[match.end():]) if match else (markdown, "")
+    body, tail = (markdown[: match.start()], markdown[match.end() :]) if match else (markdown, "")
     cited = sorted({int(n) for n in CITATION.findall(body)})
     listed = sorted({int(n) for n in re.findall(r"^\s*\[(\d{1,3})\]", tail, flags=re.MULTILINE)})
     unknown: list[str] = []

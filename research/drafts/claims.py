@@ -8,8 +8,8 @@ missing or unreadable makes its claims `unverifiable`, never an error.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from research.drafts.citations import CITATION, SOURCES_HEADING
 from research.schemas import CheckedClaim, ClaimVerdict
@@ -48,7 +48,9 @@ def cited_sentences(markdown: str) -> list[CitedSentence]:
                 numbers = tuple(dict.fromkeys(int(n) for n in CITATION.findall(sentence)))
                 if numbers:
                     claim = " ".join(CITATION.sub("", sentence).split())
-                    out.append(CitedSentence(sentence.strip(), re.sub(r"\s+([.,;:!?])", r"\1", claim), numbers, section))
+                    out.append(
+                        CitedSentence(sentence.strip(), re.sub(r"\s+([.,;:!?])", r"\1", claim), numbers, section)
+                    )
     return out[:MAX_CLAIMS]
 
 
@@ -75,13 +77,11 @@ def best_passage(claim: str, text: str) -> tuple[str, float]:
             # A wider window must earn its width: of equal scores, the shortest passage wins.
             key = (round(len(wanted & seen) / len(wanted), 3), -width)
             if key > best_key:
-                best, best_key = " ".join(sentences[start:start + width + 1]), key
+                best, best_key = " ".join(sentences[start : start + width + 1]), key
     return best[:MAX_PASSAGE_CHARS], best_key[0]
 
 
-def check_claims(
-    markdown: str, citations: dict[int, str], text_of: Callable[[str], str]
-) -> list[CheckedClaim]:
+def check_claims(markdown: str, citations: dict[int, str], text_of: Callable[[str], str]) -> list[CheckedClaim]:
     """One CheckedClaim per (sentence, cited source)."""
     texts: dict[str, str | None] = {}
     claims: list[CheckedClaim] = []
@@ -90,16 +90,29 @@ def check_claims(
             source_id = citations.get(n)
             text = _text(source_id, text_of, texts) if source_id else None
             if not text:
-                claims.append(CheckedClaim(
-                    n=n, sentence=cited.claim, source_id=source_id, verdict="unverifiable", score=0.0,
-                    section=cited.section,
-                ))
+                claims.append(
+                    CheckedClaim(
+                        n=n,
+                        sentence=cited.claim,
+                        source_id=source_id,
+                        verdict="unverifiable",
+                        score=0.0,
+                        section=cited.section,
+                    )
+                )
                 continue
             passage, score = best_passage(cited.claim, text)
-            claims.append(CheckedClaim(
-                n=n, sentence=cited.claim, source_id=source_id, verdict=verdict_for(score), score=score,
-                passage=passage, section=cited.section,
-            ))
+            claims.append(
+                CheckedClaim(
+                    n=n,
+                    sentence=cited.claim,
+                    source_id=source_id,
+                    verdict=verdict_for(score),
+                    score=score,
+                    passage=passage,
+                    section=cited.section,
+                )
+            )
     return claims
 
 

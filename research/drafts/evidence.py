@@ -57,7 +57,10 @@ def empty_draft(topic: str, questions: list[str], searched: list[str]) -> str:
     """The draft of a run that found nothing relevant: what was asked, what was searched, no claims."""
     title = " ".join(topic.split())
     lines = [
-        f"# {title[:1].upper()}{title[1:]}", "", "## Summary", "",
+        f"# {title[:1].upper()}{title[1:]}",
+        "",
+        "## Summary",
+        "",
         "No relevant sources were found for this topic, so this draft makes no claims about it. "
         f"The researchers ran {len(searched)} searches and found no source about it (results about "
         "other subjects were set aside). Try other words for the topic, other source settings, or import "

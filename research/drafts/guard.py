@@ -19,7 +19,9 @@ _ANGLE_URL = r"<(https?://[^>\s]+)>"
 _BARE_URL = r"https?://[^\s)\]>\"']+"
 _DOI = r"(?<![\w/.])(?:doi:\s*)?10\.\d{4,9}/[^\s)\]>\"']+"
 # A bare domain needs a known top-level domain, so "Node.js" or "e.g." are never taken for links.
-_TLDS = "com|org|net|edu|gov|io|ai|dev|info|co|uk|de|fr|eu|us|ca|au|biz|app|site|xyz|me|ly|tv|ru|cn|jp|in|nl|ch|se|es|it"
+_TLDS = (
+    "com|org|net|edu|gov|io|ai|dev|info|co|uk|de|fr|eu|us|ca|au|biz|app|site|xyz|me|ly|tv|ru|cn|jp|in|nl|ch|se|es|it"
+)
 _DOMAIN = rf"(?<![\w@/.-])(?:www\.)?(?:[a-z0-9-]+\.)+(?:{_TLDS})\b(?:/[^\s)\]>\"']*)?"
 _LINKISH = re.compile(
     rf"(?P<md>{_MD_LINK})|(?P<angle>{_ANGLE_URL})|(?P<url>{_BARE_URL})|(?P<doi>{_DOI})|(?P<domain>{_DOMAIN})",
@@ -70,12 +72,12 @@ def remove_unknown_citations(text: str, allowed: set[int]) -> CitationRepair:
 
     text = CITATION_MARKER.sub(keep, text)
     uncited = [
-        _preview(sentence) for line in text.splitlines() for sentence in _SENTENCE_END.split(line)
+        _preview(sentence)
+        for line in text.splitlines()
+        for sentence in _SENTENCE_END.split(line)
         if _UNCITED in sentence and not CITATION_MARKER.search(sentence)
     ]
-    return CitationRepair(
-        text=text.replace(_UNCITED, ""), removed=sorted(set(removed)), split=split, uncited=uncited
-    )
+    return CitationRepair(text=text.replace(_UNCITED, ""), removed=sorted(set(removed)), split=split, uncited=uncited)
 
 
 def remove_unknown_urls(text: str, allowed_urls: set[str]) -> UrlRepair:
@@ -97,7 +99,7 @@ def remove_unknown_urls(text: str, allowed_urls: set[str]) -> UrlRepair:
             removed.append(url)
             return match.group(2)
         core = whole.rstrip(_TRAILING)
-        tail = whole[len(core):]
+        tail = whole[len(core) :]
         link = core.strip("<>")
         if _is_known(link, known, hosts):
             return whole
@@ -142,7 +144,7 @@ def _is_known(link: str, known: set[str], hosts: set[str]) -> bool:
 def _repair_line(line: str) -> tuple[str, int]:
     prefix = _LINE_PREFIX.match(line).group(1)
     kept, dropped = [], 0
-    for sentence in _SENTENCE_END.split(line[len(prefix):]):
+    for sentence in _SENTENCE_END.split(line[len(prefix) :]):
         if _GONE not in sentence:
             kept.append(sentence)
             continue
@@ -187,7 +189,7 @@ def strip_reference_section(text: str) -> str:
     if not match:
         return text
     following = _NEXT_TOP_HEADING.search(text, match.end())
-    tail = text[following.start():] if following else ""
+    tail = text[following.start() :] if following else ""
     return text[: match.start()].rstrip() + ("\n\n" + tail if tail else "\n")
 
 

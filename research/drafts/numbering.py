@@ -20,7 +20,7 @@ def split_sources_section(markdown: str) -> tuple[str, str]:
     match = SOURCES_SECTION.search(markdown or "")
     if not match:
         return markdown or "", ""
-    return markdown[: match.start()], markdown[match.end():]
+    return markdown[: match.start()], markdown[match.end() :]
 
 
 def source_entries(markdown: str) -> dict[int, str]:

@@ -72,7 +72,7 @@ def _lines(body: str):
             yield line, section, "", []
             continue
         prefix = _BULLET.match(line).group(0) if _BULLET.match(line) else ""
-        yield line, section, prefix, split_sentences(line[len(prefix):])
+        yield line, section, prefix, split_sentences(line[len(prefix) :])
 
 
 def find_issues(markdown: str, claims: list[CheckedClaim], questions: list[str]) -> ReviewIssues:
@@ -129,9 +129,9 @@ def revise_offline(markdown: str, issues: ReviewIssues) -> tuple[str, list[str]]
             if known_gaps:
                 kept.append(sentence)
             elif _plain(sentence) in drop_plain:
-                reasons.append(f"Removed an unsupported claim: \"{_plain(sentence)[:160]}\"")
+                reasons.append(f'Removed an unsupported claim: "{_plain(sentence)[:160]}"')
             elif at in drop_at:
-                reasons.append(f"Removed a repeated sentence: \"{_plain(sentence)[:160]}\"")
+                reasons.append(f'Removed a repeated sentence: "{_plain(sentence)[:160]}"')
             else:
                 kept.append(sentence)
         if kept:
@@ -143,5 +143,5 @@ def revise_offline(markdown: str, issues: ReviewIssues) -> tuple[str, list[str]]
         if GAPS_HEADING not in text:
             text += f"\n\n{GAPS_HEADING}\n"
         text += "\n" + "\n".join(f"- {q}" for q in issues.unanswered)
-        reasons += [f"Listed an unanswered question under Known gaps: \"{q}\"" for q in issues.unanswered]
+        reasons += [f'Listed an unanswered question under Known gaps: "{q}"' for q in issues.unanswered]
     return text.rstrip() + "\n", reasons

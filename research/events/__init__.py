@@ -6,6 +6,17 @@ from research.events.status import RunLiveness, RunStatus, liveness
 from research.events.stream import EVENT_TYPES, Event, EventAdapter, EventType, emit, event_payload, payload
 
 __all__ = [
-    "EVENT_TYPES", "PAYLOADS", "Event", "EventAdapter", "EventType", "Payload", "RunLiveness", "RunStatus", "emit",
-    "event_payload", "liveness", "payload", "payloads",
+    "EVENT_TYPES",
+    "PAYLOADS",
+    "Event",
+    "EventAdapter",
+    "EventType",
+    "Payload",
+    "RunLiveness",
+    "RunStatus",
+    "emit",
+    "event_payload",
+    "liveness",
+    "payload",
+    "payloads",
 ]

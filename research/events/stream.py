@@ -16,19 +16,37 @@ from pydantic import BaseModel, Field, SerializeAsAny, model_validator
 from research.events.payloads import PAYLOADS, Payload
 
 EventType = Literal[
-    "run_started", "phase", "allocation_decided", "researcher_started", "queries_generated",
-    "sources_found", "researcher_finished", "critique_issued", "draft_ready", "message", "usage",
-    "warning", "run_finished", "run_failed",
+    "run_started",
+    "phase",
+    "allocation_decided",
+    "researcher_started",
+    "queries_generated",
+    "sources_found",
+    "researcher_finished",
+    "critique_issued",
+    "draft_ready",
+    "message",
+    "usage",
+    "warning",
+    "run_finished",
+    "run_failed",
     # Plan review (ResearchRequest.review_plan): the run pauses after the supervisor.
-    "plan_review_requested", "plan_approved", "run_cancelled",
+    "plan_review_requested",
+    "plan_approved",
+    "run_cancelled",
     # Agent-mode researchers (payloads in events/payloads_agent.py).
-    "tool_called", "worker_message",
+    "tool_called",
+    "worker_message",
     # Why research stopped (payload in events/payloads_trust.py).
     "research_stopped",
     # Trust (payloads in events/payloads_trust.py).
-    "sources_dropped", "evidence_assessed", "claims_checked", "draft_revised",
+    "sources_dropped",
+    "evidence_assessed",
+    "claims_checked",
+    "draft_revised",
     # Model calls in progress (payloads in events/payloads_model.py).
-    "model_progress", "draft_delta",
+    "model_progress",
+    "draft_delta",
 ]
 """Every event type; each has its payload model in research/events/payloads.py (PAYLOADS)."""
 EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
@@ -89,8 +107,12 @@ class EventAdapter:
     """Turns LangGraph stream parts into numbered `Event`s for one run."""
 
     def __init__(
-        self, run_id: str, start_seq: int = 0, logged_messages: set[tuple[str, str]] | None = None,
-        *, logged_once: frozenset[str] = frozenset(),
+        self,
+        run_id: str,
+        start_seq: int = 0,
+        logged_messages: set[tuple[str, str]] | None = None,
+        *,
+        logged_once: frozenset[str] = frozenset(),
     ) -> None:
         self.run_id = run_id
         self._seq = start_seq
@@ -103,11 +125,17 @@ class EventAdapter:
         # finished runs that node again, and its second run_started is not an event.
         self._logged_once = logged_once
 
-    def make(self, type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> Event:
+    def make(
+        self, type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any
+    ) -> Event:
         self._seq += 1
         return Event(
-            type=type_, run_id=self.run_id, seq=self._seq, researcher_id=researcher_id,
-            iteration=iteration, data=data,
+            type=type_,
+            run_id=self.run_id,
+            seq=self._seq,
+            researcher_id=researcher_id,
+            iteration=iteration,
+            data=data,
         )
 
     def adapt(self, part: Any) -> Iterator[Event]:
@@ -122,8 +150,10 @@ class EventAdapter:
             if data[_MARK] in self._logged_once:
                 return
             yield self.make(
-                data[_MARK], researcher_id=data.get("researcher_id"),
-                iteration=data.get("iteration"), **(data.get("data") or {}),
+                data[_MARK],
+                researcher_id=data.get("researcher_id"),
+                iteration=data.get("iteration"),
+                **(data.get("data") or {}),
             )
         elif mode == "updates" and not namespace and isinstance(data, dict):
             # A pause (plan review's interrupt): the interrupt's value is the event's data.
@@ -134,7 +164,9 @@ class EventAdapter:
             replayed = bool((data.get("__metadata__") or {}).get("cached"))
             # A node with several tasks in one part (parallel Sends) maps to a list of updates.
             updates = [
-                u for key, value in data.items() if not key.startswith("__")
+                u
+                for key, value in data.items()
+                if not key.startswith("__")
                 for u in (value if isinstance(value, list) else [value])
             ]
             for update in updates:

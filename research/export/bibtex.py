@@ -9,7 +9,7 @@ stays UTF-8 (biber and modern BibTeX read it).
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from research.export.filenames import slugify
 from research.schemas import Source
@@ -18,8 +18,16 @@ ENTRY_TYPES = {"web": "online", "academic": "article", "book": "book"}
 _STOPWORDS = {"a", "an", "the", "of", "on", "in", "and", "to", "for", "from", "with", "how", "what", "why"}
 _LATEX_SPECIALS = {
     # BibTeX counts every brace, escaped or not: "\{" alone unbalances the field. These balance.
-    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}", "&": r"\&", "%": r"\%", "$": r"\$",
-    "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 _SPECIAL = re.compile(r"[\\{}&%$#_~^]")
 
@@ -32,11 +40,11 @@ def bibtex_escape(text: str) -> str:
 
 def bibtex_url(url: str) -> str:
     """URLs are verbatim in biblatex; only characters that break the .bib syntax are encoded."""
-    return re.sub(r"[{}\\\s]", lambda m: "%{:02X}".format(ord(m.group(0))), url or "")
+    return re.sub(r"[{}\\\s]", lambda m: f"%{ord(m.group(0)):02X}", url or "")
 
 
 def surname(name: str) -> str:
-    """"Hans Müller" and "Müller, Hans" -> "Müller"."""
+    """ "Hans Müller" and "Müller, Hans" -> "Müller"."""
     name = name.strip()
     if "," in name:
         return name.split(",", 1)[0].strip()
@@ -62,7 +70,7 @@ def _suffix(n: int) -> str:
 
 def render_bibtex(sources: list[Source], *, accessed: float | None = None) -> str:
     """One entry per source, in the order given (the exporter puts cited sources first)."""
-    urldate = datetime.fromtimestamp(accessed, tz=timezone.utc).strftime("%Y-%m-%d") if accessed else None
+    urldate = datetime.fromtimestamp(accessed, tz=UTC).strftime("%Y-%m-%d") if accessed else None
     taken: set[str] = set()
     entries = []
     for source in sources:

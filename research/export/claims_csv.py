@@ -18,9 +18,18 @@ def render_claims_csv(check: dict[str, Any]) -> bytes:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for c in check.get("claims", []):
-        writer.writerow([
-            c.get("n"), c.get("verdict"), c.get("score"), _cell(c.get("section")), _cell(c.get("sentence")),
-            _cell(c.get("passage")), c.get("source_id") or "", check.get("version"), check.get("method"),
-            "" if check.get("precision") is None else check.get("precision"),
-        ])
+        writer.writerow(
+            [
+                c.get("n"),
+                c.get("verdict"),
+                c.get("score"),
+                _cell(c.get("section")),
+                _cell(c.get("sentence")),
+                _cell(c.get("passage")),
+                c.get("source_id") or "",
+                check.get("version"),
+                check.get("method"),
+                "" if check.get("precision") is None else check.get("precision"),
+            ]
+        )
     return ("\ufeff" + out.getvalue()).encode("utf-8")

@@ -11,11 +11,11 @@ import io
 import re
 
 from docx import Document
+from docx.document import Document as DocxDocument
 from docx.enum.text import WD_COLOR_INDEX
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from docx.document import Document as DocxDocument
 from docx.shared import Pt, RGBColor
 from docx.text.paragraph import Paragraph as DocxParagraph
 

@@ -17,7 +17,7 @@ def slugify(text: str, max_chars: int = MAX_STEM_CHARS) -> str:
     if len(slug) > max_chars:
         cut = slug[:max_chars]
         # End on a whole word when one ends reasonably late; never on a dangling '-'.
-        slug = cut.rsplit("-", 1)[0] if "-" in cut[max_chars // 2:] else cut
+        slug = cut.rsplit("-", 1)[0] if "-" in cut[max_chars // 2 :] else cut
         slug = slug.strip("-")
     return slug
 

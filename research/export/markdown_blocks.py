@@ -209,7 +209,7 @@ def _runs(text: str, *, bold: bool, italic: bool) -> list[Run]:
     pos = 0
     for m in _INLINE.finditer(text):
         if m.start() > pos:
-            out.append(Run(text[pos:m.start()], bold, italic))
+            out.append(Run(text[pos : m.start()], bold, italic))
         if m.group("code") is not None:
             out.append(Run(m.group("code"), bold, italic, code=True))
         elif m.group("href") is not None:

@@ -56,13 +56,17 @@ def find_fonts() -> FontSet | None:
     for folder in _DEJAVU_DIRS:
         base = Path(folder)
         if (base / "DejaVuSans.ttf").is_file():
+
             def opt(name: str) -> Path | None:
                 return base / name if (base / name).is_file() else None
 
             return FontSet(
-                regular=base / "DejaVuSans.ttf", bold=opt("DejaVuSans-Bold.ttf"),
-                italic=opt("DejaVuSans-Oblique.ttf"), bold_italic=opt("DejaVuSans-BoldOblique.ttf"),
-                mono=opt("DejaVuSansMono.ttf"), fallbacks=tuple(_cjk_fonts()[:1]),
+                regular=base / "DejaVuSans.ttf",
+                bold=opt("DejaVuSans-Bold.ttf"),
+                italic=opt("DejaVuSans-Oblique.ttf"),
+                bold_italic=opt("DejaVuSans-BoldOblique.ttf"),
+                mono=opt("DejaVuSansMono.ttf"),
+                fallbacks=tuple(_cjk_fonts()[:1]),
             )
     log.warning("No DejaVu Sans font found: PDF exports use core fonts (Latin-1 only).")
     return None
@@ -73,15 +77,22 @@ def _cjk_fonts() -> list[Path]:
     if shutil.which("fc-list"):
         try:
             out = subprocess.run(
-                ["fc-list", f":charset={_CJK_PROBE}", "file"], capture_output=True, text=True,
-                timeout=_FC_LIST_TIMEOUT, check=False,
+                ["fc-list", f":charset={_CJK_PROBE}", "file"],
+                capture_output=True,
+                text=True,
+                timeout=_FC_LIST_TIMEOUT,
+                check=False,
             ).stdout
             found = [Path(line.split(":")[0].strip()) for line in out.splitlines() if line.strip()]
         except (OSError, subprocess.SubprocessError):
             found = []
     found += [Path(p) for p in _CJK_CANDIDATES if Path(p).is_file()]
     # fontconfig's charset answer can be loose: keep only fonts that really have the probe glyph.
-    usable = [p for p in dict.fromkeys(found) if p.suffix.lower() in (".ttf", ".otf", ".ttc") and int(_CJK_PROBE, 16) in _cmap(str(p))]
+    usable = [
+        p
+        for p in dict.fromkeys(found)
+        if p.suffix.lower() in (".ttf", ".otf", ".ttc") and int(_CJK_PROBE, 16) in _cmap(str(p))
+    ]
     return usable
 
 

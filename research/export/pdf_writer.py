@@ -41,10 +41,20 @@ LINK_RGB = (20, 70, 160)
 MAX_NOTED_CHARS = 12
 
 _AUTO = object()
-_CORE_MAP = str.maketrans({
-    "\u2014": "-", "\u2013": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-    "\u2026": "...", "\u2022": "-", "\u00a0": " ", "\u2212": "-",
-})
+_CORE_MAP = str.maketrans(
+    {
+        "\u2014": "-",
+        "\u2013": "-",
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2026": "...",
+        "\u2022": "-",
+        "\u00a0": " ",
+        "\u2212": "-",
+    }
+)
 _CORE_COVERAGE = frozenset([*range(0x20, 0x7F), *range(0xA0, 0x100)])
 
 
@@ -167,7 +177,9 @@ class _Writer:
         elif isinstance(block, CodeBlock):
             self._set_font("", 9, mono=True)
             pdf.set_fill_color(242, 242, 242)
-            pdf.multi_cell(0, 4.6, self.clean(block.text) or " ", fill=True, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+            pdf.multi_cell(
+                0, 4.6, self.clean(block.text) or " ", fill=True, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT
+            )
             pdf.ln(2)
         elif isinstance(block, Quote):
             self._indented(LIST_INDENT_MM, lambda: self._runs(parse_inline(block.text), italic=True, rgb=(80, 80, 80)))
@@ -184,7 +196,9 @@ class _Writer:
             pdf.add_page()  # never leave a heading alone at the foot of a page
         pdf.ln(2 if block.level > 1 else 0)
         self._set_font("B", size)
-        pdf.multi_cell(0, size * 0.5, self.clean(plain_text(block.text)), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.multi_cell(
+            0, size * 0.5, self.clean(plain_text(block.text)), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT
+        )
         pdf.ln(2)
 
     def _list(self, block: ListBlock) -> None:
@@ -208,7 +222,9 @@ class _Writer:
         size = BODY_PT - 1 if table.columns <= 4 else max(6.5, BODY_PT - 1 - (table.columns - 4))
         self._set_font("", size)
         with pdf.table(
-            text_align="LEFT", line_height=size * 0.5, first_row_as_headings=True,
+            text_align="LEFT",
+            line_height=size * 0.5,
+            first_row_as_headings=True,
             width=pdf.w - pdf.l_margin - pdf.r_margin,
         ) as grid:
             for cells in [header, *rows]:

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from research.drafts.inert import inert_markdown
 from research.drafts.citations import format_source_entry
+from research.drafts.inert import inert_markdown
 from research.drafts.numbering import SOURCES_SECTION, resolve_numbered_sources
 from research.export.bibtex import render_bibtex
 from research.export.claims_csv import render_claims_csv
@@ -24,8 +24,8 @@ from research.export.filenames import safe_filename
 from research.export.pdf_writer import render_pdf
 from research.export.sources_csv import render_sources_csv
 from research.runs.store import RunStore
-from research.schemas import Source
 from research.runs.view import fold
+from research.schemas import Source
 
 ExportFormat = Literal["md", "docx", "pdf", "csv", "bib", "claims"]
 
@@ -40,9 +40,7 @@ class FormatInfo:
 
 EXPORT_FORMATS: dict[str, FormatInfo] = {
     "md": FormatInfo("Markdown", "md", "text/markdown", True),
-    "docx": FormatInfo(
-        "DOCX", "docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", True
-    ),
+    "docx": FormatInfo("DOCX", "docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", True),
     "pdf": FormatInfo("PDF", "pdf", "application/pdf", True),
     "csv": FormatInfo("Sources (CSV)", "csv", "text/csv", False),
     "bib": FormatInfo("BibTeX", "bib", "application/x-bibtex", False),
@@ -112,9 +110,15 @@ def load_export_document(store: RunStore, run_id: str) -> ExportDocument:
         entries = [format_source_entry(n, numbered[n]) for n in sorted(numbered)]
         markdown = markdown.rstrip() + "\n\n## Sources\n\n" + "\n".join(entries) + "\n"
     return ExportDocument(
-        run_id=run_id, topic=record.topic, status=record.status, markdown=markdown,
-        version=latest.version if latest else None, sources=sources, numbered=numbered,
-        started_at=view.started_ts or record.created_at, claim_check=view.claims,
+        run_id=run_id,
+        topic=record.topic,
+        status=record.status,
+        markdown=markdown,
+        version=latest.version if latest else None,
+        sources=sources,
+        numbered=numbered,
+        started_at=view.started_ts or record.created_at,
+        claim_check=view.claims,
     )
 
 
@@ -148,6 +152,14 @@ def export_run(store: RunStore, run_id: str, fmt: str) -> ExportFile:
 
 
 __all__ = [
-    "EXPORT_FORMATS", "ExportDocument", "ExportError", "ExportFile", "ExportFormat", "FormatInfo",
-    "export_document", "export_run", "load_export_document", "safe_filename",
+    "EXPORT_FORMATS",
+    "ExportDocument",
+    "ExportError",
+    "ExportFile",
+    "ExportFormat",
+    "FormatInfo",
+    "export_document",
+    "export_run",
+    "load_export_document",
+    "safe_filename",
 ]

@@ -5,13 +5,24 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Iterable
+from collections.abc import Iterable
 
 from research.schemas import Source
 
 COLUMNS = (
-    "cited_as", "title", "authors", "year", "kind", "provider", "url", "domain", "snippet",
-    "researcher_id", "query", "relevance", "id",
+    "cited_as",
+    "title",
+    "authors",
+    "year",
+    "kind",
+    "provider",
+    "url",
+    "domain",
+    "snippet",
+    "researcher_id",
+    "query",
+    "relevance",
+    "id",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -48,9 +59,21 @@ def render_sources_csv(sources: list[Source], cited_as: dict[str, int]) -> bytes
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for s in sources:
-        writer.writerow([
-            cited_as.get(s.id, ""), _cell(s.title), _cell("; ".join(s.authors)), s.year or "", s.kind,
-            _cell(s.provider), _cell(s.url), _cell(s.domain), _cell(s.snippet), _cell(s.researcher_id),
-            _cell(s.query), "" if s.relevance is None else s.relevance, s.id,
-        ])
+        writer.writerow(
+            [
+                cited_as.get(s.id, ""),
+                _cell(s.title),
+                _cell("; ".join(s.authors)),
+                s.year or "",
+                s.kind,
+                _cell(s.provider),
+                _cell(s.url),
+                _cell(s.domain),
+                _cell(s.snippet),
+                _cell(s.researcher_id),
+                _cell(s.query),
+                "" if s.relevance is None else s.relevance,
+                s.id,
+            ]
+        )
     return ("\ufeff" + out.getvalue()).encode("utf-8")

@@ -30,7 +30,8 @@ def parse_allocation(text: str, max_total: int = 3) -> ResearcherAllocation:
     value = (text or "").strip()
     if len(value) != 3 or not value.isascii() or not value.isdigit():
         raise AllocationError(
-            f"Expected 3 digits (web, academic, book), got {value!r}" if value
+            f"Expected 3 digits (web, academic, book), got {value!r}"
+            if value
             else "Expected 3 digits (web, academic, book), got nothing"
         )
     digits = [int(ch) for ch in value]
@@ -50,7 +51,8 @@ def resolve_allocation(
     """Pick the allocation by priority. Returns it and a warning when the model's choice was invalid."""
     if user is not None:
         return ResolvedAllocation(
-            allocation=check_allocation(user, max_total), origin="user",
+            allocation=check_allocation(user, max_total),
+            origin="user",
             reasoning=f"Set by the user ({user.notation}).",
         ), None
     if model is not None:
@@ -70,8 +72,4 @@ def _default(reason: str) -> ResolvedAllocation:
 def researcher_ids(allocation: ResearcherAllocation, iteration: int = 0) -> list[tuple[str, ResearcherKind]]:
     """Stable ids in kind order: web-1, web-2, academic-1 ... Follow-ups get an iteration suffix."""
     suffix = f"-r{iteration}" if iteration else ""
-    return [
-        (f"{kind}-{i}{suffix}", kind)
-        for kind in RESEARCHER_KINDS
-        for i in range(1, allocation.count(kind) + 1)
-    ]
+    return [(f"{kind}-{i}{suffix}", kind) for kind in RESEARCHER_KINDS for i in range(1, allocation.count(kind) + 1)]

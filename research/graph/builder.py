@@ -10,11 +10,11 @@ from langgraph.graph import END, START, StateGraph
 
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
-from research.graph.nodes.lifecycle import begin, finish
-from research.graph.nodes.claim_check import claim_check
-from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
-from research.graph.nodes.plan_review import plan_review
 from research.graph.nodes.agent_researcher import agent_researcher
+from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
+from research.graph.nodes.claim_check import claim_check
+from research.graph.nodes.lifecycle import begin, finish
+from research.graph.nodes.plan_review import plan_review
 from research.graph.nodes.researcher import researcher
 from research.graph.nodes.reviewer import reviewer
 from research.graph.nodes.routing import route_after_analyst

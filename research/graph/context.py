@@ -36,7 +36,15 @@ class RunSpec(TypedDict, total=False):
     started_by: str  # the signed-in user who started the run (shared desks)
 
 
-SPEC_SETTINGS = ("model", "fast_model", "sources", "max_researchers", "results_per_query", "max_llm_calls", "max_tokens")
+SPEC_SETTINGS = (
+    "model",
+    "fast_model",
+    "sources",
+    "max_researchers",
+    "results_per_query",
+    "max_llm_calls",
+    "max_tokens",
+)
 
 
 def spec_for(run_id: str, settings: Settings, brain: str | None = None, *, only_set: bool = False) -> RunSpec:

@@ -3,6 +3,16 @@ wherever the graph is compiled (the in-process runner's saver, the server's grap
 
 STATE_TYPES = [
     ("research.schemas", name)
-    for name in ("Source", "ResearcherTask", "ResearcherReport", "Critique", "QuestionCoverage",
-                 "ResolvedAllocation", "ResearcherAllocation", "RunWarning", "Draft", "AnalystVerdict")
+    for name in (
+        "Source",
+        "ResearcherTask",
+        "ResearcherReport",
+        "Critique",
+        "QuestionCoverage",
+        "ResolvedAllocation",
+        "ResearcherAllocation",
+        "RunWarning",
+        "Draft",
+        "AnalystVerdict",
+    )
 ]

@@ -66,7 +66,11 @@ def build_services(spec: RunSpec, store: Any = None) -> RunContext:
     brain = make_brain(settings, spec.get("brain") or None)
     mode = spec.get("researcher_mode") or settings.researcher_mode
     return RunContext(
-        run_id=str(spec.get("run_id") or ""), settings=settings, brain=brain, sources=sources, store=texts,
+        run_id=str(spec.get("run_id") or ""),
+        settings=settings,
+        brain=brain,
+        sources=sources,
+        store=texts,
         researcher_mode="agent" if mode == "agent" else "pipeline",
     )
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 import operator
 from typing import Annotated
 
-from typing_extensions import TypedDict
-
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
 
-from research.sources.identity import add_works
 from research.schemas import (
     CheckedClaim,
     Critique,
@@ -25,6 +23,7 @@ from research.schemas import (
     RunWarning,
     Source,
 )
+from research.sources.identity import add_works
 
 
 def merge_sources(existing: list[Source] | None, new: list[Source] | None) -> list[Source]:

@@ -19,8 +19,10 @@ class ToolCallBudget:
             if self._run >= per_run:
                 return f"the run's tool-call limit ({per_run}, RESEARCH_MAX_TOOL_CALLS_PER_RUN) is reached"
             if self._rounds[iteration] >= per_round:
-                return (f"round {iteration + 1}'s tool-call limit ({per_round}, "
-                        "RESEARCH_MAX_TOOL_CALLS_PER_ROUND) is reached")
+                return (
+                    f"round {iteration + 1}'s tool-call limit ({per_round}, "
+                    "RESEARCH_MAX_TOOL_CALLS_PER_ROUND) is reached"
+                )
             self._run += 1
             self._rounds[iteration] += 1
             return None

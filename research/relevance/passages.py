@@ -47,9 +47,7 @@ def carried_text(query: str, text: str, max_chars: int) -> str:
     budget = max_chars
     chosen = {0}
     budget -= len(windows[0]) + len(OMITTED)
-    scored = (
-        (sum(w.lower().count(t) for t in terms), -i, i) for i, w in enumerate(windows) if i and terms
-    )
+    scored = ((sum(w.lower().count(t) for t in terms), -i, i) for i, w in enumerate(windows) if i and terms)
     for score, _neg, i in heapq.nlargest(max(1, max_chars // WINDOW_CHARS), scored):
         if score <= 0 or len(windows[i]) + len(OMITTED) > budget:
             continue

@@ -32,7 +32,7 @@ def _has_phrase(core: tuple[str, ...], tokens: list[str]) -> bool:
     n = len(core)
     if n < 2:
         return bool(core) and core[0] in tokens
-    return any(tuple(tokens[i:i + n]) == core for i in range(len(tokens) - n + 1))
+    return any(tuple(tokens[i : i + n]) == core for i in range(len(tokens) - n + 1))
 
 
 def judge_source(topic: str, query: str, title: str, snippet: str, text: str = "") -> Judgement:

@@ -42,4 +42,3 @@ def subject_of(topic: str) -> str:
 
 def is_comparison(topic: str) -> bool:
     return bool(_COMPARISON.search(topic)) or topic.lower().lstrip().startswith("compare")
-

@@ -25,13 +25,17 @@ from research.events.payloads import PAYLOADS
 from research.events.status import RunStatus
 from research.runs.bundle_decode import MAX_BUNDLE_BYTES, BundleDecodeError, decode_bundle_json
 from research.runs.store import RunStore
-from research.schemas import BUNDLE_FORMAT, BUNDLE_VERSION, BundleDraft, BundleRun, RunBundle
 from research.runs.view import fold
+from research.schemas import BUNDLE_FORMAT, BUNDLE_VERSION, BundleDraft, BundleRun, RunBundle
 
 BUNDLE_EXTENSION = "rdrun.json.gz"
 MAX_BUNDLE_EVENTS = 200_000
 __all__ = ["MAX_BUNDLE_BYTES", "BundleError", "export_bundle", "import_bundle", "read_bundle"]
-_UNFINISHED = {RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.PENDING}  # no checkpoint travels with a bundle: these cannot continue
+_UNFINISHED = {
+    RunStatus.RUNNING,
+    RunStatus.PAUSED,
+    RunStatus.PENDING,
+}  # no checkpoint travels with a bundle: these cannot continue
 
 
 class BundleError(ValueError):
@@ -46,7 +50,9 @@ def build_bundle(store: RunStore, run_id: str) -> RunBundle:
     view = fold(events)
     texts = {sid: text for sid in view.sources if (text := store.get_text(run_id, sid))}
     return RunBundle(
-        format=BUNDLE_FORMAT, version=BUNDLE_VERSION, exported_at=time.time(),
+        format=BUNDLE_FORMAT,
+        version=BUNDLE_VERSION,
+        exported_at=time.time(),
         run=BundleRun(**{name: getattr(record, name) for name in BundleRun.model_fields}),
         events=[e.model_dump(mode="json") for e in events],
         drafts=[
@@ -72,10 +78,12 @@ def read_bundle(data: bytes) -> RunBundle:
     except BundleDecodeError as exc:
         raise BundleError(f"not a Research Desk run bundle: {exc}") from None
     if not isinstance(document, dict) or document.get("format") != BUNDLE_FORMAT:
-        raise BundleError(f"not a Research Desk run bundle: no \"format\": \"{BUNDLE_FORMAT}\" marker")
+        raise BundleError(f'not a Research Desk run bundle: no "format": "{BUNDLE_FORMAT}" marker')
     version = document.get("version")
     if type(version) is not int or version < 1:  # "99" (a string) is not a version
-        raise BundleError(f"malformed run bundle: version must be a whole number from 1 to {BUNDLE_VERSION}, not {version!r:.40}")
+        raise BundleError(
+            f"malformed run bundle: version must be a whole number from 1 to {BUNDLE_VERSION}, not {version!r:.40}"
+        )
     if version > BUNDLE_VERSION:
         raise BundleError(
             f"bundle format version {version} is newer than this Research Desk supports ({BUNDLE_VERSION})"
@@ -103,7 +111,9 @@ def _check_events(bundle: RunBundle) -> list[Event]:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            raise BundleError(f"malformed run bundle: events.{i} ({raw.get('type')}).data.{where}: {first['msg']}") from None
+            raise BundleError(
+                f"malformed run bundle: events.{i} ({raw.get('type')}).data.{where}: {first['msg']}"
+            ) from None
         try:
             event = Event.model_validate(raw)
         except ValidationError as exc:
@@ -111,16 +121,16 @@ def _check_events(bundle: RunBundle) -> list[Event]:
             where = ".".join(str(p) for p in first["loc"])
             raise BundleError(f"malformed run bundle: events.{i}.{where}: {first['msg']}") from None
         if event.run_id != bundle.run.run_id:
-            raise BundleError(f"malformed run bundle: event {event.seq} belongs to run {event.run_id!r}, not {bundle.run.run_id!r}")
+            raise BundleError(
+                f"malformed run bundle: event {event.seq} belongs to run {event.run_id!r}, not {bundle.run.run_id!r}"
+            )
         if events and event.seq <= events[-1].seq:
             raise BundleError(f"malformed run bundle: event sequence numbers are not increasing at {event.seq}")
         events.append(event)
     return events
 
 
-def import_bundle(
-    store: RunStore, data: bytes | RunBundle, *, new_id: bool = False, run_id: str | None = None
-) -> str:
+def import_bundle(store: RunStore, data: bytes | RunBundle, *, new_id: bool = False, run_id: str | None = None) -> str:
     """Store a bundled run; returns its id here. By default the original id is kept, and a clash
     with an existing run is refused; `new_id` (or an explicit `run_id`) imports it under another.
     `data` is the file's bytes or the RunBundle read_bundle already returned (one parse per import)."""
@@ -141,14 +151,24 @@ def import_bundle(
         # Nothing can continue it here (no checkpoint travels): end it in the log, or every page
         # that folds the events would show it running forever.
         last = events[-1] if events else None
-        store.append_event(Event(
-            type="run_cancelled", run_id=target, seq=(last.seq if last else 0) + 1,
-            ts=last.ts if last else time.time(),
-            data={"reason": "imported unfinished: it was still running where it was exported and cannot continue here"},
-        ))
+        store.append_event(
+            Event(
+                type="run_cancelled",
+                run_id=target,
+                seq=(last.seq if last else 0) + 1,
+                ts=last.ts if last else time.time(),
+                data={
+                    "reason": "imported unfinished: it was still running where it was exported and cannot continue here"
+                },
+            )
+        )
     fields: dict[str, Any] = {
-        "status": status, "allocation": run.allocation, "allocation_origin": run.allocation_origin,
-        "source_count": run.source_count, "error": run.error, "summary": run.summary,
+        "status": status,
+        "allocation": run.allocation,
+        "allocation_origin": run.allocation_origin,
+        "source_count": run.source_count,
+        "error": run.error,
+        "summary": run.summary,
     }
     if run.finished_at is not None:
         # The store stamps creation with the import time; keep the run's duration right.

@@ -42,9 +42,9 @@ class _Inflater(io.RawIOBase):
     def readinto(self, buffer) -> int:  # type: ignore[override]
         while not self._pending and (self._pos < len(self._data) or (self._z and self._z.unconsumed_tail)):
             if self._z is None:
-                self._pending, self._pos = self._data[self._pos:self._pos + _CHUNK], self._pos + _CHUNK
+                self._pending, self._pos = self._data[self._pos : self._pos + _CHUNK], self._pos + _CHUNK
                 break
-            source = self._z.unconsumed_tail or self._data[self._pos:self._pos + _CHUNK]
+            source = self._z.unconsumed_tail or self._data[self._pos : self._pos + _CHUNK]
             if not self._z.unconsumed_tail:
                 self._pos += _CHUNK
             try:
@@ -53,17 +53,21 @@ class _Inflater(io.RawIOBase):
                 raise BundleDecodeError(f"corrupt gzip data ({exc})") from None
             if self._z.eof:
                 break
-        chunk, self._pending = self._pending[:len(buffer)], self._pending[len(buffer):]
+        chunk, self._pending = self._pending[: len(buffer)], self._pending[len(buffer) :]
         self._out += len(chunk)
         if self._out > self._cap:
             raise BundleDecodeError(f"larger than {self._cap // (1024 * 1024)} MB uncompressed")
-        buffer[:len(chunk)] = chunk
+        buffer[: len(chunk)] = chunk
         return len(chunk)
 
 
 def decode_bundle_json(
-    data: bytes, *, max_bytes: int = MAX_BUNDLE_BYTES, max_values: int = MAX_VALUES,
-    max_depth: int = MAX_DEPTH, max_string: int = MAX_STRING_CHARS,
+    data: bytes,
+    *,
+    max_bytes: int = MAX_BUNDLE_BYTES,
+    max_values: int = MAX_VALUES,
+    max_depth: int = MAX_DEPTH,
+    max_string: int = MAX_STRING_CHARS,
 ) -> Any:
     """The JSON document in `data` (gzip or plain), built within the limits; raises
     BundleDecodeError naming what is wrong."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -20,8 +20,18 @@ from research.settings import Settings
 # Our own state types, allowed through the checkpoint serializer's msgpack gate.
 STATE_TYPES = [
     ("research.schemas", name)
-    for name in ("Source", "ResearcherTask", "ResearcherReport", "Critique", "QuestionCoverage",
-                 "ResolvedAllocation", "ResearcherAllocation", "RunWarning", "Draft", "AnalystVerdict")
+    for name in (
+        "Source",
+        "ResearcherTask",
+        "ResearcherReport",
+        "Critique",
+        "QuestionCoverage",
+        "ResolvedAllocation",
+        "ResearcherAllocation",
+        "RunWarning",
+        "Draft",
+        "AnalystVerdict",
+    )
 ]
 _PG_SETUP_DONE: set[str] = set()
 _PG_SETUP_LOCK = threading.Lock()
@@ -86,7 +96,11 @@ def _postgres(settings: Settings) -> Iterator[BaseCheckpointSaver]:
     # A pool, not one connection: parallel researcher branches write checkpoints at once. The
     # saver needs autocommit and no server-side prepared statements (its documented settings).
     pool = ConnectionPool(
-        url, min_size=1, max_size=4, open=True, name="research-checkpoints",
+        url,
+        min_size=1,
+        max_size=4,
+        open=True,
+        name="research-checkpoints",
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
     )
     try:

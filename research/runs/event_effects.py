@@ -18,7 +18,8 @@ def apply_event(store: RunStore, event: Event) -> None:
     if event.type in ("allocation_decided", "plan_approved"):
         alloc = data["allocation"]
         store.update_run(
-            event.run_id, allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
+            event.run_id,
+            allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
             allocation_origin=data["origin"],
         )
     elif event.type == "draft_ready":
@@ -32,8 +33,11 @@ def apply_event(store: RunStore, event: Event) -> None:
     elif event.type == "run_finished":
         counts = data.get("counts") or {}
         store.update_run(
-            event.run_id, status=data.get("status", "failed"), finished_at=time.time(),
-            source_count=counts.get("sources", 0), summary=counts,
+            event.run_id,
+            status=data.get("status", "failed"),
+            finished_at=time.time(),
+            source_count=counts.get("sources", 0),
+            summary=counts,
         )
     elif event.type == "run_failed":
         store.update_run(event.run_id, status="failed", error=data.get("error"), finished_at=time.time())

@@ -16,12 +16,14 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 from langgraph_sdk.client import SyncLangGraphClient
 
 from research.events import Event, EventAdapter
+from research.events.status import RunLiveness, RunStatus, display_status, liveness
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
 from research.runs.event_effects import apply_event
@@ -30,7 +32,6 @@ from research.runs.store import RunRecord, RunStore
 from research.schemas import ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
-from research.events.status import RunLiveness, RunStatus, display_status, liveness
 
 log = logging.getLogger("research.runs.remote")
 EventCallback = Callable[[Event], None]
@@ -100,8 +101,13 @@ class RemoteRunManager:
         return run_id
 
     def continue_plan(
-        self, run_id: str, questions: list[str] | None = None, allocation: str | None = None,
-        *, on_event: EventCallback | None = None, block: bool = False,
+        self,
+        run_id: str,
+        questions: list[str] | None = None,
+        allocation: str | None = None,
+        *,
+        on_event: EventCallback | None = None,
+        block: bool = False,
     ) -> str:
         """Continue a run paused for plan review. A bad edit raises here, before anything runs."""
         record, questions, parsed = self.runner.check_plan_edit(run_id, questions, allocation)
@@ -111,10 +117,19 @@ class RemoteRunManager:
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation)
 
         def go() -> None:
-            self._follow(run_id, on_event, lambda: self.client.runs.stream(
-                thread_id_of(run_id), ASSISTANT_ID, command=command, context=self._spec(run_id, request),
-                stream_mode=STREAM_MODES, stream_subgraphs=True, stream_resumable=True,
-            ))
+            self._follow(
+                run_id,
+                on_event,
+                lambda: self.client.runs.stream(
+                    thread_id_of(run_id),
+                    ASSISTANT_ID,
+                    command=command,
+                    context=self._spec(run_id, request),
+                    stream_mode=STREAM_MODES,
+                    stream_subgraphs=True,
+                    stream_resumable=True,
+                ),
+            )
 
         go() if block else self._spawn(run_id, go)
         return run_id
@@ -189,17 +204,27 @@ class RemoteRunManager:
     def _run(self, run_id: str, request: ResearchRequest, on_event: EventCallback | None) -> None:
         max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
         initial = {
-            "run_id": run_id, "topic": request.topic, "requested_allocation": request.allocation,
-            "max_iterations": max_iterations, "review_plan": request.review_plan,
+            "run_id": run_id,
+            "topic": request.topic,
+            "requested_allocation": request.allocation,
+            "max_iterations": max_iterations,
+            "review_plan": request.review_plan,
         }
 
         def open_stream() -> Iterator[Any]:
             self.client.threads.create(
-                thread_id=thread_id_of(run_id), if_exists="do_nothing", metadata={"research_run_id": run_id},
+                thread_id=thread_id_of(run_id),
+                if_exists="do_nothing",
+                metadata={"research_run_id": run_id},
             )
             return self.client.runs.stream(
-                thread_id_of(run_id), ASSISTANT_ID, input=initial, context=self._spec(run_id, request),
-                stream_mode=STREAM_MODES, stream_subgraphs=True, stream_resumable=True,
+                thread_id_of(run_id),
+                ASSISTANT_ID,
+                input=initial,
+                context=self._spec(run_id, request),
+                stream_mode=STREAM_MODES,
+                stream_subgraphs=True,
+                stream_resumable=True,
                 multitask_strategy="reject",
             )
 
@@ -208,16 +233,27 @@ class RemoteRunManager:
     def _reattach(self, run_id: str, on_event: EventCallback | None) -> None:
         latest = self._latest_server_run(run_id)
         if latest is None:
-            self._publish(EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
-                "run_failed", error=f"The LangGraph server at {self.url} has no run for {run_id}.",
-            ), on_event)
+            self._publish(
+                EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
+                    "run_failed",
+                    error=f"The LangGraph server at {self.url} has no run for {run_id}.",
+                ),
+                on_event,
+            )
             return
         # Events the server's stream already gave this log are skipped, by their place in it.
         already = sum(1 for e in self.store.events(run_id) if e.data.get("source") != CONNECTION_SOURCE)
-        self._follow(run_id, on_event, lambda: self.client.runs.join_stream(
-            # No stream_mode filter: langgraph-api 0.16 then drops the custom parts from the replay.
-            thread_id_of(run_id), latest["run_id"], last_event_id="-1",
-        ), skip=already)
+        self._follow(
+            run_id,
+            on_event,
+            lambda: self.client.runs.join_stream(
+                # No stream_mode filter: langgraph-api 0.16 then drops the custom parts from the replay.
+                thread_id_of(run_id),
+                latest["run_id"],
+                last_event_id="-1",
+            ),
+            skip=already,
+        )
 
     def _latest_server_run(self, run_id: str) -> dict | None:
         try:
@@ -247,22 +283,33 @@ class RemoteRunManager:
         except httpx.TransportError as exc:
             if cancelled():  # the user stopped it: the stream's end is no failure
                 return
-            self._warn(run_id, on_event, f"LangGraph server unreachable at {self.url} while following the run "
-                       f"({type(exc).__name__}: {exc}); it may still be going on the server: reattach to follow it.")
+            self._warn(
+                run_id,
+                on_event,
+                f"LangGraph server unreachable at {self.url} while following the run "
+                f"({type(exc).__name__}: {exc}); it may still be going on the server: reattach to follow it.",
+            )
             return
         except httpx.HTTPStatusError as exc:
             if cancelled():
                 return
-            self._fail(run_id, on_event, f"The LangGraph server refused the run: HTTP {exc.response.status_code} "
-                       f"{_detail(exc.response)}")
+            self._fail(
+                run_id,
+                on_event,
+                f"The LangGraph server refused the run: HTTP {exc.response.status_code} {_detail(exc.response)}",
+            )
             return
         except Exception as exc:  # noqa: BLE001 - a reader must never crash the dashboard
-            log.error("Reading run %s from %s failed: %s", run_id, self.url, mask(repr(exc), self.settings.secret_values()))
+            log.error(
+                "Reading run %s from %s failed: %s", run_id, self.url, mask(repr(exc), self.settings.secret_values())
+            )
             self._fail(run_id, on_event, f"{type(exc).__name__}: {exc}")
             return
         if not ended and not cancelled():
             status = self._thread_status(run_id)
-            self._fail(run_id, on_event, f"The server's stream ended without the run's result (thread status: {status}).")
+            self._fail(
+                run_id, on_event, f"The server's stream ended without the run's result (thread status: {status})."
+            )
 
     def _thread_status(self, run_id: str) -> str:
         try:
@@ -298,10 +345,13 @@ def _sdk_client(url: str, timeout: float) -> SyncLangGraphClient:
     """langgraph-sdk's client over our own httpx client: one connect retry instead of the SDK's
     five with backoff, so a server that went away shows as unreachable in about 20 s (the SDK
     still reconnects a dropped stream five times, 1-5 s apart) rather than in a minute."""
-    return SyncLangGraphClient(httpx.Client(
-        base_url=url, transport=httpx.HTTPTransport(retries=1),
-        timeout=httpx.Timeout(timeout, connect=min(5.0, timeout)),
-    ))
+    return SyncLangGraphClient(
+        httpx.Client(
+            base_url=url,
+            transport=httpx.HTTPTransport(retries=1),
+            timeout=httpx.Timeout(timeout, connect=min(5.0, timeout)),
+        )
+    )
 
 
 def _detail(response: httpx.Response) -> str:

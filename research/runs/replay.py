@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import threading
 import time
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from research.events import Event
 from research.runs.store import RunStore
@@ -60,7 +60,7 @@ class ReplayControl:
 
 
 def parse_speed(value: str | float | None) -> float | None:
-    """"5", "5x", 5.0 -> 5.0; "instant" / None -> None (no waiting). Raises ValueError otherwise."""
+    """ "5", "5x", 5.0 -> 5.0; "instant" / None -> None (no waiting). Raises ValueError otherwise."""
     if value is None:
         return None
     if isinstance(value, (int, float)):

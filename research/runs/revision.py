@@ -15,17 +15,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from research.drafts.markers import CITATION_MARKER
 from research.brains.base import Brain, NumberedSource, TextLookup
-from research.drafts.guard import repair_draft, split_grouped_citations
 from research.brains.offline import OfflineBrain
-from research.drafts.citations import CitationCheck, check_citations, format_source_entry
-from research.drafts.numbering import resolve_numbered_sources, source_entries, split_sources_section
 from research.brains.offline_revise import MAX_INSTRUCTION_CHARS, RevisionError, parse_instruction
+from research.drafts.citations import CitationCheck, check_citations, format_source_entry
+from research.drafts.guard import repair_draft, split_grouped_citations
+from research.drafts.markers import CITATION_MARKER
+from research.drafts.numbering import resolve_numbered_sources, source_entries, split_sources_section
 from research.runs.store import RunStore
+from research.runs.view import fold
 from research.schemas import Source
 from research.settings import Settings
-from research.runs.view import fold
 
 _MARKER = CITATION_MARKER
 NOTE_CHARS = 80
@@ -39,7 +39,9 @@ class Revision:
     warnings: list[str] = field(default_factory=list)  # e.g. the model failed and offline was used
 
 
-def number_sources(markdown: str, sources: list[Source], citations: dict[str, str] | None = None) -> list[NumberedSource]:
+def number_sources(
+    markdown: str, sources: list[Source], citations: dict[str, str] | None = None
+) -> list[NumberedSource]:
     """The draft's own numbering for the sources it cites, then every other run source numbered
     after them (so an expansion may cite more of what the run found)."""
     numbered = resolve_numbered_sources(markdown, sources, citations)
@@ -113,7 +115,9 @@ def revision_brain(settings: Settings, llm: str | None, warnings: list[str]) -> 
     from research.brains.llm import LLMBrain
 
     return FallbackBrain(
-        LLMBrain(settings), OfflineBrain(), on_warning=lambda _source, message: warnings.append(message),
+        LLMBrain(settings),
+        OfflineBrain(),
+        on_warning=lambda _source, message: warnings.append(message),
         secrets=settings.secret_values(),
     )
 
@@ -140,8 +144,13 @@ def revise_run(
     warnings: list[str] = []
     brain = brain or revision_brain(settings, llm, warnings)
     revised = revise_draft(
-        latest.markdown, instruction, sources, brain,
-        text_of=lambda sid: store.get_text(run_id, sid), citations=view.citations, warnings=warnings,
+        latest.markdown,
+        instruction,
+        sources,
+        brain,
+        text_of=lambda sid: store.get_text(run_id, sid),
+        citations=view.citations,
+        warnings=warnings,
     )
     if revised.strip() == latest.markdown.strip():
         raise RevisionError("The revision left the draft unchanged, so no new version was saved.")

@@ -6,25 +6,23 @@ The CLI calls `ResearchRunner.run`; the dashboard's run manager calls the same i
 from __future__ import annotations
 
 import logging
-import time
 import traceback
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
-from research.graph.allocation import parse_allocation
 from research.brains.factory import make_brain
-from research.graph import services
-from research.graph.context import RunContext, RunSpec, spec_for
-from research.graph.serde_types import STATE_TYPES
 from research.events import Event, EventAdapter, payloads
 from research.events.status import RunStatus
+from research.graph import services
+from research.graph.allocation import parse_allocation
 from research.graph.builder import build_graph
-from research.logging_setup import configure_logging, run_id_scope
+from research.graph.context import RunContext, RunSpec, spec_for
 from research.graph.nodes.plan_review import validate_plan_edit
+from research.logging_setup import configure_logging, run_id_scope
 from research.runs.checkpoints import STATE_TYPES as _STATE_TYPES
 from research.runs.checkpoints import SecretMaskingSerializer, open_checkpointer
 from research.runs.event_effects import apply_event
@@ -39,10 +37,20 @@ from research.sources.router import SourceRouter
 log = logging.getLogger("research.runs.runner")
 EventCallback = Callable[[Event], None]
 
-__all__ = ["PlanReviewError", "ResearchRunner", "RunBusyError", "RunNotResumableError", "SecretMaskingSerializer", "_STATE_TYPES"]
+__all__ = [
+    "PlanReviewError",
+    "ResearchRunner",
+    "RunBusyError",
+    "RunNotResumableError",
+    "SecretMaskingSerializer",
+    "_STATE_TYPES",
+]
 # Statuses `resume` refuses: the run is over, or it waits for a person (continue/cancel its plan).
-_NOT_RESUMABLE = {RunStatus.FINISHED: "it has finished", RunStatus.CANCELLED: "it was cancelled",
-                  RunStatus.PAUSED: "it is waiting for plan review (continue or cancel it)"}
+_NOT_RESUMABLE = {
+    RunStatus.FINISHED: "it has finished",
+    RunStatus.CANCELLED: "it was cancelled",
+    RunStatus.PAUSED: "it is waiting for plan review (continue or cancel it)",
+}
 
 
 class ResearchRunner:
@@ -60,8 +68,9 @@ class ResearchRunner:
         self.owner = new_owner_id()  # this runner's name on the leases it holds
         self.library = library or Library(settings.library_db)
         self.library.ensure_sample()
-        self.sources = sources or SourceRouter(settings, lambda kind: LibraryProvider(
-            self.library, kind, max_text_chars=settings.max_source_text_chars))
+        self.sources = sources or SourceRouter(
+            settings, lambda kind: LibraryProvider(self.library, kind, max_text_chars=settings.max_source_text_chars)
+        )
 
     # --- starting and resuming ----------------------------------------------------------------
     def create(self, request: ResearchRequest) -> str:
@@ -79,8 +88,11 @@ class ResearchRunner:
         run_id = run_id or self.create(request)
         max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
         initial = {
-            "run_id": run_id, "topic": request.topic, "requested_allocation": request.allocation,
-            "max_iterations": max_iterations, "review_plan": request.review_plan,
+            "run_id": run_id,
+            "topic": request.topic,
+            "requested_allocation": request.allocation,
+            "max_iterations": max_iterations,
+            "review_plan": request.review_plan,
         }
         self._execute(run_id, request, initial, on_event, started=True)
         return run_id
@@ -119,12 +131,18 @@ class ResearchRunner:
         started = next((e for e in self.store.events(run_id) if e.type == "run_started"), None)
         max_iterations = started.data.get("max_iterations") if started else None
         initial = {
-            "run_id": run_id, "topic": record.topic, "requested_allocation": record.requested_allocation,
+            "run_id": run_id,
+            "topic": record.topic,
+            "requested_allocation": record.requested_allocation,
             "max_iterations": self.settings.max_iterations if max_iterations is None else max_iterations,
             "review_plan": bool(started.data.get("review_plan", False)) if started else False,
         }
         self._execute(
-            run_id, request, initial, on_event, started=started is None,
+            run_id,
+            request,
+            initial,
+            on_event,
+            started=started is None,
             resumed_note="Restarted from the beginning: the run stopped before its first checkpoint.",
         )
         return run_id
@@ -179,27 +197,42 @@ class ResearchRunner:
 
     # --- the run itself ---------------------------------------------------------------------------
     def _execute(
-        self, run_id, request, initial, on_event, *, started: bool,
+        self,
+        run_id,
+        request,
+        initial,
+        on_event,
+        *,
+        started: bool,
         resumed_note: str | None = "Resumed from the last checkpoint.",
     ) -> None:
-        logged = set() if started else {
-            (e.data.name, e.data.content) for e in self.store.events(run_id) if isinstance(e.data, payloads.Message)
-        }
+        logged = (
+            set()
+            if started
+            else {
+                (e.data.name, e.data.content) for e in self.store.events(run_id) if isinstance(e.data, payloads.Message)
+            }
+        )
         claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # ours since create/claim
         heartbeat = Heartbeat(self.store, run_id, self.owner, self.settings.run_lease_seconds).start()
         try:
-            self._execute_leased(run_id, request, initial, on_event, heartbeat, started=started, resumed_note=resumed_note, logged=logged)
+            self._execute_leased(
+                run_id, request, initial, on_event, heartbeat, started=started, resumed_note=resumed_note, logged=logged
+            )
         except (LeaseLostError, DuplicateEventError) as exc:
             # Another process runs this run now: write nothing more (its log must stay its own).
             log.warning("Run %s: stopped here, %s", run_id, exc)
         finally:
             heartbeat.stop()
 
-    def _execute_leased(self, run_id, request, initial, on_event, heartbeat: Heartbeat, *, started, resumed_note, logged) -> None:
+    def _execute_leased(
+        self, run_id, request, initial, on_event, heartbeat: Heartbeat, *, started, resumed_note, logged
+    ) -> None:
         has_started = not started and any(e.type == "run_started" for e in self.store.events(run_id))
         logged_once = frozenset({"run_started"}) if has_started else frozenset()
-        adapter = EventAdapter(run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged, logged_once=logged_once)
-
+        adapter = EventAdapter(
+            run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged, logged_once=logged_once
+        )
 
         def publish(event: Event) -> None:
             if heartbeat.lost.is_set():
@@ -211,13 +244,19 @@ class ResearchRunner:
 
         settings = self.run_settings(request)
         brain = make_brain(settings, request.llm)
-        mode = request.researcher_mode or (None if started else self._stored_mode(run_id)) or self.settings.researcher_mode
+        mode = (
+            request.researcher_mode or (None if started else self._stored_mode(run_id)) or self.settings.researcher_mode
+        )
         if not started and resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))
         # The graph gets a JSON spec; this process's services for it are bound by run id, so the
         # nodes use this runner's store and router (run_started/run_finished come from the graph).
         ctx = RunContext(
-            run_id=run_id, settings=settings, brain=brain, sources=self._sources_for(settings), store=self.store,
+            run_id=run_id,
+            settings=settings,
+            brain=brain,
+            sources=self._sources_for(settings),
+            store=self.store,
             researcher_mode=mode,
         )
         config = {
@@ -231,11 +270,17 @@ class ResearchRunner:
         try:
             with self.checkpointer() as saver, run_id_scope(run_id):
                 graph = build_graph(
-                    max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver, researcher_mode=mode,
+                    max_consecutive_same=self.settings.max_consecutive_same,
+                    checkpointer=saver,
+                    researcher_mode=mode,
                 )
                 for part in graph.stream(
-                    initial, config, context=self._spec(run_id, request, mode, settings),
-                    stream_mode=["custom", "updates"], subgraphs=True, version="v2",
+                    initial,
+                    config,
+                    context=self._spec(run_id, request, mode, settings),
+                    stream_mode=["custom", "updates"],
+                    subgraphs=True,
+                    version="v2",
                 ):
                     for event in adapter.adapt(part):
                         publish(event)
@@ -243,8 +288,14 @@ class ResearchRunner:
             raise  # another process runs it now (see _execute)
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
             # Not log.exception: the log's secret filter only sees the message, not the traceback.
-            log.error("Run %s failed\n%s", run_id, mask("".join(traceback.format_exception(exc)), self.settings.secret_values()))
-            publish(adapter.make("run_failed", error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values())))
+            log.error(
+                "Run %s failed\n%s",
+                run_id,
+                mask("".join(traceback.format_exception(exc)), self.settings.secret_values()),
+            )
+            publish(
+                adapter.make("run_failed", error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values()))
+            )
         finally:
             services.unbind(run_id)
 
@@ -276,8 +327,11 @@ class ResearchRunner:
     # --- per-run choices (the dashboard's run options) ------------------------------------------
     def run_settings(self, request: ResearchRequest) -> Settings:
         """The settings with this request's choices (model, fast model, sources mode) applied."""
-        update = {k: v for k, v in (("model", request.model), ("fast_model", request.fast_model),
-                                    ("sources", request.sources)) if v is not None}
+        update = {
+            k: v
+            for k, v in (("model", request.model), ("fast_model", request.fast_model), ("sources", request.sources))
+            if v is not None
+        }
         return self.settings.model_copy(update=update) if update else self.settings
 
     def _sources_for(self, settings: Settings) -> SourceRouter:
@@ -288,8 +342,6 @@ class ResearchRunner:
 
 class PlanReviewError(RuntimeError):
     """Continue/cancel asked of a run that is not paused for plan review."""
-
-
 
 
 class RunNotResumableError(RuntimeError):

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Literal, Protocol, Sequence
+from typing import Any, Literal, Protocol
 
 Dialect = Literal["sqlite", "postgres"]
 _PG_SCHEMA_LOCK = 0x52534400  # advisory lock id: two replicas creating the tables at once must not race
@@ -123,7 +124,11 @@ class PostgresDatabase:
             reason = str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else type(exc).__name__
             raise DatabaseUnavailable(f"cannot reach the run database {self.label}: {reason}") from None
         self._pool = ConnectionPool(
-            url, min_size=1, max_size=max_connections, open=False, name="research-runs",
+            url,
+            min_size=1,
+            max_size=max_connections,
+            open=False,
+            name="research-runs",
             kwargs={"row_factory": dict_row, "connect_timeout": int(connect_timeout)},
         )
         self._pool.open()

@@ -153,7 +153,16 @@ class RunStore:
             )
 
     def update_run(self, run_id: str, **fields: Any) -> None:
-        allowed = {"status", "allocation", "allocation_origin", "finished_at", "source_count", "error", "summary", "brain"}
+        allowed = {
+            "status",
+            "allocation",
+            "allocation_origin",
+            "finished_at",
+            "source_count",
+            "error",
+            "summary",
+            "brain",
+        }
         unknown = set(fields) - allowed
         if unknown:
             raise ValueError(f"Unknown run fields: {sorted(unknown)}")
@@ -218,9 +227,7 @@ class RunStore:
 
     def draft_versions(self, run_id: str) -> list[DraftVersion]:
         with self._connect() as db:
-            rows = db.execute(
-                "SELECT * FROM drafts WHERE run_id = ? ORDER BY version", (run_id,)
-            ).fetchall()
+            rows = db.execute("SELECT * FROM drafts WHERE run_id = ? ORDER BY version", (run_id,)).fetchall()
         return [DraftVersion(r["run_id"], r["version"], r["created_at"], r["note"] or "", r["markdown"]) for r in rows]
 
     def latest_draft(self, run_id: str) -> DraftVersion | None:
@@ -243,7 +250,6 @@ class RunStore:
                 "SELECT text FROM source_texts WHERE run_id = ? AND source_id = ?", (run_id, source_id)
             ).fetchone()
         return row["text"] if row else ""
-
 
     # --- leases: one runner per run, across processes (research/runs/lease.py) ---------------------
     def acquire_lease(self, run_id: str, owner: str, seconds: float, *, now: float | None = None) -> bool:
@@ -286,7 +292,13 @@ class RunStore:
         with self._write_lock, self._connect() as db:
             db.execute(
                 "INSERT INTO comparisons (id, title, run_ids, allocations, created_at) VALUES (?, ?, ?, ?, ?)",
-                (record.id, record.title, json.dumps(record.run_ids), json.dumps(record.allocations), record.created_at),
+                (
+                    record.id,
+                    record.title,
+                    json.dumps(record.run_ids),
+                    json.dumps(record.allocations),
+                    record.created_at,
+                ),
             )
 
     def comparisons(self) -> list[ComparisonRecord]:
@@ -294,7 +306,9 @@ class RunStore:
         with self._connect() as db:
             rows = db.execute("SELECT * FROM comparisons ORDER BY created_at DESC").fetchall()
         return [
-            ComparisonRecord(r["id"], r["title"], json.loads(r["run_ids"]), json.loads(r["allocations"]), r["created_at"])
+            ComparisonRecord(
+                r["id"], r["title"], json.loads(r["run_ids"]), json.loads(r["allocations"]), r["created_at"]
+            )
             for r in rows
         ]
 
@@ -319,9 +333,16 @@ def open_run_store(settings) -> RunStore:
 
 def _record(row) -> RunRecord:
     return RunRecord(
-        run_id=row["run_id"], topic=row["topic"], status=RunStatus(row["status"]), created_at=row["created_at"],
-        requested_allocation=row["requested_allocation"], allocation=row["allocation"],
-        allocation_origin=row["allocation_origin"], brain=row["brain"], finished_at=row["finished_at"],
-        source_count=row["source_count"] or 0, error=row["error"],
+        run_id=row["run_id"],
+        topic=row["topic"],
+        status=RunStatus(row["status"]),
+        created_at=row["created_at"],
+        requested_allocation=row["requested_allocation"],
+        allocation=row["allocation"],
+        allocation_origin=row["allocation_origin"],
+        brain=row["brain"],
+        finished_at=row["finished_at"],
+        source_count=row["source_count"] or 0,
+        error=row["error"],
         summary=json.loads(row["summary"]) if row["summary"] else {},
     )

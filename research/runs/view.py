@@ -6,8 +6,9 @@ one fold, so they can never disagree about what happened.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from research.events import Event
 from research.events import payloads as p
@@ -72,7 +73,16 @@ class RunView:
     messages: list[dict[str, str]] = field(default_factory=list)
     stop_reason: str | None = None  # why research stopped (research_stopped), e.g. "loop_guard"
     _works: WorkIndex = field(default_factory=WorkIndex, repr=False, compare=False)  # identity of each work
-    usage: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "failed_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "by_node": {}})
+    usage: dict[str, Any] = field(
+        default_factory=lambda: {
+            "calls": 0,
+            "failed_calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cost_usd": 0.0,
+            "by_node": {},
+        }
+    )
     started_ts: float | None = None
     finished_ts: float | None = None
     seconds: float | None = None
@@ -143,8 +153,14 @@ class RunView:
         rid = e.researcher_id or "?"
         earlier = self.researchers.get(rid)  # an agent that fell back to the pipeline starts again
         self.researchers[rid] = ResearcherView(
-            id=rid, kind=d.kind or rid.split("-")[0], iteration=e.iteration or 0, question=d.question, angle=d.angle, started_ts=e.ts,
-            tool_calls=earlier.tool_calls if earlier else [], transcript=earlier.transcript if earlier else [],
+            id=rid,
+            kind=d.kind or rid.split("-")[0],
+            iteration=e.iteration or 0,
+            question=d.question,
+            angle=d.angle,
+            started_ts=e.ts,
+            tool_calls=earlier.tool_calls if earlier else [],
+            transcript=earlier.transcript if earlier else [],
         )
 
     def _researcher(self, e: Event) -> ResearcherView:
@@ -219,7 +235,9 @@ class RunView:
 
     def _on_usage(self, e: Event, d: p.UsageReported) -> None:
         counts = {
-            "calls": d.calls, "failed_calls": d.failed_calls, "prompt_tokens": d.prompt_tokens,
+            "calls": d.calls,
+            "failed_calls": d.failed_calls,
+            "prompt_tokens": d.prompt_tokens,
             "completion_tokens": d.completion_tokens,
         }
         node = self.usage["by_node"].setdefault(d.node, dict.fromkeys(counts, 0))
@@ -295,16 +313,30 @@ def to_json(view: RunView) -> dict[str, Any]:
         "allocation_reasoning": view.allocation_reasoning,
         "research_questions": view.research_questions,
         "researchers": [
-            {"id": r.id, "kind": r.kind, "iteration": r.iteration, "question": r.question,
-             "queries": r.queries, "source_ids": r.source_ids, "status": r.status, "seconds": r.seconds}
+            {
+                "id": r.id,
+                "kind": r.kind,
+                "iteration": r.iteration,
+                "question": r.question,
+                "queries": r.queries,
+                "source_ids": r.source_ids,
+                "status": r.status,
+                "seconds": r.seconds,
+            }
             for r in view.researchers.values()
         ],
         "sources": [
-            {k: s.get(k) for k in ("id", "title", "url", "kind", "provider", "year", "snippet", "authors", "researcher_id")}
+            {
+                k: s.get(k)
+                for k in ("id", "title", "url", "kind", "provider", "year", "snippet", "authors", "researcher_id")
+            }
             for s in view.sources.values()
         ],
         "critiques": [
-            {k: c.get(k) for k in ("iteration", "status", "critique", "missing_topics", "recommended_queries", "coverage")}
+            {
+                k: c.get(k)
+                for k in ("iteration", "status", "critique", "missing_topics", "recommended_queries", "coverage")
+            }
             for c in view.critiques
         ],
         "draft": view.draft,
@@ -316,7 +348,9 @@ def to_json(view: RunView) -> dict[str, Any]:
             "seconds": view.seconds,
             "researchers": {r.id: r.seconds for r in view.researchers.values()},
         },
-        "usage": {k: view.usage[k] for k in ("calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost_usd")},
+        "usage": {
+            k: view.usage[k] for k in ("calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost_usd")
+        },
         "error": view.error,
         "plan_review": view.plan_review,
         "evidence": view.evidence,

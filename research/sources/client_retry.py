@@ -9,7 +9,8 @@ jitter, Retry-After up to a cap, the provider's shared rate limiter, and a hard 
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from research.sources import http as http_core
 from research.sources.base import ProviderError

@@ -8,10 +8,10 @@ the page never waits longer than about one timeout (some client libraries ignore
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Callable
 
 from research.schemas import RESEARCHER_KINDS, ResearcherKind
 from research.secrets import mask
@@ -73,5 +73,3 @@ def _check_one(provider: SourceProvider, kind: ResearcherKind, settings: Setting
     else:
         message, ok = f"ok ({len(result.sources)} result{'s' if len(result.sources) != 1 else ''})", True
     return ProviderStatus(provider.name, kind, ok, message, round(time.monotonic() - started, 3))
-
-

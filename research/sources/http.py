@@ -17,9 +17,10 @@ import email.utils
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable, TypeVar
+from datetime import UTC, datetime
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -40,10 +41,25 @@ from research.sources.retrying import RetryableFailure, backoff_delay, backoff_w
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 __all__ = [
-    "DEFAULT_MAX_BYTES", "PROVIDER_LIMITS", "RETRYABLE_STATUS", "USER_AGENT", "HttpPolicy", "HttpStatusError",
-    "RateLimiter", "call_with_timeout", "get_json", "is_name_resolution_failure", "limiter_for",
-    "parse_retry_after", "request_spacing_enabled", "request_with_retries", "reset_limiters", "safe_url",
-    "set_limiter", "set_request_spacing", "shared_client",
+    "DEFAULT_MAX_BYTES",
+    "PROVIDER_LIMITS",
+    "RETRYABLE_STATUS",
+    "USER_AGENT",
+    "HttpPolicy",
+    "HttpStatusError",
+    "RateLimiter",
+    "call_with_timeout",
+    "get_json",
+    "is_name_resolution_failure",
+    "limiter_for",
+    "parse_retry_after",
+    "request_spacing_enabled",
+    "request_with_retries",
+    "reset_limiters",
+    "safe_url",
+    "set_limiter",
+    "set_request_spacing",
+    "shared_client",
 ]
 
 # Indirection so tests can record back-off delays without waiting (monkeypatch `http._sleep`).
@@ -116,8 +132,8 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     if when is None:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    now = now or datetime.now(timezone.utc)
+        when = when.replace(tzinfo=UTC)
+    now = now or datetime.now(UTC)
     return max(0.0, (when - now).total_seconds())
 
 
@@ -149,9 +165,7 @@ class _BodyTooLarge(Exception):
         super().__init__(f"reply larger than {max_bytes // 1024} KiB")
 
 
-def _attempt(
-    client: httpx.Client, method: str, url: str, policy: HttpPolicy, **kwargs: Any
-) -> httpx.Response:
+def _attempt(client: httpx.Client, method: str, url: str, policy: HttpPolicy, **kwargs: Any) -> httpx.Response:
     deadline = time.monotonic() + policy.timeout
     with client.stream(method, url, timeout=policy.timeout, **kwargs) as streamed:
         try:
@@ -159,9 +173,7 @@ def _attempt(
         except httpx.StreamConsumed:  # an in-memory transport already holds the decoded body
             return streamed
     # A fresh response from the raw bytes decodes Content-Encoding itself and is fully read.
-    return httpx.Response(
-        streamed.status_code, headers=streamed.headers, content=raw, request=streamed.request
-    )
+    return httpx.Response(streamed.status_code, headers=streamed.headers, content=raw, request=streamed.request)
 
 
 def _attempts(n: int) -> str:
@@ -169,8 +181,12 @@ def _attempts(n: int) -> str:
 
 
 _NAME_RESOLUTION_MARKERS = (
-    "name or service not known", "temporary failure in name resolution", "nodename nor servname",
-    "no address associated", "getaddrinfo failed", "dns",
+    "name or service not known",
+    "temporary failure in name resolution",
+    "nodename nor servname",
+    "no address associated",
+    "getaddrinfo failed",
+    "dns",
 )
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from research.schemas import Source, normalise_url
 

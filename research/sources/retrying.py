@@ -10,7 +10,7 @@ libraries) each wrap one attempt and raise `RetryableFailure` when another attem
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 import tenacity
 from tenacity.wait import wait_base

@@ -10,8 +10,8 @@ import logging
 import threading
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
 
 from research.relevance.ranking import judge_source
 from research.schemas import DroppedSource, ResearcherKind, RunWarning, Source
@@ -19,9 +19,9 @@ from research.secrets import mask
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval, SourceProvider
 from research.sources.identity import dedupe_works
-from research.sources.shapes import as_retrieval
 from research.sources.retrieve_timings import RetrieveTimings
 from research.sources.search_cache import SearchCache
+from research.sources.shapes import as_retrieval
 
 log = logging.getLogger("research.sources")
 
@@ -158,9 +158,12 @@ class SourceRouter:
         resting = [p for p in providers if self.breaker.is_open(p.name)]
         active = [p for p in providers if p not in resting]
         for provider in resting:
-            outcome.warnings.append(RunWarning(
-                source=provider.name, message=f"skipped: it failed within the last {self.breaker.seconds:g} s",
-            ))
+            outcome.warnings.append(
+                RunWarning(
+                    source=provider.name,
+                    message=f"skipped: it failed within the last {self.breaker.seconds:g} s",
+                )
+            )
         if active:
             with ThreadPoolExecutor(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
                 secrets = self.settings.secret_values()
@@ -169,17 +172,21 @@ class SourceRouter:
                     if provider.name in result.providers_used:
                         self.breaker.reset(provider.name)
                         if not result.sources and not result.warnings:  # an empty reply is shown, not hidden
-                            result.warnings.append(RunWarning(source=provider.name, message=f"no results for {query!r}"))
+                            result.warnings.append(
+                                RunWarning(source=provider.name, message=f"no results for {query!r}")
+                            )
                     else:
                         self.breaker.trip(provider.name)
                     outcome.extend(_on_topic_only(result, topic, query))
         # Fall back when the kind has nothing to show: every provider failed, rested, or found nothing.
         if not outcome.sources and self.settings.sources == "auto":
-            outcome.warnings.append(RunWarning(
-                source="library",
-                message=f"{_why_nothing(kind, providers, outcome.providers_used)} for {query!r}; "
-                        "used the local library instead.",
-            ))
+            outcome.warnings.append(
+                RunWarning(
+                    source="library",
+                    message=f"{_why_nothing(kind, providers, outcome.providers_used)} for {query!r}; "
+                    "used the local library instead.",
+                )
+            )
             outcome.extend(_on_topic_only(self._library_search(kind, query, limit), topic, query))
         outcome.sources = dedupe_works(outcome.sources, outcome.texts)  # one work, one source
         return outcome
@@ -198,9 +205,14 @@ class SourceRouter:
     def search_provider(self, provider: SourceProvider, query: str, limit: int, topic: str | None) -> Retrieval:
         """One provider's on-topic answer, through the same cache, breaker and filter as `retrieve`."""
         if self.breaker.is_open(provider.name):
-            return Retrieval(warnings=[RunWarning(
-                source=provider.name, message=f"skipped: it failed within the last {self.breaker.seconds:g} s",
-            )])
+            return Retrieval(
+                warnings=[
+                    RunWarning(
+                        source=provider.name,
+                        message=f"skipped: it failed within the last {self.breaker.seconds:g} s",
+                    )
+                ]
+            )
         result = self._search(provider, query, limit, self.settings.secret_values())
         if provider.name in result.providers_used:
             self.breaker.reset(provider.name)
@@ -242,9 +254,14 @@ def _on_topic_only(result: Retrieval, topic: str | None, query: str = "") -> Ret
         else:
             result.off_topic += 1
             result.texts.pop(source.id, None)
-            result.dropped.append(DroppedSource(
-                title=source.title[:300], url=source.url, reason=verdict.reason, score=verdict.score,
-            ))
+            result.dropped.append(
+                DroppedSource(
+                    title=source.title[:300],
+                    url=source.url,
+                    reason=verdict.reason,
+                    score=verdict.score,
+                )
+            )
     result.sources = kept
     return result
 
@@ -255,7 +272,9 @@ def _why_nothing(kind: ResearcherKind, providers: list[SourceProvider], answered
         return f"{kind} providers unavailable"
     failed = [p.name for p in providers if p.name not in answered]
     empty = [p.name for p in providers if p.name in answered]
-    parts = ([f"{', '.join(failed)} failed"] if failed else []) + ([f"{', '.join(empty)} found nothing"] if empty else [])
+    parts = ([f"{', '.join(failed)} failed"] if failed else []) + (
+        [f"{', '.join(empty)} found nothing"] if empty else []
+    )
     return " and ".join(parts)
 
 

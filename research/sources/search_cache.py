@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 from research.sources.base import Retrieval
 
@@ -26,8 +26,11 @@ CacheKey = tuple[str, str, int]  # (provider, query, limit)
 def copy_retrieval(result: Retrieval) -> Retrieval:
     """A copy whose lists and dicts the caller may change (sources themselves are immutable)."""
     return Retrieval(
-        sources=list(result.sources), texts=dict(result.texts), warnings=list(result.warnings),
-        providers_used=list(result.providers_used), off_topic=result.off_topic,
+        sources=list(result.sources),
+        texts=dict(result.texts),
+        warnings=list(result.warnings),
+        providers_used=list(result.providers_used),
+        off_topic=result.off_topic,
         dropped=list(result.dropped),
     )
 
@@ -53,9 +56,7 @@ class SearchCache:
     def enabled(self) -> bool:
         return self.seconds > 0
 
-    def fetch(
-        self, key: CacheKey, search: Callable[[], Retrieval], keep: Callable[[Retrieval], bool]
-    ) -> Retrieval:
+    def fetch(self, key: CacheKey, search: Callable[[], Retrieval], keep: Callable[[Retrieval], bool]) -> Retrieval:
         """`search()` unless a fresh answer for `key` is stored or in flight; `keep(result)` says
         whether an answer may be stored (a provider that failed gives one that may not)."""
         if not self.enabled:

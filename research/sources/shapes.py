@@ -78,16 +78,23 @@ def _append(item: dict[str, Any], kind: ResearcherKind, provider: str, out: Coer
         out.skipped += 1
         return
     snippet = str(_first(item, _SNIPPET) or "")
-    facts = [f"{k}: {item[k]}" for k in _EXTRA_FACTS if isinstance(item.get(k), int | float | str) and item.get(k) != ""]
+    facts = [
+        f"{k}: {item[k]}" for k in _EXTRA_FACTS if isinstance(item.get(k), int | float | str) and item.get(k) != ""
+    ]
     if facts:
         snippet = (snippet + " (" + ", ".join(facts) + ")").strip()
     try:
-        out.sources.append(Source(
-            title=title[:500], url=url if url.startswith(("http://", "https://")) else "",
-            kind=item.get("kind") if item.get("kind") in ("web", "academic", "book") else kind,
-            provider=str(item.get("provider") or provider), snippet=snippet,
-            authors=_authors(_first(item, _AUTHORS)), year=_year(_first(item, _YEAR)),
-        ))
+        out.sources.append(
+            Source(
+                title=title[:500],
+                url=url if url.startswith(("http://", "https://")) else "",
+                kind=item.get("kind") if item.get("kind") in ("web", "academic", "book") else kind,
+                provider=str(item.get("provider") or provider),
+                snippet=snippet,
+                authors=_authors(_first(item, _AUTHORS)),
+                year=_year(_first(item, _YEAR)),
+            )
+        )
     except ValidationError:
         out.skipped += 1
 
@@ -122,7 +129,10 @@ def as_retrieval(raw: object, *, kind: ResearcherKind, provider: str, query: str
         providers_used=[provider],
     )
     if coerced.skipped:
-        retrieval.warnings.append(RunWarning(
-            source=provider, message=f"skipped {coerced.skipped} unreadable result(s) (no title or url)",
-        ))
+        retrieval.warnings.append(
+            RunWarning(
+                source=provider,
+                message=f"skipped {coerced.skipped} unreadable result(s) (no title or url)",
+            )
+        )
     return retrieval

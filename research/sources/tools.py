@@ -11,8 +11,8 @@ Page fetches use the scraper, whose address guard refuses private and loopback h
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -27,9 +27,14 @@ log = logging.getLogger("research.sources")
 
 # Provider name -> the tool that calls it (Tavily and DuckDuckGo are the same web search).
 SEARCH_PROVIDER_TOOLS: dict[str, str] = {
-    "tavily": "search_web", "duckduckgo": "search_web", "github": "search_github",
-    "stackexchange": "search_stackexchange", "arxiv": "search_arxiv", "openalex": "search_openalex",
-    "openlibrary": "search_openlibrary", "wikipedia": "search_wikipedia",
+    "tavily": "search_web",
+    "duckduckgo": "search_web",
+    "github": "search_github",
+    "stackexchange": "search_stackexchange",
+    "arxiv": "search_arxiv",
+    "openalex": "search_openalex",
+    "openlibrary": "search_openlibrary",
+    "wikipedia": "search_wikipedia",
 }
 FETCH_TOOLS: dict[ResearcherKind, str] = {"web": "scrape_page", "academic": "fetch_page"}
 LIBRARY_TOOL = "search_library"
@@ -53,7 +58,9 @@ class SearchArgs(BaseModel):
 
 class FetchArgs(BaseModel):
     url: str = Field(
-        min_length=10, max_length=2000, pattern=r"^https?://\S+$",
+        min_length=10,
+        max_length=2000,
+        pattern=r"^https?://\S+$",
         description="the full http(s) URL of a public page",
     )
 
@@ -110,7 +117,10 @@ def _search_tool(name: str, search: Callable[[str, int], Retrieval]) -> BaseTool
             log.error("Tool %s crashed: %s", name, type(exc).__name__)
             return _fault(name, f"unexpected error ({type(exc).__name__})")
         findings = ToolFindings(
-            sources=result.sources[:limit], texts=result.texts, warnings=result.warnings, off_topic=result.off_topic,
+            sources=result.sources[:limit],
+            texts=result.texts,
+            warnings=result.warnings,
+            off_topic=result.off_topic,
         )
         if not result.providers_used:  # nobody answered: the reason is in the warnings
             findings.fault = "; ".join(w.message for w in result.warnings) or "no answer"
@@ -118,8 +128,12 @@ def _search_tool(name: str, search: Callable[[str, int], Retrieval]) -> BaseTool
         return _describe(name, query, findings), findings
 
     return StructuredTool.from_function(
-        func=run, name=name, description=prompts.TOOL_DESCRIPTIONS.get(name, name), args_schema=SearchArgs,
-        response_format="content_and_artifact", handle_validation_error=invalid_arguments(name),
+        func=run,
+        name=name,
+        description=prompts.TOOL_DESCRIPTIONS.get(name, name),
+        args_schema=SearchArgs,
+        response_format="content_and_artifact",
+        handle_validation_error=invalid_arguments(name),
     )
 
 
@@ -137,14 +151,20 @@ def _fetch_tool(name: str, kind: ResearcherKind, router: SourceRouter, settings:
         except Exception as exc:  # noqa: BLE001
             return _fault(name, f"unexpected error ({type(exc).__name__})")
         first_line = next((line.strip() for line in text.splitlines() if line.strip()), url)
-        source = Source(title=first_line[:TITLE_CHARS], url=url, kind=kind, provider="scraper", snippet=text[:RESULT_CHARS])
+        source = Source(
+            title=first_line[:TITLE_CHARS], url=url, kind=kind, provider="scraper", snippet=text[:RESULT_CHARS]
+        )
         result = router.filter_on_topic(Retrieval(sources=[source], texts={source.id: text}), topic)
         findings = ToolFindings(sources=result.sources, texts=result.texts, off_topic=result.off_topic)
         return _describe(name, url, findings), findings
 
     return StructuredTool.from_function(
-        func=run, name=name, description=prompts.TOOL_DESCRIPTIONS[name], args_schema=FetchArgs,
-        response_format="content_and_artifact", handle_validation_error=invalid_arguments(name),
+        func=run,
+        name=name,
+        description=prompts.TOOL_DESCRIPTIONS[name],
+        args_schema=FetchArgs,
+        response_format="content_and_artifact",
+        handle_validation_error=invalid_arguments(name),
     )
 
 
@@ -159,7 +179,10 @@ def _describe(tool: str, query: str, findings: ToolFindings) -> str:
         return prompts.TOOL_NO_RESULTS.format(query=query, tool=tool)
     blocks = [
         prompts.render_source(
-            f'n="{i}"', kind=s.kind, title=s.title, url=s.url,
+            f'n="{i}"',
+            kind=s.kind,
+            title=s.title,
+            url=s.url,
             text=(findings.texts.get(s.id) or s.snippet)[:RESULT_CHARS],
         )
         for i, s in enumerate(findings.sources, 1)

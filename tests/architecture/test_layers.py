@@ -95,7 +95,7 @@ def test_no_import_cycles() -> None:
             if nxt not in MODULES:
                 continue
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if state.get(nxt) is None and (cycle := visit(nxt)):
                 return cycle
         stack.pop()
@@ -110,16 +110,28 @@ def test_no_import_cycles() -> None:
 def test_root_stays_small_and_modules_stay_readable() -> None:
     root = sorted(p.name for p in ENGINE.glob("*.py"))
     assert len(root) <= MAX_ROOT_MODULES, root
-    long = {str(p.relative_to(ROOT)): n for p in ENGINE.rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in ENGINE.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
     assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
 
 
 def test_the_engine_never_imports_streamlit() -> None:
-    offenders = [m for m, p in MODULES.items() if any(
-        n == "streamlit" or n.startswith("streamlit.")
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
-        for n in ([a.name for a in node.names] if isinstance(node, ast.Import)
-                  else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-    )]
+    offenders = [
+        m
+        for m, p in MODULES.items()
+        if any(
+            n == "streamlit" or n.startswith("streamlit.")
+            for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            for n in (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+        )
+    ]
     assert not offenders, offenders

@@ -9,22 +9,20 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import openai
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from research.brains.capabilities import FILE_NAME, CapabilityStore, is_shape_rejection
+from research.brains.capabilities import FILE_NAME, CapabilityStore, is_shape_rejection, store_for
 from research.brains.context_fit import fit_messages
 from research.brains.grammar_schema import grammar_schema
-from research.brains.llm import LLMBrain
+from research.brains.llm import LLMBrain, chat_model
 from research.brains.model_call import Progress
-from research.brains.structured import forget_methods, remembered_method
-from research.brains.structured import invoke_structured
-from research.brains.llm import chat_model
-from research.brains.capabilities import store_for
+from research.brains.structured import forget_methods, invoke_structured, remembered_method
 from research.schemas import AnalystVerdict, QueryPlan, ResearcherTask, Source
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer, count_tokens
@@ -43,8 +41,12 @@ def _fresh_memory() -> Iterator[None]:
 
 def settings_for(server: FakeOpenAIServer, tmp_path: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = dict(
-        _env_file=None, openai_base_url=server.base_url, openai_api_key="sk-local-SECRET", model="local-model",
-        llm_timeout=5, data_dir=tmp_path / "data",
+        _env_file=None,
+        openai_base_url=server.base_url,
+        openai_api_key="sk-local-SECRET",
+        model="local-model",
+        llm_timeout=5,
+        data_dir=tmp_path / "data",
     )
     values.update(overrides)
     return Settings(**values)
@@ -57,6 +59,7 @@ def llama_like(responder) -> FakeOpenAIServer:
 
 
 # --- 1. capability detection ------------------------------------------------------------------------
+
 
 def test_llama_cpp_500_naming_response_format_moves_to_json_mode_with_the_schema(tmp_path: Path) -> None:
     with llama_like(lambda request: VALID_QUERIES) as server:
@@ -102,16 +105,19 @@ def _status_error(status: int, message: str) -> openai.APIStatusError:
     return openai.APIStatusError(message, response=response, body={"error": {"message": message}})
 
 
-@pytest.mark.parametrize(("status", "message", "rejected"), [
-    (400, "Unsupported param: response_format", True),
-    (404, "tools not found", True),
-    (422, "Unprocessable: tool_choice", True),
-    (500, "Input should be 'text' or 'json_object' (response_format.type)", True),
-    (500, "'tools' is not supported with this chat format", True),
-    (500, "The server had an error while processing your request.", False),
-    (503, "overloaded", False),
-    (429, "Rate limit reached", False),
-])
+@pytest.mark.parametrize(
+    ("status", "message", "rejected"),
+    [
+        (400, "Unsupported param: response_format", True),
+        (404, "tools not found", True),
+        (422, "Unprocessable: tool_choice", True),
+        (500, "Input should be 'text' or 'json_object' (response_format.type)", True),
+        (500, "'tools' is not supported with this chat format", True),
+        (500, "The server had an error while processing your request.", False),
+        (503, "overloaded", False),
+        (429, "Rate limit reached", False),
+    ],
+)
 def test_shape_rejections_whatever_the_status(status: int, message: str, rejected: bool) -> None:
     assert is_shape_rejection(_status_error(status, message)) is rejected
 
@@ -126,6 +132,7 @@ def test_a_corrupt_capabilities_file_is_ignored_and_rewritten(tmp_path: Path) ->
 
 
 # --- 2. bounded replies -----------------------------------------------------------------------------
+
 
 def test_each_role_sends_its_cap_as_max_tokens_too(tmp_path: Path) -> None:
     with llama_like(lambda request: VALID_QUERIES) as server:
@@ -145,7 +152,9 @@ def test_a_reply_cut_by_its_cap_is_used_and_noted(tmp_path: Path, caplog: pytest
             notes = brain.notes(TASK, [source], lambda _id: "")
 
         assert notes.startswith("Lipid nanoparticles") and count_tokens(notes) <= 41
-        assert any("cut at its cap of 40 tokens (RESEARCH_REPLY_TOKENS_NOTES)" in r.getMessage() for r in caplog.records)
+        assert any(
+            "cut at its cap of 40 tokens (RESEARCH_REPLY_TOKENS_NOTES)" in r.getMessage() for r in caplog.records
+        )
         [record] = brain.meter.calls
         assert record.finish_reason == "length" and record.cap == 40 and not record.failed
 
@@ -163,10 +172,20 @@ def test_the_writer_stops_before_its_own_reference_list(tmp_path: Path) -> None:
 def _sources_prompt(n: int, chars: int = 900) -> list:
     from research import prompts
 
-    blocks = [prompts.render_source(f'id="s{i}"', kind="web", title=f"Source {i}", url=f"https://e.org/{i}",
-                                    text=("mrna vaccine lipid " if i == 3 else "unrelated gardening ") * (chars // 20))
-              for i in range(n)]
-    return [SystemMessage("Role: notes."), HumanMessage(f"Question: mrna vaccine lipid\n{prompts.render_sources(blocks)}")]
+    blocks = [
+        prompts.render_source(
+            f'id="s{i}"',
+            kind="web",
+            title=f"Source {i}",
+            url=f"https://e.org/{i}",
+            text=("mrna vaccine lipid " if i == 3 else "unrelated gardening ") * (chars // 20),
+        )
+        for i in range(n)
+    ]
+    return [
+        SystemMessage("Role: notes."),
+        HumanMessage(f"Question: mrna vaccine lipid\n{prompts.render_sources(blocks)}"),
+    ]
 
 
 def test_fit_drops_the_least_relevant_sources_first_and_keeps_the_rest_in_order() -> None:
@@ -184,8 +203,17 @@ def test_the_context_setting_trims_sources_up_front(tmp_path: Path) -> None:
     with llama_like(lambda request: "Notes [s3].") as server:
         server.context_tokens = 1200
         brain = LLMBrain(settings_for(server, tmp_path, context_tokens=1200, reply_tokens_notes=100))
-        sources = [Source(id=f"s{i}", title=f"Source {i}", url=f"https://e.org/{i}", kind="web", provider="fake",
-                          snippet="unrelated gardening " * 70) for i in range(8)]
+        sources = [
+            Source(
+                id=f"s{i}",
+                title=f"Source {i}",
+                url=f"https://e.org/{i}",
+                kind="web",
+                provider="fake",
+                snippet="unrelated gardening " * 70,
+            )
+            for i in range(8)
+        ]
         brain.notes(TASK, sources, lambda _id: "")
         assert len(server.requests) == 1  # fitted before sending: no overflow
 
@@ -194,8 +222,17 @@ def test_a_context_overflow_trims_and_retries_before_failing(tmp_path: Path) -> 
     with llama_like(lambda request: "Notes.") as server:
         server.context_tokens = 1500
         brain = LLMBrain(settings_for(server, tmp_path, reply_tokens_notes=100))  # no context setting
-        sources = [Source(id=f"s{i}", title=f"Source {i}", url=f"https://e.org/{i}", kind="web", provider="fake",
-                          snippet="gardening " * 140) for i in range(8)]
+        sources = [
+            Source(
+                id=f"s{i}",
+                title=f"Source {i}",
+                url=f"https://e.org/{i}",
+                kind="web",
+                provider="fake",
+                snippet="gardening " * 140,
+            )
+            for i in range(8)
+        ]
         assert brain.notes(TASK, sources, lambda _id: "") == "Notes."
         first, second = server.requests
         assert count_tokens(json.dumps(second["messages"])) < count_tokens(json.dumps(first["messages"]))
@@ -204,6 +241,7 @@ def test_a_context_overflow_trims_and_retries_before_failing(tmp_path: Path) -> 
 
 
 # --- 3. metering ------------------------------------------------------------------------------------
+
 
 def test_calls_tokens_and_budget_units_agree_with_failed_attempts_labelled(tmp_path: Path) -> None:
     with llama_like(lambda request: VALID_QUERIES) as server:
@@ -219,6 +257,7 @@ def test_calls_tokens_and_budget_units_agree_with_failed_attempts_labelled(tmp_p
 
 
 # --- 4. concurrency ---------------------------------------------------------------------------------
+
 
 def test_parallel_calls_never_exceed_the_per_server_limit_and_do_not_time_out_waiting(tmp_path: Path) -> None:
     with FakeOpenAIServer(lambda request: VALID_QUERIES, latency=0.25) as server:
@@ -244,6 +283,7 @@ def test_parallel_calls_never_exceed_the_per_server_limit_and_do_not_time_out_wa
 
 
 # --- 5. streaming and progress ----------------------------------------------------------------------
+
 
 def test_every_call_streams(tmp_path: Path) -> None:
     with FakeOpenAIServer(lambda request: VALID_QUERIES) as server:
@@ -286,7 +326,9 @@ def test_grammar_schema_inlines_refs_and_bounds_lists_and_strings() -> None:
     text = json.dumps(shape)
     assert "$ref" not in text and "$defs" not in text
     coverage = shape["properties"]["coverage"]
-    assert coverage["minItems"] == 1 and coverage["items"]["properties"]["question"]["pattern"].startswith("^[A-Za-z0-9]")
+    assert coverage["minItems"] == 1 and coverage["items"]["properties"]["question"]["pattern"].startswith(
+        "^[A-Za-z0-9]"
+    )
     import re
 
     text_rule = re.compile(shape["properties"]["critique"]["items"]["pattern"])
@@ -318,7 +360,9 @@ def test_a_degraded_step_names_the_model_and_server_but_never_the_url(tmp_path: 
     with FakeOpenAIServer() as server:
         server.fail_next("500", times=3)
         warnings: list[tuple[str, str]] = []
-        brain = FallbackBrain(LLMBrain(settings_for(server, tmp_path)), OfflineBrain(), lambda s, m: warnings.append((s, m)))
+        brain = FallbackBrain(
+            LLMBrain(settings_for(server, tmp_path)), OfflineBrain(), lambda s, m: warnings.append((s, m))
+        )
         brain.queries(TASK, "web")
         [(_source, message)] = warnings
         assert "on model local-model at the OPENAI_BASE_URL server" in message
@@ -329,8 +373,13 @@ def test_the_cli_prints_a_progress_line_for_a_model_call() -> None:
     from research.cli.progress import describe
     from research.events import Event
 
-    line = describe(Event(type="model_progress", researcher_id="web-1", data=dict(
-        node="researcher", step="notes", model="m", tokens=120, seconds=4.5, done=False)))
+    line = describe(
+        Event(
+            type="model_progress",
+            researcher_id="web-1",
+            data=dict(node="researcher", step="notes", model="m", tokens=120, seconds=4.5, done=False),
+        )
+    )
     assert line == "[web-1] notes: writing, 120 tokens (4.5s)"
 
 

@@ -82,7 +82,12 @@ QUESTION = "What is the mechanism behind mRNA vaccines?"
 
 def task(kind: str, angle: str = "angle 1: first", **extra) -> ResearcherTask:
     return ResearcherTask(
-        researcher_id=f"{kind}-1", kind=kind, question=QUESTION, topic="How do mRNA vaccines work?", angle=angle, **extra
+        researcher_id=f"{kind}-1",
+        kind=kind,
+        question=QUESTION,
+        topic="How do mRNA vaccines work?",
+        angle=angle,
+        **extra,
     )
 
 
@@ -153,7 +158,11 @@ def test_a_question_needs_two_sources_from_two_origins() -> None:
 
 
 def test_off_topic_sources_do_not_count() -> None:
-    bread = web("https://b.example.org/bread", title="Sourdough baking", snippet="Sourdough bread needs a lively starter and a long proof.")
+    bread = web(
+        "https://b.example.org/bread",
+        title="Sourdough baking",
+        snippet="Sourdough bread needs a lively starter and a long proof.",
+    )
     verdict = judge([web("https://a.example.org/1"), bread])
     assert verdict.status == "NEEDS_IMPROVEMENT"
     assert verdict.coverage[0].source_count == 1
@@ -168,8 +177,13 @@ def test_full_text_from_the_store_counts_not_just_the_snippet() -> None:
 
 def test_library_documents_each_count_as_their_own_origin() -> None:
     docs = [
-        Source(title="Heat pumps in cold climates", url=f"library://sample/heat-pumps-{i}", kind="academic",
-               provider="library", snippet=ON_TOPIC)
+        Source(
+            title="Heat pumps in cold climates",
+            url=f"library://sample/heat-pumps-{i}",
+            kind="academic",
+            provider="library",
+            snippet=ON_TOPIC,
+        )
         for i in (1, 2)
     ]
     assert judge(docs).status == "APPROVED"
@@ -182,6 +196,7 @@ def test_no_sources_is_named_in_the_critique() -> None:
 
 
 # --- writing --------------------------------------------------------------------------------
+
 
 def test_the_report_quotes_the_sources_by_question_and_cites_each_sentence() -> None:
     texts = {
@@ -197,8 +212,19 @@ def test_the_report_quotes_the_sources_by_question_and_cites_each_sentence() -> 
         ),
     }
     numbered = [
-        NumberedSource(1, Source(id="s-a", title="How heat pumps work", url="https://a.example.org", kind="web", provider="t")),
-        NumberedSource(2, Source(id="s-b", title="Heat pumps in cold climates", url="https://b.example.org", kind="academic", provider="t")),
+        NumberedSource(
+            1, Source(id="s-a", title="How heat pumps work", url="https://a.example.org", kind="web", provider="t")
+        ),
+        NumberedSource(
+            2,
+            Source(
+                id="s-b",
+                title="Heat pumps in cold climates",
+                url="https://b.example.org",
+                kind="academic",
+                provider="t",
+            ),
+        ),
     ]
     questions = ["How do heat pumps move heat?", Q]
     body = OfflineBrain().write(TOPIC, questions, numbered, lambda sid: texts.get(sid, ""), ["Installation cost"])
@@ -206,7 +232,10 @@ def test_the_report_quotes_the_sources_by_question_and_cites_each_sentence() -> 
     assert lines[0] == "# How do heat pumps work?"
     headings = [line for line in lines if line.startswith("## ")]
     assert headings == [
-        "## Summary", "## How do heat pumps move heat", "## How efficient are heat pumps in cold climates", "## Known gaps",
+        "## Summary",
+        "## How do heat pumps move heat",
+        "## How efficient are heat pumps in cold climates",
+        "## Known gaps",
     ]
     assert "- Installation cost" in lines
 
@@ -264,9 +293,7 @@ def test_each_section_quotes_sentences_that_answer_its_question(runner) -> None:
 
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="120"))
     draft = runner.store.latest_draft(run_id).markdown
-    sections = {
-        block.split("\n", 1)[0]: block for block in draft.split("\n## ")[1:]
-    }
+    sections = {block.split("\n", 1)[0]: block for block in draft.split("\n## ")[1:]}
     mechanism = next(text for title, text in sections.items() if "mechanism" in title)
     history = next(text for title, text in sections.items() if "develop" in title)
     assert "lipid" in mechanism.lower() or "translated" in mechanism.lower()

@@ -12,7 +12,9 @@ from research.brains.question_forms import topic_form
 
 EXPECTED = {
     "How are bagpipes made?": [
-        "How are bagpipes made?", "What are bagpipes?", "What are the main arguments and evidence about bagpipes?",
+        "How are bagpipes made?",
+        "What are bagpipes?",
+        "What are the main arguments and evidence about bagpipes?",
     ],
     "Why did the Roman Empire fall?": [
         "Why did the Roman Empire fall?",
@@ -25,15 +27,18 @@ EXPECTED = {
         "How did quantum entanglement develop, and what are the future directions?",
     ],
     "Tell me about black holes": [
-        "What are black holes?", "What are the main arguments and evidence about black holes?",
+        "What are black holes?",
+        "What are the main arguments and evidence about black holes?",
         "What open questions remain about black holes?",
     ],
     "heat pumps": [
-        "What are heat pumps?", "What are the main arguments and evidence about heat pumps?",
+        "What are heat pumps?",
+        "What are the main arguments and evidence about heat pumps?",
         "What open questions remain about heat pumps?",
     ],
     "Describe the water cycle": [
-        "What is the water cycle?", "What are the main arguments and evidence about the water cycle?",
+        "What is the water cycle?",
+        "What are the main arguments and evidence about the water cycle?",
         "What open questions remain about the water cycle?",
     ],
     "Rust vs Go for backend services": [
@@ -47,10 +52,13 @@ EXPECTED = {
         "What does the evidence say about the effectiveness and safety of intermittent fasting?",
     ],
     "Is coffee bad for you?": [
-        "Is coffee bad for you?", "What is coffee?", "What are the main arguments and evidence about coffee?",
+        "Is coffee bad for you?",
+        "What is coffee?",
+        "What are the main arguments and evidence about coffee?",
     ],
     "When was the Eiffel Tower built?": [
-        "When was the Eiffel Tower built?", "What is the Eiffel Tower?",
+        "When was the Eiffel Tower built?",
+        "What is the Eiffel Tower?",
         "What are the main arguments and evidence about the Eiffel Tower?",
     ],
     "Impressionist painting": [
@@ -59,15 +67,18 @@ EXPECTED = {
         "How was impressionist painting received, and what is its legacy?",
     ],
     "Latest news on the Mars rover": [
-        "What happened with the Mars rover, and when?", "Who is affected by the Mars rover, and how?",
+        "What happened with the Mars rover, and when?",
+        "Who is affected by the Mars rover, and how?",
         "How have experts and officials responded to the Mars rover?",
     ],
     "Breaking: earthquake in Chile": [
-        "What happened with the earthquake in Chile, and when?", "Who is affected by the earthquake in Chile, and how?",
+        "What happened with the earthquake in Chile, and when?",
+        "Who is affected by the earthquake in Chile, and how?",
         "How have experts and officials responded to the earthquake in Chile?",
     ],
     "The history of the printing press": [
-        "What is the history of the printing press?", "What were the origins and context of the printing press?",
+        "What is the history of the printing press?",
+        "What were the origins and context of the printing press?",
         "What were the immediate effects of the printing press?",
     ],
 }
@@ -79,20 +90,41 @@ def test_questions_are_grammatical_for_every_topic_shape(topic: str) -> None:
     assert plan.research_questions == EXPECTED[topic]
 
 
-@pytest.mark.parametrize("topic, plural", [
-    ("bagpipes", True), ("mRNA vaccines", True), ("the Roman Empire", False), ("quantum entanglement", False),
-    ("CRISPR", False), ("physics", False), ("the United States", False), ("species", False), ("children", True),
-])
+@pytest.mark.parametrize(
+    "topic, plural",
+    [
+        ("bagpipes", True),
+        ("mRNA vaccines", True),
+        ("the Roman Empire", False),
+        ("quantum entanglement", False),
+        ("CRISPR", False),
+        ("physics", False),
+        ("the United States", False),
+        ("species", False),
+        ("children", True),
+    ],
+)
 def test_number_agreement(topic: str, plural: bool) -> None:
     assert topic_form(topic).plural is plural
 
 
 MORE_TOPICS = [
-    "How do birds navigate?", "What causes migraines?", "Who invented the telephone?", "Compare Python and Java",
-    "Should cities ban cars?", "Can dogs see colour?", "Why is the sky blue?", "Explain how vaccines work",
-    "Impact of social media on teenagers", "What were the causes of World War I?", "Cats vs dogs as pets",
-    "How does CRISPR edit genes?", "Is remote work better than office work?", "What are bagpipes made of?",
-    "Breaking: earthquake in Chile", "What is CRISPR?",
+    "How do birds navigate?",
+    "What causes migraines?",
+    "Who invented the telephone?",
+    "Compare Python and Java",
+    "Should cities ban cars?",
+    "Can dogs see colour?",
+    "Why is the sky blue?",
+    "Explain how vaccines work",
+    "Impact of social media on teenagers",
+    "What were the causes of World War I?",
+    "Cats vs dogs as pets",
+    "How does CRISPR edit genes?",
+    "Is remote work better than office work?",
+    "What are bagpipes made of?",
+    "Breaking: earthquake in Chile",
+    "What is CRISPR?",
 ]
 
 

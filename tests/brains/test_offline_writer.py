@@ -40,8 +40,10 @@ def test_markup_and_instructions_are_never_quotable() -> None:
 
 
 def test_one_paragraph_per_question_each_sentence_where_it_answers_best() -> None:
-    sources = [NumberedSource(n=1, source=_source("s1", "Bagpipes explained")),
-               NumberedSource(n=2, source=_source("s2", "Bagpipe safety"))]
+    sources = [
+        NumberedSource(n=1, source=_source("s1", "Bagpipes explained")),
+        NumberedSource(n=2, source=_source("s2", "Bagpipe safety")),
+    ]
     texts = {"s1": TEXT, "s2": SAFETY}
     questions = ["What are the parts of bagpipes, the chanter and drones?", "What are the safety risks of bagpipes?"]
     draft = write_draft("How do bagpipes work?", questions, sources, texts.get, [])
@@ -57,7 +59,9 @@ def test_one_paragraph_per_question_each_sentence_where_it_answers_best() -> Non
 
 
 def test_a_sentence_whose_person_is_missing_is_not_quoted_alone() -> None:
-    text = ("Katalin Kariko studied messenger RNA for decades at the University of Pennsylvania in Philadelphia. "
-            "Around 1997 she met Weissman, an immunologist who wanted to build vaccines from messenger RNA.")
+    text = (
+        "Katalin Kariko studied messenger RNA for decades at the University of Pennsylvania in Philadelphia. "
+        "Around 1997 she met Weissman, an immunologist who wanted to build vaccines from messenger RNA."
+    )
     assert [u.text for u in units_of("s", text)][-1].startswith("Katalin Kariko studied")
     assert not any(u.text.startswith("Around 1997") for u in units_of("s", text.split(". ", 1)[1]))

@@ -25,8 +25,10 @@ def test_unknown_model_has_no_estimate() -> None:
 
 
 def test_env_overrides_extend_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RESEARCH_PRICES", json.dumps({"llama3.1:8b": {"prompt": 0, "completion": 0},
-                                                       "gpt-4o-mini": [1, 2], "*": [0.5, 0.5]}))
+    monkeypatch.setenv(
+        "RESEARCH_PRICES",
+        json.dumps({"llama3.1:8b": {"prompt": 0, "completion": 0}, "gpt-4o-mini": [1, 2], "*": [0.5, 0.5]}),
+    )
     table = load_price_table()
     assert estimate_cost("llama3.1:8b", USAGE, table) == 0
     assert table["gpt-4o-mini"] == Price(1, 2)

@@ -5,7 +5,8 @@ turn; think blocks and fences tolerated; the working method remembered per serve
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import openai
 import pytest
@@ -41,8 +42,9 @@ def server() -> Iterator[FakeOpenAIServer]:
 
 
 def llm_for(server: FakeOpenAIServer, **overrides: Any):
-    settings = Settings(openai_base_url=server.base_url, openai_api_key="sk-test-key", model="fake-model",
-                        llm_timeout=5, **overrides)
+    settings = Settings(
+        openai_base_url=server.base_url, openai_api_key="sk-test-key", model="fake-model", llm_timeout=5, **overrides
+    )
     return chat_model(settings, "fake-model", max_retries=0)
 
 
@@ -73,7 +75,11 @@ def test_calls_run_on_the_callers_thread(server: FakeOpenAIServer, monkeypatch: 
     parsed, _ = invoke_structured(llm_for(server), QueryPlan, MESSAGES)
     assert parsed.queries == VALID["queries"]
     assert [r.get("response_format", {}).get("type") for r in server.requests] == [
-        "json_schema", "json_object", "json_object", None]
+        "json_schema",
+        "json_object",
+        "json_object",
+        None,
+    ]
 
 
 def test_rejected_json_schema_falls_back_to_function_calling_and_is_remembered(server: FakeOpenAIServer) -> None:

@@ -7,8 +7,8 @@ a missing browser fails them. Playwright's own browser download is never used.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -17,8 +17,13 @@ from tests.streamlit_server import ROOT, offline_env, streamlit_server
 CHROMIUM = Path(os.environ.get("RESEARCH_TEST_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 DEMO_DELAY = "2.0"  # seconds per library search: long enough to watch the panels fill
 

@@ -18,8 +18,9 @@ pytestmark = pytest.mark.browser
 
 def test_a_tracking_pixel_in_a_source_never_loads(page, app_url, app_data_dir):
     with tracking_server() as (base, hits):
-        settings = Settings(_env_file=None, data_dir=app_data_dir, log_dir=app_data_dir / "logs",
-                            sources="library", llm="offline")
+        settings = Settings(
+            _env_file=None, data_dir=app_data_dir, log_dir=app_data_dir / "logs", sources="library", llm="offline"
+        )
         library = Library(settings.library_db)
         library.ensure_sample()
         title, text = hostile_document(base)
@@ -28,8 +29,10 @@ def test_a_tracking_pixel_in_a_source_never_loads(page, app_url, app_data_dir):
         run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="100"))
         # As if a model had copied the markup into the draft: the saved version carries it raw.
         runner.store.save_draft_version(
-            run_id, f"# Draft\n\nA pixel ![t]({base}/track.png) and <img src=\"{base}/raw.png\"> "
-                    f":red[directive] [link]({base}/link).\n", note="hostile edit",
+            run_id,
+            f'# Draft\n\nA pixel ![t]({base}/track.png) and <img src="{base}/raw.png"> '
+            f":red[directive] [link]({base}/link).\n",
+            note="hostile edit",
         )
         page.goto(f"{app_url}/?run={run_id}")
         expect(page.locator("[data-testid=stDataFrame]").first).to_be_visible(timeout=30_000)
@@ -41,4 +44,7 @@ def test_a_tracking_pixel_in_a_source_never_loads(page, app_url, app_data_dir):
         main = page.locator("[data-testid=stMain]")
         assert main.locator(f"img[src^='{base}']").count() == 0
         assert main.locator(f"iframe[src^='{base}']").count() == 0
-        assert main.locator("[data-testid=stMarkdownContainer] span[style*='color']").filter(has_text="directive").count() == 0
+        assert (
+            main.locator("[data-testid=stMarkdownContainer] span[style*='color']").filter(has_text="directive").count()
+            == 0
+        )

@@ -32,8 +32,9 @@ def login_desk(tmp_path: Path):
             f'server_metadata_url = "{issuer.url}/.well-known/openid-configuration"\n'
         )
         env = offline_env(tmp_path / "data")
-        with streamlit_server(env, tmp_path / "streamlit.log", port=port,
-                              extra_args=("--secrets.files", str(secrets))) as url:
+        with streamlit_server(
+            env, tmp_path / "streamlit.log", port=port, extra_args=("--secrets.files", str(secrets))
+        ) as url:
             yield url, issuer, tmp_path / "data"
 
 
@@ -81,6 +82,8 @@ def test_a_desk_on_the_network_without_a_login_refuses_to_serve(page, tmp_path: 
         expect(page.get_by_text("without a login")).to_be_visible(timeout=30_000)
         assert page.get_by_role("button", name="Run research").count() == 0
     env["RESEARCH_ALLOW_UNAUTHENTICATED"] = "1"
-    with streamlit_server(env, tmp_path / "streamlit2.log", port=free_port(), extra_args=("--server.address", "0.0.0.0")) as url:
+    with streamlit_server(
+        env, tmp_path / "streamlit2.log", port=free_port(), extra_args=("--server.address", "0.0.0.0")
+    ) as url:
         page.goto(f"{url}/")
         expect(page.get_by_role("button", name="Run research")).to_be_visible(timeout=30_000)

@@ -5,8 +5,8 @@ The model is the loopback OpenAI-compatible fake, streaming slowly like a local 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from playwright.sync_api import expect
@@ -24,8 +24,13 @@ def slow_model_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data_dir: Path = tmp_path_factory.mktemp("slow-model")
     with FakeOpenAIServer(stream_chunk_chars=8) as model:
         model.chunk_delay = 0.12  # about 65 characters a second: a small local model on a busy CPU
-        env = offline_env(data_dir, RESEARCH_OPENAI_BASE_URL=model.base_url, RESEARCH_MODEL="slow-local",
-                          RESEARCH_LLM_CONCURRENCY="2", RESEARCH_MAX_ITERATIONS="0")
+        env = offline_env(
+            data_dir,
+            RESEARCH_OPENAI_BASE_URL=model.base_url,
+            RESEARCH_MODEL="slow-local",
+            RESEARCH_LLM_CONCURRENCY="2",
+            RESEARCH_MAX_ITERATIONS="0",
+        )
         env["RESEARCH_LLM"] = "openai"  # the offline env, with the model brain on the slow fake
         with streamlit_server(env, data_dir / "streamlit.log") as url:
             yield url

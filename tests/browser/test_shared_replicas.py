@@ -30,10 +30,28 @@ def _replica(data_dir: Path, pg_url: str, name: str) -> tuple[subprocess.Popen, 
     env = offline_env(data_dir, RESEARCH_DEMO_DELAY="8.0", RESEARCH_DATABASE_URL=pg_url, RESEARCH_RUN_LEASE_SECONDS="6")
     log = (data_dir / f"streamlit-{name}.log").open("wb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "streamlit_app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
     wait_healthy(url, process)
@@ -63,7 +81,9 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(browser, tmp_path: Path, pg_url: str) -> None:
+def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(
+    browser, tmp_path: Path, pg_url: str
+) -> None:
     expect.set_options(timeout=45_000)  # a cold replica's first page, on 2 shared cores
     a, url_a = _replica(tmp_path / "a", pg_url, "a")
     b, url_b = _replica(tmp_path / "b", pg_url, "b")

@@ -8,8 +8,10 @@ from tests.helpers import run_cli
 
 
 def test_cli_agent_mode_prints_tool_calls_and_logs_them(tmp_path):
-    result = run_cli(["Impressionism", "--allocation", "100", "--max-iterations", "0", "--researcher-mode", "agent",
-                      "--json"], tmp_path)
+    result = run_cli(
+        ["Impressionism", "--allocation", "100", "--max-iterations", "0", "--researcher-mode", "agent", "--json"],
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     run = json.loads(result.stdout)
     assert run["status"] == "finished" and run["sources"]
@@ -19,8 +21,9 @@ def test_cli_agent_mode_prints_tool_calls_and_logs_them(tmp_path):
 
 
 def test_the_setting_selects_agent_mode_and_a_bad_value_is_refused(tmp_path):
-    result = run_cli(["Impressionism", "--allocation", "100", "--max-iterations", "0"], tmp_path,
-                     RESEARCH_RESEARCHER_MODE="agent")
+    result = run_cli(
+        ["Impressionism", "--allocation", "100", "--max-iterations", "0"], tmp_path, RESEARCH_RESEARCHER_MODE="agent"
+    )
     assert result.returncode == 0 and "tool search_library" in result.stderr
     bad = run_cli(["Impressionism"], tmp_path, RESEARCH_RESEARCHER_MODE="react")
     assert bad.returncode == 2

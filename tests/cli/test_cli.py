@@ -26,8 +26,21 @@ def mrna_json(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comp
 
 def test_json_has_the_documented_shape(mrna_json) -> None:
     _, out = mrna_json
-    for key in ("run_id", "topic", "allocation", "allocation_origin", "research_questions", "researchers",
-                "sources", "critiques", "draft", "citations", "warnings", "timings", "usage"):
+    for key in (
+        "run_id",
+        "topic",
+        "allocation",
+        "allocation_origin",
+        "research_questions",
+        "researchers",
+        "sources",
+        "critiques",
+        "draft",
+        "citations",
+        "warnings",
+        "timings",
+        "usage",
+    ):
         assert key in out, key
     assert out["topic"] == TOPIC
     assert out["allocation"] == {"web": 1, "academic": 2, "book": 0}
@@ -53,7 +66,9 @@ def test_json_run_matches_the_request(mrna_json) -> None:
     assert all(r["queries"] and r["source_ids"] for r in out["researchers"])
     assert len(out["critiques"]) >= 1
     sources = {s["id"]: s for s in out["sources"]}
-    assert sources and all(s["provider"] == "library" and s["url"].startswith("library://sample/") for s in sources.values())
+    assert sources and all(
+        s["provider"] == "library" and s["url"].startswith("library://sample/") for s in sources.values()
+    )
     for r in out["researchers"]:
         assert set(r["source_ids"]) <= set(sources)
 
@@ -117,7 +132,11 @@ def test_bad_input_exits_2_as_a_process(case: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", list(BAD_INPUT))
 def test_bad_input_returns_2_with_one_clear_line(
-    case: str, tmp_path: Path, session_log_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    case: str,
+    tmp_path: Path,
+    session_log_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     # In-process (the same main() as above) to keep the suite fast; the environment points the
     # engine at this test's temp dirs, as the subprocess runs do.

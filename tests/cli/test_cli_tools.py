@@ -12,8 +12,8 @@ import pytest
 
 from research.cli.main import main
 from research.runs.store import RunStore
-from tests.helpers import run_cli
 from tests.finished_run import TOPIC
+from tests.helpers import run_cli
 
 
 @pytest.fixture
@@ -56,7 +56,9 @@ def test_export_writes_each_format(cli, finished, tmp_path: Path) -> None:
     out = tmp_path / "draft.docx"
     code, stdout, _ = cli("export", run_id, "--format", "docx", "--out", str(out))
     assert code == 0 and stdout.strip() == str(out)
-    headings = [p.text for p in docx.Document(io.BytesIO(out.read_bytes())).paragraphs if p.style.name.startswith("Heading")]
+    headings = [
+        p.text for p in docx.Document(io.BytesIO(out.read_bytes())).paragraphs if p.style.name.startswith("Heading")
+    ]
     assert headings[0] == TOPIC
     code, stdout, _ = cli("export", run_id, "--format", "bib")  # default name from the topic, in the cwd
     assert code == 0 and stdout.strip() == "how-do-mrna-vaccines-work.bib"

@@ -9,8 +9,14 @@ from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest, Source
 from tests.helpers import events_of, final_state
 
-S1 = Source(title="First source", url="https://one.example.org/a", kind="web", provider="test", year=2020,
-            authors=["Ada Lovelace"])
+S1 = Source(
+    title="First source",
+    url="https://one.example.org/a",
+    kind="web",
+    provider="test",
+    year=2020,
+    authors=["Ada Lovelace"],
+)
 S2 = Source(title="Second source", url="https://two.example.org/b", kind="academic", provider="test")
 S3 = Source(title="Third source", url="https://three.example.org/c", kind="book", provider="test")
 

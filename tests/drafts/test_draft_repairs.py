@@ -52,7 +52,9 @@ def test_bare_domains_and_dois_not_among_the_sources_are_removed() -> None:
 
 
 def test_known_urls_and_links_stay_untouched() -> None:
-    text = "See [the LNP page](https://example.org/lnp/) and <https://www.example.org/lnp> or https://example.org/lnp.\n"
+    text = (
+        "See [the LNP page](https://example.org/lnp/) and <https://www.example.org/lnp> or https://example.org/lnp.\n"
+    )
     repair = remove_unknown_urls(text, SOURCES)
     assert repair.text == text and repair.removed == []
 
@@ -71,7 +73,9 @@ def test_repair_draft_warnings_list_every_removal() -> None:
 def test_one_citation_marker_pattern_for_the_whole_project() -> None:
     assert citations.CITATION is markers.CITATION_MARKER
     root = Path(guard.__file__).resolve().parents[1]
-    pattern = re.escape(r'\[(\d{1,3})\](?!\()')
+    pattern = re.escape(r"\[(\d{1,3})\](?!\()")
     writers = [p for p in root.rglob("*.py") if re.search(pattern, p.read_text()) and p.name != "markers.py"]
     assert writers == []
-    assert numbering.source_entries("Body [1].\n\n## Sources\n\n[1] A. <https://a.example>\n") == {1: "A. <https://a.example>"}
+    assert numbering.source_entries("Body [1].\n\n## Sources\n\n[1] A. <https://a.example>\n") == {
+        1: "A. <https://a.example>"
+    }

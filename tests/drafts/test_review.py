@@ -23,8 +23,16 @@ Ribosomes translate the mRNA into the spike protein of the virus [1]. Lipid nano
 [2] B. web, library. <https://example.org/b>
 """
 CLAIMS = [
-    CheckedClaim(n=2, sentence="Penguins invented the vaccine on the moon.", source_id="b", verdict="unsupported", score=0.1),
-    CheckedClaim(n=1, sentence="Lipid nanoparticles carry the fragile mRNA into muscle cells.", source_id="a", verdict="supported", score=1.0),
+    CheckedClaim(
+        n=2, sentence="Penguins invented the vaccine on the moon.", source_id="b", verdict="unsupported", score=0.1
+    ),
+    CheckedClaim(
+        n=1,
+        sentence="Lipid nanoparticles carry the fragile mRNA into muscle cells.",
+        source_id="a",
+        verdict="supported",
+        score=1.0,
+    ),
 ]
 QUESTIONS = ["How does it work?", "Is it safe?"]
 

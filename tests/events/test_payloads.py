@@ -18,7 +18,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 def _readme_rows() -> dict[str, set[str]]:
     text = README.read_text(encoding="utf-8")
-    table = text[text.index("| type | data |"):].split("\n\n", 1)[0]
+    table = text[text.index("| type | data |") :].split("\n\n", 1)[0]
     rows: dict[str, set[str]] = {}
     for line in table.splitlines()[2:]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]

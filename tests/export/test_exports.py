@@ -12,10 +12,10 @@ import pytest
 from pypdf import PdfReader
 
 from research.drafts.numbering import source_entries
-from research.export.run_export import ExportDocument, ExportError, export_document, export_run, load_export_document
 from research.export.bibtex import bibtex_escape, citation_key, render_bibtex
 from research.export.filenames import safe_filename
 from research.export.pdf_fonts import find_fonts
+from research.export.run_export import ExportDocument, ExportError, export_document, export_run, load_export_document
 from research.export.sources_csv import render_sources_csv
 from research.schemas import Source
 
@@ -64,7 +64,7 @@ def test_docx_opens_with_the_drafts_headings_citations_and_sources(doc) -> None:
     # Every Sources entry is its own paragraph (the draft has no blank lines between them).
     entries = [p.text for p in document.paragraphs if re.match(r"\[\d+\] ", p.text)]
     assert len(entries) == len(source_entries(doc.markdown))
-    assert all(doc.numbered[int(e[1:e.index("]")])].url in e for e in entries)
+    assert all(doc.numbered[int(e[1 : e.index("]")])].url in e for e in entries)
     assert document.core_properties.title == doc.topic
 
 
@@ -141,13 +141,25 @@ A bare long link: {LONG_URL}
 @pytest.fixture
 def nasty() -> ExportDocument:
     sources = [
-        Source(title="Вакцины и иммунитет", url=LONG_URL, kind="web", provider="library", authors=["Иван Петров"], year=2021),
+        Source(
+            title="Вакцины и иммунитет",
+            url=LONG_URL,
+            kind="web",
+            provider="library",
+            authors=["Иван Петров"],
+            year=2021,
+        ),
         Source(title="东京研究", url="https://example.cn/书", kind="book", provider="library", year=2020),
         Source(title='=HYPERLINK("http://evil")', url="https://e.org/x", kind="academic", provider="openalex"),
     ]
     return ExportDocument(
-        run_id="r1", topic="東京 / Москва: ../../etc", status="finished", markdown=NASTY_MARKDOWN, version=1,
-        sources=sources, numbered={1: sources[0], 2: sources[1]},
+        run_id="r1",
+        topic="東京 / Москва: ../../etc",
+        status="finished",
+        markdown=NASTY_MARKDOWN,
+        version=1,
+        sources=sources,
+        numbered={1: sources[0], 2: sources[1]},
     )
 
 
@@ -196,7 +208,7 @@ def test_pdf_without_unicode_fonts_replaces_what_it_cannot_draw_and_says_so(nast
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(nasty) -> None:
     rows = list(csv.reader(io.StringIO(render_sources_csv(nasty.sources, {}).decode("utf-8-sig"))))
-    assert rows[3][1] == "'=HYPERLINK(\"http://evil\")"
+    assert rows[3][1] == '\'=HYPERLINK("http://evil")'
 
 
 # --- file names and BibTeX ------------------------------------------------------------------------------
@@ -224,8 +236,14 @@ def test_bibtex_escapes_latex_specials_once() -> None:
     assert bibtex_escape(r"R&D 100% $5 #1 a_b {x} ~y ^z back\slash") == (
         r"R\&D 100\% \$5 \#1 a\_b \textbraceleft{}x\textbraceright{} \textasciitilde{}y \textasciicircum{}z back\textbackslash{}slash"
     )
-    source = Source(title="Costs & {Benefits}: 50% of_it", url="https://e.org/a{b}", kind="book", provider="openlibrary",
-                    authors=["Ann O'Neil", "Bob Smith"], year=2020)
+    source = Source(
+        title="Costs & {Benefits}: 50% of_it",
+        url="https://e.org/a{b}",
+        kind="book",
+        provider="openlibrary",
+        authors=["Ann O'Neil", "Bob Smith"],
+        year=2020,
+    )
     bib = render_bibtex([source])
     assert "title = {{Costs \\& \\textbraceleft{}Benefits\\textbraceright{}: 50\\% of\\_it}}" in bib
     assert "author = {Ann O'Neil and Bob Smith}" in bib
@@ -234,8 +252,17 @@ def test_bibtex_escapes_latex_specials_once() -> None:
 
 
 def test_bibtex_keys_are_unique_ascii_and_stable() -> None:
-    same = [Source(title="The History of Printing", url=f"https://e.org/{i}", kind="book", provider="x",
-                   authors=["Müller, Hans"], year=1999) for i in range(3)]
+    same = [
+        Source(
+            title="The History of Printing",
+            url=f"https://e.org/{i}",
+            kind="book",
+            provider="x",
+            authors=["Müller, Hans"],
+            year=1999,
+        )
+        for i in range(3)
+    ]
     taken: set[str] = set()
     keys = [citation_key(s, taken) for s in same]
     assert keys == ["muller1999history", "muller1999historya", "muller1999historyb"]

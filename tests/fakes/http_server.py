@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import json as jsonlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -231,9 +232,7 @@ class FakeServer:
         )
         with self._lock:
             self._log.append(request)
-            handler = self._routes.get((request.method, request.path)) or self._routes.get(
-                (None, request.path)
-            )
+            handler = self._routes.get((request.method, request.path)) or self._routes.get((None, request.path))
         if handler is None:
             reply = Reply(404, {"error": f"no route for {request.path}"})
         else:

@@ -8,9 +8,9 @@ import json
 import secrets
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from joserfc import jwt
@@ -30,18 +30,30 @@ class Issuer:
 
     def metadata(self) -> dict:
         return {
-            "issuer": self.url, "authorization_endpoint": f"{self.url}/authorize",
-            "token_endpoint": f"{self.url}/token", "jwks_uri": f"{self.url}/jwks",
+            "issuer": self.url,
+            "authorization_endpoint": f"{self.url}/authorize",
+            "token_endpoint": f"{self.url}/token",
+            "jwks_uri": f"{self.url}/jwks",
             "userinfo_endpoint": f"{self.url}/userinfo",
-            "response_types_supported": ["code"], "subject_types_supported": ["public"],
-            "id_token_signing_alg_values_supported": ["RS256"], "scopes_supported": ["openid", "email", "profile"],
+            "response_types_supported": ["code"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "scopes_supported": ["openid", "email", "profile"],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
         }
 
     def id_token(self, nonce: str | None) -> str:
         now = int(time.time())
-        claims = {"iss": self.url, "sub": "user-1", "aud": CLIENT_ID, "iat": now, "exp": now + 600,
-                  "email": self.email, "email_verified": True, "name": self.name}
+        claims = {
+            "iss": self.url,
+            "sub": "user-1",
+            "aud": CLIENT_ID,
+            "iat": now,
+            "exp": now + 600,
+            "email": self.email,
+            "email_verified": True,
+            "name": self.name,
+        }
         if nonce:
             claims["nonce"] = nonce
         return jwt.encode({"alg": "RS256", "kid": "test-key"}, claims, self.key)
@@ -92,8 +104,15 @@ def oidc_issuer(email: str = "ada@example.org", name: str = "Ada Lovelace") -> I
             grant = issuer.codes.pop(form.get("code", ""), None)
             if grant is None or form.get("grant_type") != "authorization_code":
                 return self._json({"error": "invalid_grant"}, 400)
-            return self._json({"access_token": secrets.token_urlsafe(16), "token_type": "Bearer",
-                               "expires_in": 600, "id_token": issuer.id_token(grant["nonce"]), "scope": "openid email profile"})
+            return self._json(
+                {
+                    "access_token": secrets.token_urlsafe(16),
+                    "token_type": "Bearer",
+                    "expires_in": 600,
+                    "id_token": issuer.id_token(grant["nonce"]),
+                    "scope": "openid email profile",
+                }
+            )
 
         def log_message(self, *args: object) -> None:
             pass

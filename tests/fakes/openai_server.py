@@ -36,9 +36,10 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -190,7 +191,10 @@ class FakeOpenAIServer:
 
     def _handle_get(self, http: BaseHTTPRequestHandler) -> None:
         if http.path.rstrip("/").endswith("/models"):
-            models = {"object": "list", "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "fake"}]}
+            models = {
+                "object": "list",
+                "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "fake"}],
+            }
             _send_json(http, 200, models)
         else:
             _send_json(http, 404, _error(f"no route for GET {http.path}", "invalid_request_error"))
@@ -234,8 +238,11 @@ class FakeOpenAIServer:
             return
         content, tool = self._answer(request, invalid=fault is not None and fault.kind == "invalid_json")
         finish = "tool_calls" if tool else "stop"
-        cap = request.get("max_tokens") if self.like_llama_cpp else (
-            request.get("max_completion_tokens") or request.get("max_tokens"))
+        cap = (
+            request.get("max_tokens")
+            if self.like_llama_cpp
+            else (request.get("max_completion_tokens") or request.get("max_tokens"))
+        )
         if cap and content and count_tokens(content) > cap:
             content, finish = content[: int(cap) * 4], "length"  # cut by the cap, as a real server does
         prompt_tokens = count_tokens(_prompt_text(request))
@@ -244,8 +251,11 @@ class FakeOpenAIServer:
             self.stats.replies += 1
             self.stats.prompt_tokens += prompt_tokens
             self.stats.completion_tokens += completion_tokens
-        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                 "total_tokens": prompt_tokens + completion_tokens}
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
         reply_id = f"chatcmpl-fake-{next(self._ids)}"
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
@@ -260,9 +270,11 @@ class FakeOpenAIServer:
         prompt = count_tokens(_prompt_text(request))
         wanted = prompt + int(request.get("max_tokens") or 0)
         if self.context_tokens and wanted > self.context_tokens:
-            message = (f"This model's maximum context length is {self.context_tokens} tokens. However, you "
-                       f"requested {wanted} tokens ({prompt} in the messages, {request.get('max_tokens')} in the "
-                       "completion). Please reduce the length of the messages or completion.")
+            message = (
+                f"This model's maximum context length is {self.context_tokens} tokens. However, you "
+                f"requested {wanted} tokens ({prompt} in the messages, {request.get('max_tokens')} in the "
+                "completion). Please reduce the length of the messages or completion."
+            )
             _send_json(http, 400, _error(message, "invalid_request_error", "context_length_exceeded", param="messages"))
             return True
         return False
@@ -275,11 +287,20 @@ class FakeOpenAIServer:
             return (fault.message or default).replace("{api_key}", api_key)
 
         if fault.kind == "500":
-            _send_json(http, 500, _error(message("The server had an error while processing your request."), "server_error"), retry)
+            _send_json(
+                http,
+                500,
+                _error(message("The server had an error while processing your request."), "server_error"),
+                retry,
+            )
         elif fault.kind == "429":
-            _send_json(http, 429, _error(message("Rate limit reached for requests."), "requests", "rate_limit_exceeded"), retry)
+            _send_json(
+                http, 429, _error(message("Rate limit reached for requests."), "requests", "rate_limit_exceeded"), retry
+            )
         elif fault.kind == "reject_response_format":
-            _send_json(http, 400, _error(message(RESPONSE_FORMAT_REJECTION), "invalid_request_error", param="response_format"))
+            _send_json(
+                http, 400, _error(message(RESPONSE_FORMAT_REJECTION), "invalid_request_error", param="response_format")
+            )
         elif fault.kind == "reject_tools":
             _send_json(http, 400, _error(message(TOOLS_REJECTION), "invalid_request_error", param="tools"))
         elif fault.kind == "timeout":
@@ -298,7 +319,9 @@ class FakeOpenAIServer:
             return (None, [(tool_name, INVALID_JSON_CONTENT)]) if tool_name else (INVALID_JSON_CONTENT, [])
         result = self.responder(request)
         if isinstance(result, ChatReply):
-            calls = list(result.tool_calls or []) + ([(result.tool_name, result.tool_arguments)] if result.tool_name else [])
+            calls = list(result.tool_calls or []) + (
+                [(result.tool_name, result.tool_arguments)] if result.tool_name else []
+            )
             if calls:
                 return result.content, [(n, a if isinstance(a, str) else json.dumps(a)) for n, a in calls]
             return result.content or "", []
@@ -310,7 +333,12 @@ class FakeOpenAIServer:
         return text, []
 
     def _completion(
-        self, reply_id: str, content: str | None, tool: list[tuple[str, str]], usage: dict, finish: str = "stop",
+        self,
+        reply_id: str,
+        content: str | None,
+        tool: list[tuple[str, str]],
+        usage: dict,
+        finish: str = "stop",
     ) -> dict:
         message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
         if tool:
@@ -323,32 +351,55 @@ class FakeOpenAIServer:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.model,
-            "choices": [
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
-            ],
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
             "usage": usage,
         }
 
     def _send_stream(
-        self, http: BaseHTTPRequestHandler, reply_id: str, content: str | None,
-        tool: list[tuple[str, str]], usage: dict | None, finish: str = "stop",
+        self,
+        http: BaseHTTPRequestHandler,
+        reply_id: str,
+        content: str | None,
+        tool: list[tuple[str, str]],
+        usage: dict | None,
+        finish: str = "stop",
     ) -> None:
         created = int(time.time())
 
         def chunk(delta: dict | None, finish: str | None = None, *, with_usage: dict | None = None) -> dict:
             choices = [] if delta is None else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
-            return {"id": reply_id, "object": "chat.completion.chunk", "created": created, "model": self.model,
-                    "choices": choices, "usage": with_usage}
+            return {
+                "id": reply_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": self.model,
+                "choices": choices,
+                "usage": with_usage,
+            }
 
         size = self.stream_chunk_chars
         events = [chunk({"role": "assistant", "content": "" if content is not None else None})]
         for i in range(0, len(content or ""), size):
-            events.append(chunk({"content": content[i:i + size]}))
+            events.append(chunk({"content": content[i : i + size]}))
         for index, (name, arguments) in enumerate(tool):
-            events.append(chunk({"tool_calls": [{"index": index, "id": _call_id(reply_id, index), "type": "function",
-                                                 "function": {"name": name, "arguments": ""}}]}))
+            events.append(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "id": _call_id(reply_id, index),
+                                "type": "function",
+                                "function": {"name": name, "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
             for i in range(0, len(arguments), size):
-                events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[i:i + size]}}]}))
+                events.append(
+                    chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[i : i + size]}}]})
+                )
         events.append(chunk({}, finish))
         if usage is not None:
             events.append(chunk(None, with_usage=usage))

@@ -14,8 +14,8 @@ import socket
 import subprocess
 import tempfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -47,14 +47,26 @@ class Cluster:
         if proc.returncode != 0:
             raise RuntimeError(f"{args[0]} failed ({proc.returncode}): {proc.stderr[-2000:]}")
 
-    def start(self) -> "Cluster":
+    def start(self) -> Cluster:
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8")
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.root}"
             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
             " -c shared_buffers=32MB"
         )
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.root / "server.log"), "-w", "-t", "60", "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.root / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         return self
 
     def stop(self) -> None:

@@ -140,8 +140,13 @@ class ScriptedModel:
             for i, q in enumerate(questions)
         ]
         if approved:
-            return {"status": "APPROVED", "critique": ["Every question has support."], "missing_topics": [],
-                    "recommended_queries": [], "coverage": coverage}
+            return {
+                "status": "APPROVED",
+                "critique": ["Every question has support."],
+                "missing_topics": [],
+                "recommended_queries": [],
+                "coverage": coverage,
+            }
         gap = questions[0] if questions else "the main question"
         return {
             "status": "NEEDS_IMPROVEMENT",
@@ -160,7 +165,11 @@ class ScriptedModel:
     def draft(self, system: str, user: str, topic: str) -> str:
         sources = _NUMBERED_SOURCE.findall(user)
         questions = re.findall(r"^\d+\. (.+)$", user.split("<<<SOURCES>>>")[0], flags=re.MULTILINE)
-        gaps = re.findall(r"^- (.+)$", system.split("Known gaps", 1)[1], flags=re.MULTILINE) if "Known gaps" in system else []
+        gaps = (
+            re.findall(r"^- (.+)$", system.split("Known gaps", 1)[1], flags=re.MULTILINE)
+            if "Known gaps" in system
+            else []
+        )
         cite = [f"[{n}]" for n, _kind, _title in sources]
         lines = [f"# {topic}", "", "## Summary", ""]
         lines.append(f"This report draws on {len(sources)} sources {''.join(cite[:2])}.".replace(" .", "."))

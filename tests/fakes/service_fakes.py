@@ -230,9 +230,7 @@ def mediawiki_search_reply(articles: list[WikiArticle]) -> dict[str, Any]:
         "continue": {"sroffset": len(articles), "continue": "-||"},
         "query": {
             "searchinfo": {"totalhits": len(articles)},
-            "search": [
-                {"ns": 0, "title": a.title, "pageid": a.pageid, "snippet": a.snippet} for a in articles
-            ],
+            "search": [{"ns": 0, "title": a.title, "pageid": a.pageid, "snippet": a.snippet} for a in articles],
         },
     }
 

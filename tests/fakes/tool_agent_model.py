@@ -9,7 +9,8 @@ The default script calls the first offered tool with the topic, then search_libr
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tests.fakes.openai_server import ChatReply
 from tests.fakes.scripted_model import ScriptedModel

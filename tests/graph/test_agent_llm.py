@@ -8,17 +8,24 @@ import pytest
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
 from research.schemas import ResearchRequest
-from tests.helpers import events_of
 from tests.fakes.openai_server import ChatReply, FakeOpenAIServer
 from tests.fakes.tool_agent_model import ToolAgentModel, directive_topic, tool_results
+from tests.helpers import events_of
 
 TOPIC = "Impressionism"
 
 
 def _runner(settings, server: FakeOpenAIServer, **overrides) -> ResearchRunner:
-    return ResearchRunner(settings.model_copy(update={
-        "llm": "openai", "openai_base_url": server.base_url, "model": "fake-model", **overrides,
-    }))
+    return ResearchRunner(
+        settings.model_copy(
+            update={
+                "llm": "openai",
+                "openai_base_url": server.base_url,
+                "model": "fake-model",
+                **overrides,
+            }
+        )
+    )
 
 
 def _run(runner, allocation="100"):
@@ -68,7 +75,9 @@ def test_invalid_arguments_are_explained_and_retried_once(settings):
 
 
 def test_arguments_that_stay_invalid_end_the_loop(settings):
-    with FakeOpenAIServer(ToolAgentModel(lambda r, s: ChatReply(tool_calls=[("search_library", {"limit": s})]))) as server:
+    with FakeOpenAIServer(
+        ToolAgentModel(lambda r, s: ChatReply(tool_calls=[("search_library", {"limit": s})]))
+    ) as server:
         runner = _runner(settings, server)
         run_id = _run(runner)
     worker = fold(runner.store.events(run_id)).researchers["web-1"]
@@ -77,7 +86,9 @@ def test_arguments_that_stay_invalid_end_the_loop(settings):
 
 
 def test_repeated_identical_calls_are_guarded(settings):
-    with FakeOpenAIServer(ToolAgentModel(lambda r, s: ChatReply(tool_calls=[("search_library", {"query": TOPIC})]))) as server:
+    with FakeOpenAIServer(
+        ToolAgentModel(lambda r, s: ChatReply(tool_calls=[("search_library", {"query": TOPIC})]))
+    ) as server:
         runner = _runner(settings, server)
         run_id = _run(runner)
     worker = fold(runner.store.events(run_id)).researchers["web-1"]
@@ -103,8 +114,10 @@ def test_a_model_without_tool_calls_falls_back_to_the_pipeline(settings):
         runner = _runner(settings, server)
         run_id = _run(runner)
     view = fold(runner.store.events(run_id))
-    assert any("refused tool calls (HTTP 400)" in w["message"] and "ran as a pipeline researcher" in w["message"]
-               for w in view.warnings)
+    assert any(
+        "refused tool calls (HTTP 400)" in w["message"] and "ran as a pipeline researcher" in w["message"]
+        for w in view.warnings
+    )
     worker = view.researchers["web-1"]
     assert worker.status == "done" and worker.source_ids and worker.queries
     assert not events_of(runner, run_id, "tool_called")
@@ -130,9 +143,14 @@ def test_live_tools_against_the_service_fakes(settings):
     model = ToolAgentModel()
     with FakeServer() as services, FakeOpenAIServer(model) as server:
         runner = _runner(settings, server, sources="live", http_timeout=2, **install_academic_book_fakes(services))
-        run_id = runner.run(ResearchRequest(
-            topic="The printing press", allocation="011", max_iterations=0, researcher_mode="agent",
-        ))
+        run_id = runner.run(
+            ResearchRequest(
+                topic="The printing press",
+                allocation="011",
+                max_iterations=0,
+                researcher_mode="agent",
+            )
+        )
     lift_rate_limits()
     view = fold(runner.store.events(run_id))
     academic = view.researchers["academic-1"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from research.runs.view import fold
-from research.schemas import ResearchRequest, ResearcherTask
 from research.graph.nodes.agent_researcher import directive_text
+from research.runs.view import fold
+from research.schemas import ResearcherTask, ResearchRequest
 from tests.helpers import events_of, final_state
 
 TOPIC = "Impressionism"
@@ -26,7 +26,9 @@ def test_every_tool_call_is_answered_and_reported(runner, settings):
         assert roles[0] == "directive" and roles[-1] == "closing"
         first = r.transcript[0]
         assert first["name"] == "Supervisor"
-        assert first["content"].startswith(f"Supervisor Directive: {r.id} (") and first["content"].endswith("Please address this.")
+        assert first["content"].startswith(f"Supervisor Directive: {r.id} (") and first["content"].endswith(
+            "Please address this."
+        )
         asked = [c["id"] for m in r.transcript if m["role"] == "assistant" for c in m["tool_calls"]]
         answered = [m["tool_call_id"] for m in r.transcript if m["role"] == "tool"]
         assert asked and asked == answered == [c["call_id"] for c in r.tool_calls]
@@ -46,7 +48,7 @@ def test_the_log_names_the_worker_and_the_run(runner, settings):
     run_id = _run(runner)
     lines = (settings.log_dir / "multiagent.log").read_text(encoding="utf-8").splitlines()
     mine = [line for line in lines if f"run={run_id}:" in line]
-    chosen = [line for line in mine if "[RESEARCHER web-1] Tool chosen: search_library | Args: {\"query\":" in line]
+    chosen = [line for line in mine if '[RESEARCHER web-1] Tool chosen: search_library | Args: {"query":' in line]
     assert len(chosen) >= 2  # the choice, then the same line with its result preview
     assert any("| Result: " in line and "results:" in line for line in chosen)
     assert not [line for line in lines if "Tool chosen" in line and "run=-:" in line]
@@ -66,7 +68,9 @@ def test_researcher_bound_closes_with_what_it_has(runner, settings):
         statuses = [c["status"] for c in r.tool_calls]
         assert statuses[0] == "ok" and set(statuses[1:]) <= {"refused"} and len(statuses) == 2
         closing = r.transcript[-1]["content"]
-        assert closing.startswith("Stopped early: this researcher's tool-call limit (1, RESEARCH_MAX_TOOL_CALLS_PER_RESEARCHER)")
+        assert closing.startswith(
+            "Stopped early: this researcher's tool-call limit (1, RESEARCH_MAX_TOOL_CALLS_PER_RESEARCHER)"
+        )
         assert r.source_ids  # what the one call found is kept
     warnings = [w["message"] for w in view.warnings]
     assert sum("stopped early" in w for w in warnings) == 3
@@ -83,9 +87,14 @@ def test_run_bound_is_shared_by_parallel_workers(runner, settings):
 
 
 def test_follow_up_directives_carry_the_analysts_queries(runner):
-    run_id = runner.run(ResearchRequest(
-        topic="climate change effects on coral reefs", allocation="111", max_iterations=1, researcher_mode="agent",
-    ))
+    run_id = runner.run(
+        ResearchRequest(
+            topic="climate change effects on coral reefs",
+            allocation="111",
+            max_iterations=1,
+            researcher_mode="agent",
+        )
+    )
     critique = events_of(runner, run_id, "critique_issued")[0].data
     assert critique["status"] == "NEEDS_IMPROVEMENT" and critique["recommended_queries"]
     view = fold(runner.store.events(run_id))
@@ -99,7 +108,10 @@ def test_follow_up_directives_carry_the_analysts_queries(runner):
 def test_directive_text():
     task = ResearcherTask(researcher_id="web-1", kind="web", question="What is it?", topic="Tea", angle="angle 1")
     text = directive_text(task)
-    assert text == 'Supervisor Directive: web-1 (web, angle 1) to research "What is it?" for the topic "Tea". Please address this.'
+    assert (
+        text
+        == 'Supervisor Directive: web-1 (web, angle 1) to research "What is it?" for the topic "Tea". Please address this.'
+    )
 
 
 class _DownProvider:
@@ -118,7 +130,9 @@ def test_a_provider_fault_is_a_tool_result_and_a_warning(runner, settings):
 
     live = settings.model_copy(update={"sources": "live"})
     router = SourceRouter(
-        live, lambda kind: LibraryProvider(runner.library, kind), providers=lambda kind, s: [_DownProvider()],
+        live,
+        lambda kind: LibraryProvider(runner.library, kind),
+        providers=lambda kind, s: [_DownProvider()],
         breaker=CircuitBreaker(),
     )
     agent_runner = ResearchRunner(live, store=runner.store, library=runner.library, sources=router)
@@ -136,9 +150,14 @@ def test_a_provider_fault_is_a_tool_result_and_a_warning(runner, settings):
 
 def test_round_bound_applies_to_each_round(runner, settings):
     runner.settings = settings.model_copy(update={"max_tool_calls_per_round": 2})
-    run_id = runner.run(ResearchRequest(
-        topic="climate change effects on coral reefs", allocation="111", max_iterations=1, researcher_mode="agent",
-    ))
+    run_id = runner.run(
+        ResearchRequest(
+            topic="climate change effects on coral reefs",
+            allocation="111",
+            max_iterations=1,
+            researcher_mode="agent",
+        )
+    )
     calls = [e for e in events_of(runner, run_id, "tool_called")]
     for round_ in (0, 1):
         made = [e for e in calls if e.iteration == round_ and e.data["status"] != "refused"]

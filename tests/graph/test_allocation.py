@@ -14,7 +14,7 @@ from research.graph.allocation import (
     resolve_allocation,
 )
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest, ResearcherAllocation
+from research.schemas import ResearcherAllocation, ResearchRequest
 from research.settings import Settings
 
 
@@ -115,5 +115,7 @@ def test_invalid_model_allocation_falls_back_to_default_with_a_warning() -> None
 def test_researcher_ids_are_stable_and_follow_ups_are_suffixed() -> None:
     assert researcher_ids(parse_allocation("210")) == [("web-1", "web"), ("web-2", "web"), ("academic-1", "academic")]
     assert researcher_ids(parse_allocation("012"), iteration=1) == [
-        ("academic-1-r1", "academic"), ("book-1-r1", "book"), ("book-2-r1", "book"),
+        ("academic-1-r1", "academic"),
+        ("book-1-r1", "book"),
+        ("book-2-r1", "book"),
     ]

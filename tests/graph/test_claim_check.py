@@ -40,24 +40,38 @@ def test_every_cited_sentence_is_checked_after_the_writer(runner: ResearchRunner
 
 
 def _llm_runner(tmp_path: Path, server: FakeOpenAIServer, review_rounds: int = 0) -> ResearchRunner:
-    return ResearchRunner(Settings(review_rounds=review_rounds,
-        _env_file=None, data_dir=tmp_path / "data", log_dir=tmp_path / "logs", sources="library", llm="openai",
-        openai_base_url=server.base_url, openai_api_key="sk-test-claims-0123456789", model="main-model", llm_timeout=5,
-    ))
+    return ResearchRunner(
+        Settings(
+            review_rounds=review_rounds,
+            _env_file=None,
+            data_dir=tmp_path / "data",
+            log_dir=tmp_path / "logs",
+            sources="library",
+            llm="openai",
+            openai_base_url=server.base_url,
+            openai_api_key="sk-test-claims-0123456789",
+            model="main-model",
+            llm_timeout=5,
+        )
+    )
 
 
 def _judge_everything_unsupported(request: dict[str, Any]) -> Any:
     if requested_schema_name(request) == "ClaimJudgements":
         user = "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
         count = len(re.findall(r'<source n="\d+"', user))
-        return {"judgements": [{"index": i, "verdict": "unsupported", "reason": "not stated"} for i in range(1, count + 1)]}
+        return {
+            "judgements": [{"index": i, "verdict": "unsupported", "reason": "not stated"} for i in range(1, count + 1)]
+        }
     return ScriptedModel()(request)
 
 
 def test_a_model_judges_all_claims_in_one_call(tmp_path: Path) -> None:
     with FakeOpenAIServer(_judge_everything_unsupported) as server:
         runner = _llm_runner(tmp_path, server)
-        view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+        view = fold(
+            runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
+        )
         judge_calls = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
     assert len(judge_calls) == 1
     assert view.claims["method"] == "model" and view.claims["claims"]
@@ -71,7 +85,9 @@ def test_a_failing_judge_degrades_to_the_offline_check(tmp_path: Path) -> None:
 
     with FakeOpenAIServer(invalid_judge) as server:
         runner = _llm_runner(tmp_path, server)
-        view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+        view = fold(
+            runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
+        )
     assert view.status == "finished" and view.claims["method"] == "offline"
     assert any(w["source"] == "claim_check" and "checked offline" in w["message"] for w in view.warnings)
     assert "sk-test-claims" not in json.dumps(view.warnings)
@@ -86,8 +102,12 @@ def _judge_first_unsupported_then_revise(request: dict[str, Any]) -> Any:
     if requested_schema_name(request) == "ClaimJudgements":
         user = "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
         count = len(re.findall(r'<source n="\d+"', user))
-        return {"judgements": [{"index": i, "verdict": "unsupported" if i == 1 and "A revised" not in user else "supported"}
-                               for i in range(1, count + 1)]}
+        return {
+            "judgements": [
+                {"index": i, "verdict": "unsupported" if i == 1 and "A revised" not in user else "supported"}
+                for i in range(1, count + 1)
+            ]
+        }
     if "revising a draft" in text:
         return REVISED
     return ScriptedModel()(request)
@@ -113,6 +133,8 @@ def test_a_failing_model_reviser_falls_back_to_the_offline_reviser(tmp_path: Pat
 
     with FakeOpenAIServer(broken_reviser) as server:
         runner = _llm_runner(tmp_path, server, review_rounds=1)
-        view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+        view = fold(
+            runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
+        )
     assert any(w["source"] == "reviewer" and "offline reviser" in w["message"] for w in view.warnings)
     assert view.revisions and any(r.startswith("Removed an unsupported claim") for r in view.revisions[0]["reasons"])

@@ -19,7 +19,10 @@ def test_figures_count_what_a_reader_would_object_to(runner: ResearchRunner) -> 
     clean = figures(view, library_topic="mrna-vaccines", uncovered=False, imported=False)
     assert clean["invented_citations"] == 0 and clean["off_topic_cited"] == 0 and clean["citation_precision"] == 1.0
     # The same run judged as if it were about another topic: every cited source is off-topic.
-    assert figures(view, library_topic="impressionism", uncovered=False, imported=False)["off_topic_cited"] == clean["cited_sources"]
+    assert (
+        figures(view, library_topic="impressionism", uncovered=False, imported=False)["off_topic_cited"]
+        == clean["cited_sources"]
+    )
     view.draft = view.draft.replace("## Summary\n\n", "## Summary\n\nA claim [42] and <https://made.up/x>. ", 1)
     assert figures(view, library_topic="mrna-vaccines", uncovered=False, imported=False)["invented_citations"] == 2
 
@@ -31,7 +34,11 @@ def test_an_empty_run_must_say_so(runner: ResearchRunner) -> None:
     row = {"topic": "t", "group": "uncovered", **honest}
     assert aggregate([row])["empty_runs_say_so"] == "1 of 1"
     view.draft = "# Bagpipes\n\nBagpipes are made of wood.\n"
-    pretending = {"topic": "t", "group": "uncovered", **figures(view, library_topic=None, uncovered=True, imported=False)}
+    pretending = {
+        "topic": "t",
+        "group": "uncovered",
+        **figures(view, library_topic=None, uncovered=True, imported=False),
+    }
     assert not pretending["says_empty"] and not aggregate([pretending])["targets_met"]
 
 
@@ -48,6 +55,7 @@ def test_the_claim_check_flags_claims_pointed_at_the_wrong_source(runner: Resear
 
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))
     view = fold(runner.store.events(run_id))
-    flagged, checked = miscited_flagged(view.draft, {int(n): s for n, s in view.citations.items()},
-                                        lambda sid: runner.store.get_text(run_id, sid))
+    flagged, checked = miscited_flagged(
+        view.draft, {int(n): s for n, s in view.citations.items()}, lambda sid: runner.store.get_text(run_id, sid)
+    )
     assert checked >= 5 and flagged / checked >= 0.9

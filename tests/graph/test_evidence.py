@@ -10,7 +10,8 @@ from research.schemas import Critique, QuestionCoverage, ResearchRequest
 
 def _critique(*covered: bool) -> Critique:
     return Critique(
-        iteration=0, status="APPROVED" if all(covered) else "NEEDS_IMPROVEMENT",
+        iteration=0,
+        status="APPROVED" if all(covered) else "NEEDS_IMPROVEMENT",
         coverage=[QuestionCoverage(question=f"q{i}", covered=c) for i, c in enumerate(covered)],
     )
 

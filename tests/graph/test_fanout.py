@@ -8,15 +8,14 @@ import threading
 from research.brains.offline import OfflineBrain
 from research.graph.nodes.supervisor import build_tasks
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest, ResearcherAllocation
+from research.schemas import ResearcherAllocation, ResearchRequest
 from research.settings import Settings
 from tests.helpers import SlowRouter, events_of
 
 
 def _started(runner: ResearchRunner, run_id: str, iteration: int = 0) -> dict[str, dict]:
     return {
-        e.researcher_id: e.data for e in events_of(runner, run_id, "researcher_started")
-        if e.iteration == iteration
+        e.researcher_id: e.data for e in events_of(runner, run_id, "researcher_started") if e.iteration == iteration
     }
 
 
@@ -39,7 +38,9 @@ def test_210_sends_two_web_and_one_academic_researcher(runner: ResearchRunner) -
 
 def test_researcher_count_follows_the_allocation(runner: ResearchRunner) -> None:
     for notation, expected in [("003", ["book-1", "book-2", "book-3"]), ("111", ["academic-1", "book-1", "web-1"])]:
-        run_id = runner.run(ResearchRequest(topic="The impact of the printing press", allocation=notation, max_iterations=0))
+        run_id = runner.run(
+            ResearchRequest(topic="The impact of the printing press", allocation=notation, max_iterations=0)
+        )
         assert sorted(_started(runner, run_id)) == expected
 
 

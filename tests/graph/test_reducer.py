@@ -5,8 +5,8 @@ from __future__ import annotations
 import operator
 from typing import get_type_hints
 
-from research.schemas import Source, normalise_url
 from research.graph.state import ResearcherState, ResearchState, merge_sources
+from research.schemas import Source, normalise_url
 
 
 def src(url: str, title: str, provider: str = "test") -> Source:
@@ -35,12 +35,15 @@ def test_url_variants_are_one_source_and_the_first_occurrence_wins() -> None:
 
 
 def test_different_pages_stay_distinct() -> None:
-    merged = merge_sources([], [
-        src("https://example.com/guide", "a"),
-        src("https://example.com/guide?page=2", "b"),  # a real query parameter
-        src("https://example.com/guide/part-2", "c"),
-        src("https://other.example.com/guide", "d"),
-    ])
+    merged = merge_sources(
+        [],
+        [
+            src("https://example.com/guide", "a"),
+            src("https://example.com/guide?page=2", "b"),  # a real query parameter
+            src("https://example.com/guide/part-2", "c"),
+            src("https://other.example.com/guide", "d"),
+        ],
+    )
     assert titles(merged) == ["a", "b", "c", "d"]
 
 

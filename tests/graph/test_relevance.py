@@ -11,8 +11,11 @@ from research.schemas import ResearchRequest
 def test_aspect_words_alone_are_not_the_subject() -> None:
     # An mRNA document speaks of "side effects" and "health departments": not evidence on fasting.
     verdict = judge_source(
-        "What are the health effects of intermittent fasting?", "intermittent fasting health effects",
-        "Sore Arms, Fevers and Myocarditis", "short-lived side effects", "health departments " * 3,
+        "What are the health effects of intermittent fasting?",
+        "intermittent fasting health effects",
+        "Sore Arms, Fevers and Myocarditis",
+        "short-lived side effects",
+        "health departments " * 3,
     )
     assert not verdict.keep and "intermittent" in verdict.reason and "fast" in verdict.reason
 
@@ -47,15 +50,22 @@ def test_fasting_cites_no_vaccine_document_and_the_drops_are_events(runner: Rese
 def test_a_covered_topic_keeps_its_documents(runner: ResearchRunner) -> None:
     view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
     assert len(view.sources) >= 6
-    assert all("mrna" in (s["title"] + s.get("snippet", "")).lower() or s.get("relevance") for s in view.sources.values())
+    assert all(
+        "mrna" in (s["title"] + s.get("snippet", "")).lower() or s.get("relevance") for s in view.sources.values()
+    )
 
 
 def test_word_forms_of_the_subject_count_but_loose_prefixes_do_not() -> None:
     assert judge_source("How did Impressionism change painting?", "impressionism", "The Impressionists", "", "").keep
     assert judge_source("Who were the Impressionist painters?", "painters", "Impressionism and painting", "", "").keep
     # "interviews" is not "intermittent", and "fast" alone is not "intermittent fasting".
-    verdict = judge_source("What are the health effects of intermittent fasting?", "fasting", "Developer surveys",
-                           "", "interviews and surveys; fast builds, fast tests " * 3)
+    verdict = judge_source(
+        "What are the health effects of intermittent fasting?",
+        "fasting",
+        "Developer surveys",
+        "",
+        "interviews and surveys; fast builds, fast tests " * 3,
+    )
     assert not verdict.keep and "intermittent" in verdict.reason
 
 

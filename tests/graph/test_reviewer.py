@@ -24,8 +24,11 @@ def sloppy_writer(monkeypatch: pytest.MonkeyPatch) -> None:
         summary = lines.index("## Summary") + 2
         repeated = split_sentences(lines[summary])[0]
         lines[summary] += f" {FABRICATED}"
-        last_section = max(i for i, line in enumerate(lines) if line.startswith("## ") and line != "## Known gaps"
-                           and i > summary and lines[i + 2].strip())
+        last_section = max(
+            i
+            for i, line in enumerate(lines)
+            if line.startswith("## ") and line != "## Known gaps" and i > summary and lines[i + 2].strip()
+        )
         lines[last_section + 2] = f"{repeated} {lines[last_section + 2]}"
         return "\n".join(lines) + "\n"
 
@@ -53,8 +56,14 @@ def test_the_reviewer_writes_version_2_with_reasons(runner: ResearchRunner, slop
 
 
 def test_no_review_rounds_keeps_the_writers_draft(tmp_path, session_log_dir, sloppy_writer) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, sources="library",
-                        llm="offline", review_rounds=0)
+    settings = Settings(
+        _env_file=None,
+        data_dir=tmp_path / "data",
+        log_dir=session_log_dir,
+        sources="library",
+        llm="offline",
+        review_rounds=0,
+    )
     runner = ResearchRunner(settings)
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))
     assert not [e for e in runner.store.events(run_id) if e.type == "draft_revised"]

@@ -16,17 +16,27 @@ def critique(status: str = "NEEDS_IMPROVEMENT", missing: list[str] | None = None
 
 def state(*critiques: Critique, iterations: int = 0, max_iterations: int = 2, history=None, **extra) -> dict:
     return {
-        "critiques": list(critiques), "research_iterations": iterations, "max_iterations": max_iterations,
-        "route_history": history if history is not None else ["supervisor", "analyst"], **extra,
+        "critiques": list(critiques),
+        "research_iterations": iterations,
+        "max_iterations": max_iterations,
+        "route_history": history if history is not None else ["supervisor", "analyst"],
+        **extra,
     }
 
 
 def test_needs_improvement_under_the_cap_sends_follow_up() -> None:
     assert route_after_analyst(state(critique(), iterations=0)) == "follow_up"
-    assert route_after_analyst(
-        state(critique(missing=["a"]), critique(missing=["b"], iteration=1), iterations=1,
-              history=["supervisor", "analyst", "follow_up", "analyst"])
-    ) == "follow_up"
+    assert (
+        route_after_analyst(
+            state(
+                critique(missing=["a"]),
+                critique(missing=["b"], iteration=1),
+                iterations=1,
+                history=["supervisor", "analyst", "follow_up", "analyst"],
+            )
+        )
+        == "follow_up"
+    )
 
 
 @pytest.mark.parametrize(("iterations", "cap"), [(2, 2), (3, 2), (0, 0), (5, 5)])
@@ -64,7 +74,10 @@ def test_looping_guard_consecutive_follow_ups() -> None:
     assert route_after_analyst(state(*crit, **base), max_consecutive_same=2) == "writer"
     longer = history + ["follow_up", "analyst"]
     crit4 = [*crit, critique(missing=["d"], iteration=3)]
-    assert route_after_analyst(state(*crit4, iterations=3, max_iterations=5, history=longer), max_consecutive_same=3) == "writer"
+    assert (
+        route_after_analyst(state(*crit4, iterations=3, max_iterations=5, history=longer), max_consecutive_same=3)
+        == "writer"
+    )
 
 
 def test_looping_guard_same_gaps_twice() -> None:

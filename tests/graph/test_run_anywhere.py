@@ -27,17 +27,27 @@ def _events(parts):
 
 def test_the_adapter_reads_sdk_stream_parts():
     custom = {"research_event": "phase", "researcher_id": None, "iteration": 0, "data": {"phase": "supervisor"}}
-    nested = {"research_event": "queries_generated", "researcher_id": "web-1", "iteration": 0, "data": {"queries": ["q"]}}
+    nested = {
+        "research_event": "queries_generated",
+        "researcher_id": "web-1",
+        "iteration": 0,
+        "data": {"queries": ["q"]},
+    }
     message = {"type": "ai", "name": "Supervisor", "content": "Supervisor Directive: go."}
-    adapter, events = _events([
-        StreamPart("metadata", {"run_id": "srv-1", "attempt": 1}, "1-0"),
-        StreamPart("custom", custom, "2-0"),
-        StreamPart("custom|researcher:abc|retrieve:def", nested, "3-0"),
-        StreamPart("updates", {"supervisor": {"messages": [message]}}, "4-0"),
-        StreamPart("updates|researcher:abc", {"write_notes": {"messages": [{"type": "ai", "name": "web-1", "content": "x"}]}}),
-        StreamPart("updates", {"__interrupt__": [{"value": {"allocation_notation": "210"}, "id": "i1"}]}),
-        StreamPart("error", {"error": "ValueError", "message": "boom"}),
-    ])
+    adapter, events = _events(
+        [
+            StreamPart("metadata", {"run_id": "srv-1", "attempt": 1}, "1-0"),
+            StreamPart("custom", custom, "2-0"),
+            StreamPart("custom|researcher:abc|retrieve:def", nested, "3-0"),
+            StreamPart("updates", {"supervisor": {"messages": [message]}}, "4-0"),
+            StreamPart(
+                "updates|researcher:abc",
+                {"write_notes": {"messages": [{"type": "ai", "name": "web-1", "content": "x"}]}},
+            ),
+            StreamPart("updates", {"__interrupt__": [{"value": {"allocation_notation": "210"}, "id": "i1"}]}),
+            StreamPart("error", {"error": "ValueError", "message": "boom"}),
+        ]
+    )
     assert adapter.remote_run_id == "srv-1"
     assert [e.type for e in events] == ["phase", "queries_generated", "message", "plan_review_requested", "run_failed"]
     assert events[1].researcher_id == "web-1" and events[1].data == {"queries": ["q"]}
@@ -50,7 +60,9 @@ def test_the_adapter_reads_sdk_stream_parts():
 def test_the_adapter_reads_an_in_process_interrupt():
     from langgraph.types import Interrupt
 
-    _, events = _events([{"type": "updates", "ns": (), "data": {"__interrupt__": (Interrupt(value={"a": 1}, id="x"),)}}])
+    _, events = _events(
+        [{"type": "updates", "ns": (), "data": {"__interrupt__": (Interrupt(value={"a": 1}, id="x"),)}}]
+    )
     assert [(e.type, e.data["a"]) for e in events] == [("plan_review_requested", 1)]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from research.graph.nodes.supervisor import build_tasks, researcher_sends
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest, ResearcherAllocation
+from research.schemas import ResearcherAllocation, ResearchRequest
 from research.settings import Settings
 from research.sources.retrieve_timings import SMOOTHING, RetrieveTimings
 from tests.helpers import SlowRouter, events_of
@@ -35,7 +35,11 @@ def _order(expected: dict[str, float], allocation: ResearcherAllocation) -> list
 def test_the_slowest_kind_is_sent_first_and_ties_keep_the_plan_order() -> None:
     allocation = ResearcherAllocation(web=2, academic=1, book=2)
     assert _order({"book": 0.9, "academic": 0.4, "web": 0.4}, allocation) == [
-        "book-1", "book-2", "web-1", "web-2", "academic-1",
+        "book-1",
+        "book-2",
+        "web-1",
+        "web-2",
+        "academic-1",
     ]
 
 

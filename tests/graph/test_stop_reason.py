@@ -30,8 +30,12 @@ class NeverSatisfied(OfflineBrain):
         if self.budget_at == n:
             raise BudgetExceeded("the run's budget of 3 calls is spent")
         gap = "long-term safety" if self.same_gaps else f"gap {n}"
-        return AnalystVerdict(status="NEEDS_IMPROVEMENT", critique=["thin"], missing_topics=[gap],
-                              recommended_queries=[f"mRNA vaccines {gap}"])
+        return AnalystVerdict(
+            status="NEEDS_IMPROVEMENT",
+            critique=["thin"],
+            missing_topics=[gap],
+            recommended_queries=[f"mRNA vaccines {gap}"],
+        )
 
 
 def run(settings: Settings, monkeypatch: pytest.MonkeyPatch, brain, **request) -> tuple[ResearchRunner, str]:

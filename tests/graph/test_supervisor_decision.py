@@ -10,9 +10,14 @@ from research.schemas import SupervisorDecision
 
 def decision(**overrides) -> SupervisorDecision:
     fields = {
-        "action": "conduct_research", "reasoning": "because", "research_questions": ["Q1?"],
-        "web_researchers": 1, "academic_researchers": 1, "book_researchers": 0,
-        "allocation_reasoning": "balanced", **overrides,
+        "action": "conduct_research",
+        "reasoning": "because",
+        "research_questions": ["Q1?"],
+        "web_researchers": 1,
+        "academic_researchers": 1,
+        "book_researchers": 0,
+        "allocation_reasoning": "balanced",
+        **overrides,
     }
     return SupervisorDecision(**fields)
 

@@ -9,7 +9,7 @@ import research.runs.runner
 from research.brains.base import Plan
 from research.brains.offline import OfflineBrain
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest, ResearcherAllocation
+from research.schemas import ResearcherAllocation, ResearchRequest
 from research.settings import Settings
 from tests.helpers import events_of
 
@@ -64,7 +64,9 @@ def test_the_user_allocation_wins(runner: ResearchRunner) -> None:
 def test_an_invalid_model_allocation_falls_back_to_the_default_with_a_warning(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runner, run_id = run_with_brain(settings, monkeypatch, PlanningBrain(ResearcherAllocation(web=3, academic=3, book=3)))
+    runner, run_id = run_with_brain(
+        settings, monkeypatch, PlanningBrain(ResearcherAllocation(web=3, academic=3, book=3))
+    )
     assert runner.store.get_run(run_id).status == "finished"
     data = decided(runner, run_id)
     assert data["allocation"] == {"web": 1, "academic": 1, "book": 1}
@@ -79,7 +81,11 @@ def test_an_invalid_model_allocation_falls_back_to_the_default_with_a_warning(
 def test_a_valid_model_allocation_is_used(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     runner, run_id = run_with_brain(settings, monkeypatch, PlanningBrain(ResearcherAllocation(web=3)))
     data = decided(runner, run_id)
-    assert (data["allocation"], data["origin"], data["reasoning"]) == ({"web": 3, "academic": 0, "book": 0}, "llm", "scripted")
+    assert (data["allocation"], data["origin"], data["reasoning"]) == (
+        {"web": 3, "academic": 0, "book": 0},
+        "llm",
+        "scripted",
+    )
 
 
 def test_a_higher_cap_lets_the_model_send_more(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,7 +95,9 @@ def test_a_higher_cap_lets_the_model_send_more(settings: Settings, monkeypatch: 
     assert len(events_of(runner, run_id, "researcher_started")) == 4
 
 
-def test_no_model_allocation_uses_the_default_with_a_warning(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_model_allocation_uses_the_default_with_a_warning(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runner, run_id = run_with_brain(settings, monkeypatch, PlanningBrain(None))
     data = decided(runner, run_id)
     assert (data["allocation"], data["origin"]) == ({"web": 1, "academic": 1, "book": 1}, "default")

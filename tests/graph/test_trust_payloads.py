@@ -12,8 +12,10 @@ from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
 
 MODELS = {
-    "sources_dropped": SourcesDroppedData, "evidence_assessed": EvidenceAssessedData,
-    "claims_checked": ClaimsCheckedData, "draft_revised": DraftRevisedData,
+    "sources_dropped": SourcesDroppedData,
+    "evidence_assessed": EvidenceAssessedData,
+    "claims_checked": ClaimsCheckedData,
+    "draft_revised": DraftRevisedData,
 }
 
 

@@ -8,7 +8,7 @@ keep receiving (and its secret filter never see) later tests' records.
 from __future__ import annotations
 
 import logging
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -18,6 +18,7 @@ from research.sources import http as http_core
 from tests.fakes import FakeServer, lift_rate_limits
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.services import LIVE_PROVIDERS, ServiceFakes
+
 
 @pytest.fixture(autouse=True)
 def _isolated() -> Iterator[None]:

@@ -78,12 +78,20 @@ ARXIV_ENTRY = """  <entry>
   </entry>
 """
 ARXIV_ENTRIES = [
-    {"id": "2203.01234v1", "published": "2022-03-02", "author": "Ana Kovac",
-     "title": "Modelling antigen expression after mRNA vaccines",
-     "summary": "We model how mRNA vaccines are translated in muscle cells and how long the spike antigen persists."},
-    {"id": "2106.04567v2", "published": "2021-06-16", "author": "Ravi Menon",
-     "title": "Thermal stability of lipid nanoparticles in mRNA vaccines",
-     "summary": "Lipid nanoparticles protect mRNA vaccines from degradation; we measure their stability when frozen."},
+    {
+        "id": "2203.01234v1",
+        "published": "2022-03-02",
+        "author": "Ana Kovac",
+        "title": "Modelling antigen expression after mRNA vaccines",
+        "summary": "We model how mRNA vaccines are translated in muscle cells and how long the spike antigen persists.",
+    },
+    {
+        "id": "2106.04567v2",
+        "published": "2021-06-16",
+        "author": "Ravi Menon",
+        "title": "Thermal stability of lipid nanoparticles in mRNA vaccines",
+        "summary": "Lipid nanoparticles protect mRNA vaccines from degradation; we measure their stability when frozen.",
+    },
 ]
 
 
@@ -93,7 +101,7 @@ def arxiv_feed(entries: list[dict[str, str]]) -> bytes:
         '<?xml version="1.0" encoding="UTF-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n'
         '  <link href="http://arxiv.org/api/query?search_query%3Dall%3AmRNA" rel="self" type="application/atom+xml"/>\n'
         '  <title type="html">ArXiv Query: search_query=all:mRNA</title>\n'
-        '  <id>http://arxiv.org/api/mRNAvaccinesQueryId</id>\n  <updated>2024-05-14T00:00:00-04:00</updated>\n'
+        "  <id>http://arxiv.org/api/mRNAvaccinesQueryId</id>\n  <updated>2024-05-14T00:00:00-04:00</updated>\n"
         f'  <opensearch:totalResults xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">{len(entries)}</opensearch:totalResults>\n'
         '  <opensearch:startIndex xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">0</opensearch:startIndex>\n'
         f'  <opensearch:itemsPerPage xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">{len(entries)}</opensearch:itemsPerPage>\n'
@@ -103,34 +111,49 @@ def arxiv_feed(entries: list[dict[str, str]]) -> bytes:
 
 OPENALEX_WORKS = [
     openalex_work(
-        "Efficacy and safety of mRNA vaccines: a systematic review", work_id="W3200000001",
-        doi="10.1000/mrna.2021.001", year=2021, authors=("Lea Fischer", "Omar Haddad"),
+        "Efficacy and safety of mRNA vaccines: a systematic review",
+        work_id="W3200000001",
+        doi="10.1000/mrna.2021.001",
+        year=2021,
+        authors=("Lea Fischer", "Omar Haddad"),
         abstract="Across phase 3 trials mRNA vaccines prevented symptomatic infection with high efficacy.",
     ),
     openalex_work(
-        "How mRNA vaccines instruct the immune system", work_id="W3200000002", doi=None, year=2022,
-        authors=("Grace Liu",), abstract="mRNA vaccines make cells produce an antigen that primes B and T cells.",
+        "How mRNA vaccines instruct the immune system",
+        work_id="W3200000002",
+        doi=None,
+        year=2022,
+        authors=("Grace Liu",),
+        abstract="mRNA vaccines make cells produce an antigen that primes B and T cells.",
     ),
 ]
 OPENLIBRARY_DOCS = [
     openlibrary_doc("mRNA Vaccines: A Handbook", key="/works/OL9000001W", authors=("Helen Park",), year=2022),
     openlibrary_doc(
-        "The Messenger: the story of mRNA vaccines", key="/works/OL9000002W", authors=("Tom Reyes",), year=2023,
+        "The Messenger: the story of mRNA vaccines",
+        key="/works/OL9000002W",
+        authors=("Tom Reyes",),
+        year=2023,
         first_sentence="Few expected mRNA vaccines to work at all.",
     ),
 ]
 OPENLIBRARY_DESCRIPTIONS = {
-    "/works/OL9000001W": {"type": "/type/text", "value": "A practical guide to how mRNA vaccines are designed and made."},
+    "/works/OL9000001W": {
+        "type": "/type/text",
+        "value": "A practical guide to how mRNA vaccines are designed and made.",
+    },
     "/works/OL9000002W": "Decades of research behind the mRNA vaccines of 2020.",
 }
 WIKI_ARTICLES = [
     WikiArticle(
-        "mRNA vaccine", 60000001,
+        "mRNA vaccine",
+        60000001,
         "An mRNA vaccine is a type of vaccine that uses a copy of messenger RNA to produce an immune response.",
         'An <span class="searchmatch">mRNA</span> <span class="searchmatch">vaccine</span> is a type of vaccine',
     ),
     WikiArticle(
-        "Lipid nanoparticle", 60000002,
+        "Lipid nanoparticle",
+        60000002,
         "Lipid nanoparticles are the delivery vehicle of mRNA vaccines, carrying the mRNA into cells.",
         'the delivery vehicle of <span class="searchmatch">mRNA vaccines</span>',
     ),

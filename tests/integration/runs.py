@@ -12,12 +12,12 @@ from typing import Any
 
 from research.events import Event
 from research.runs.runner import ResearchRunner
+from research.runs.view import fold, to_json
 from research.schemas import ResearchRequest
 from research.settings import Settings
-from research.sources.library.store import Library, LibraryProvider
 from research.sources.health import ProvidersFor
+from research.sources.library.store import Library, LibraryProvider
 from research.sources.router import CircuitBreaker, SourceRouter, live_providers
-from research.runs.view import fold, to_json
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.services import ServiceFakes
 
@@ -67,7 +67,9 @@ class Outcome:
         return [s for s in self.result["sources"] if s["provider"] == provider]
 
 
-def run_once(settings: Settings, topic: str = TOPIC, *, providers: ProvidersFor = live_providers, **request: Any) -> Outcome:
+def run_once(
+    settings: Settings, topic: str = TOPIC, *, providers: ProvidersFor = live_providers, **request: Any
+) -> Outcome:
     library = Library(settings.library_db)
     router = SourceRouter(
         settings, lambda kind: LibraryProvider(library, kind), providers=providers, breaker=CircuitBreaker()
@@ -81,4 +83,6 @@ def run_once(settings: Settings, topic: str = TOPIC, *, providers: ProvidersFor 
 def files_containing(secret: str, *roots: Path) -> list[str]:
     """Every file under `roots` whose raw bytes contain `secret` (SQLite WAL files included)."""
     needle = secret.encode()
-    return [str(p) for root in roots if root.exists() for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+    return [
+        str(p) for root in roots if root.exists() for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()
+    ]

@@ -48,7 +48,13 @@ PROVIDER_ROUTES: dict[str, tuple[str, str | None]] = {
     "wikipedia": (WIKIPEDIA_PATH, None),
 }
 LIVE_PROVIDERS = tuple(PROVIDER_ROUTES)
-PROVIDER_KINDS = {"tavily": "web", "arxiv": "academic", "openalex": "academic", "openlibrary": "book", "wikipedia": "book"}
+PROVIDER_KINDS = {
+    "tavily": "web",
+    "arxiv": "academic",
+    "openalex": "academic",
+    "openlibrary": "book",
+    "wikipedia": "book",
+}
 FAULT_MODES = ("500", "429", "timeout", "malformed", "empty")
 RETRY_AFTER_SECONDS = 1.0
 HANG_SECONDS = 5.0  # far beyond the tests' HTTP timeout: a hang

@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from research.sources.health import check_providers
 from research.settings import Settings
+from research.sources.health import check_providers
 from tests.fakes.http_server import json_reply
 from tests.integration.runs import TAVILY_KEY
 from tests.integration.services import LIVE_PROVIDERS, PROVIDER_KINDS, PROVIDER_ROUTES, ServiceFakes
@@ -15,8 +15,12 @@ from tests.integration.services import LIVE_PROVIDERS, PROVIDER_KINDS, PROVIDER_
 
 def check_settings(tmp_path: Path, services: ServiceFakes) -> Settings:
     return Settings(
-        _env_file=None, data_dir=tmp_path / "data", tavily_api_key=TAVILY_KEY, http_timeout=2.0,
-        allow_private_urls=True, **services.settings_fields(),
+        _env_file=None,
+        data_dir=tmp_path / "data",
+        tavily_api_key=TAVILY_KEY,
+        http_timeout=2.0,
+        allow_private_urls=True,
+        **services.settings_fields(),
     )
 
 
@@ -52,7 +56,11 @@ def test_each_failure_is_reported_with_its_reason_and_no_key(
 
     assert set(statuses) == set(LIVE_PROVIDERS)
     assert {name: s.ok for name, s in statuses.items()} == {
-        "tavily": False, "arxiv": False, "openalex": False, "openlibrary": True, "wikipedia": False,
+        "tavily": False,
+        "arxiv": False,
+        "openalex": False,
+        "openlibrary": True,
+        "wikipedia": False,
     }
     assert "API key was refused" in statuses["tavily"].message
     assert "HTTP 500" in statuses["arxiv"].message

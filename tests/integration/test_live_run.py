@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 from research.drafts.citations import CITATION, SOURCES_HEADING
-from tests.fakes.openai_server import FakeOpenAIServer
 from tests.environment import clean_environ
-from tests.integration.runs import OPENAI_KEY, TAVILY_KEY, TOPIC, files_containing
+from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.replies import PAGE_PHRASE
+from tests.integration.runs import OPENAI_KEY, TAVILY_KEY, TOPIC, files_containing
 from tests.integration.services import LIVE_PROVIDERS, ServiceFakes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -48,12 +48,21 @@ def run_environment(tmp_path: Path, services: ServiceFakes, model: FakeOpenAISer
 
 def test_a_whole_live_run_through_the_cli(tmp_path: Path, services: ServiceFakes, model: FakeOpenAIServer) -> None:
     env = run_environment(tmp_path, services, model)
-    documented = {"RESEARCH_TAVILY_URL", "RESEARCH_ARXIV_URL", "RESEARCH_OPENALEX_URL",
-                  "RESEARCH_OPENLIBRARY_URL", "RESEARCH_WIKIPEDIA_URL"}
+    documented = {
+        "RESEARCH_TAVILY_URL",
+        "RESEARCH_ARXIV_URL",
+        "RESEARCH_OPENALEX_URL",
+        "RESEARCH_OPENLIBRARY_URL",
+        "RESEARCH_WIKIPEDIA_URL",
+    }
     assert documented <= set(env)
     proc = subprocess.run(
         [sys.executable, "-m", "research", TOPIC, "--llm", "openai", "--json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout)

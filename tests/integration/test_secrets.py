@@ -13,7 +13,7 @@ from research.sources.base import Retrieval, SourceProvider
 from research.sources.router import live_providers
 from tests.fakes.http_server import json_reply
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.integration.runs import OPENAI_KEY, Outcome, TAVILY_KEY, files_containing, run_once, run_settings
+from tests.integration.runs import OPENAI_KEY, TAVILY_KEY, Outcome, files_containing, run_once, run_settings
 from tests.integration.services import PROVIDER_ROUTES, ServiceFakes
 
 

@@ -11,8 +11,11 @@ from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 from tests.integration.runs import run_once, run_settings
 from tests.integration.services import ServiceFakes
 
-STRAY = {"action": "research_complete", "reasoning": "Nothing to do.",
-         "research_questions": ["How do lipid nanoparticles deliver mRNA?"]}
+STRAY = {
+    "action": "research_complete",
+    "reasoning": "Nothing to do.",
+    "research_questions": ["How do lipid nanoparticles deliver mRNA?"],
+}
 
 
 def with_plan(plan_replies: list[Any]):

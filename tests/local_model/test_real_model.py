@@ -24,8 +24,9 @@ STRUCTURED_STEPS = ("plan", "queries", "judge")
 
 pytestmark = [
     pytest.mark.local_model,
-    pytest.mark.skipif(os.environ.get("RESEARCH_TEST_LOCAL_MODEL") != "1",
-                       reason="real-model lane: run `make test-local-model`"),
+    pytest.mark.skipif(
+        os.environ.get("RESEARCH_TEST_LOCAL_MODEL") != "1", reason="real-model lane: run `make test-local-model`"
+    ),
 ]
 
 
@@ -39,9 +40,18 @@ def lane(tmp_path_factory: pytest.TempPathFactory):
         run = run_research(settings)
         artifacts = Path("test-artifacts")
         artifacts.mkdir(exist_ok=True)
-        (artifacts / "local_model_run.json").write_text(json.dumps(
-            {"seconds": run.seconds, "threads": server.threads, "usage": run.result["usage"], "calls": run.calls,
-             "warnings": run.result["warnings"]}, indent=1))
+        (artifacts / "local_model_run.json").write_text(
+            json.dumps(
+                {
+                    "seconds": run.seconds,
+                    "threads": server.threads,
+                    "usage": run.result["usage"],
+                    "calls": run.calls,
+                    "warnings": run.result["warnings"],
+                },
+                indent=1,
+            )
+        )
         yield settings, run
 
 

@@ -50,6 +50,7 @@ def main() -> None:
     if where == "created":
         os._exit(KILLED)
     if where == "started":
+
         def die_after_started(event) -> None:
             if event.type == "run_started":  # logged; the graph has not been streamed yet
                 os._exit(KILLED)

@@ -59,9 +59,15 @@ def test_the_cli_refuses_the_object_bomb_with_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "bomb.rdrun.json.gz"
     path.write_bytes(_object_bomb(3_000_000))
     out = subprocess.run(
-        [sys.executable, "-m", "research", "import-run", str(path)], capture_output=True, text=True,
-        timeout=120, env={"RESEARCH_DATA_DIR": str(tmp_path / "data"), "RESEARCH_LOG_DIR": str(tmp_path / "logs"),
-                          "PATH": "/usr/bin:/bin"},
+        [sys.executable, "-m", "research", "import-run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            "RESEARCH_DATA_DIR": str(tmp_path / "data"),
+            "RESEARCH_LOG_DIR": str(tmp_path / "logs"),
+            "PATH": "/usr/bin:/bin",
+        },
     )
     assert out.returncode == 2, out.stderr[-2000:]
     assert "JSON values" in out.stderr and "Traceback" not in out.stderr
@@ -136,8 +142,11 @@ def test_wrong_typed_event_data_is_refused_and_nothing_is_written(
 def test_a_bundle_exported_while_running_imports_as_ended(finished, tmp_path: Path) -> None:
     document = _document(finished)
     cut = next(i for i, e in enumerate(document["events"]) if e["type"] == "researcher_started")
-    document = {**document, "events": document["events"][:cut + 1],
-                "run": {**document["run"], "status": "running", "finished_at": None}}
+    document = {
+        **document,
+        "events": document["events"][: cut + 1],
+        "run": {**document["run"], "status": "running", "finished_at": None},
+    }
     store = RunStore(tmp_path / "runs.sqlite")
     run_id = import_bundle(store, json.dumps(document).encode())
     view = fold(store.events(run_id))

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from research.runs.bundle import BundleError, export_bundle, import_bundle, read_bundle
 from research.events import Event
+from research.runs.bundle import BundleError, export_bundle, import_bundle, read_bundle
 from research.runs.replay import TICK, ReplayControl, events_due, parse_speed, replay_events, replay_offsets, replay_run
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
@@ -53,7 +53,10 @@ def test_bundle_imported_on_a_fresh_machine_replays_to_the_same_panels(finished,
     assert other.get_text(imported, some_source) == runner.store.get_text(run_id, some_source) != ""
     record, source_record = other.get_run(imported), runner.store.get_run(run_id)
     assert (record.topic, record.status, record.allocation, record.source_count) == (
-        source_record.topic, "finished", source_record.allocation, source_record.source_count
+        source_record.topic,
+        "finished",
+        source_record.allocation,
+        source_record.source_count,
     )
     assert record.seconds == pytest.approx(source_record.seconds)
 
@@ -82,12 +85,15 @@ def _bundle_json(finished) -> dict:
         (lambda b: gzip.compress(b"\x00\xff garbage"), "neither gzip nor JSON"),
         (lambda b: b"\x1f\x8b\x08 truncated gzip", "corrupt gzip"),
         (lambda b: json.dumps({"hello": "world"}).encode(), 'no "format": "research-desk-run" marker'),
-        (lambda b: json.dumps([1, 2]).encode(), "no \"format\""),
+        (lambda b: json.dumps([1, 2]).encode(), 'no "format"'),
         (lambda b: json.dumps({**b, "version": 99}).encode(), "version 99 is newer"),
         (lambda b: json.dumps({**b, "run": {**b["run"], "topic": ""}}).encode(), "run.topic"),
         (lambda b: json.dumps({**b, "run": {**b["run"], "run_id": "../x"}}).encode(), "run.run_id"),
         (lambda b: json.dumps({**b, "events": [{**b["events"][0], "type": "exploded"}]}).encode(), "events.0.type"),
-        (lambda b: json.dumps({**b, "events": [{**b["events"][0], "run_id": "other"}]}).encode(), "belongs to run 'other'"),
+        (
+            lambda b: json.dumps({**b, "events": [{**b["events"][0], "run_id": "other"}]}).encode(),
+            "belongs to run 'other'",
+        ),
         (lambda b: json.dumps({**b, "events": b["events"][1:2] + b["events"][0:1]}).encode(), "not increasing"),
     ],
 )
@@ -107,7 +113,9 @@ def test_plain_json_bundle_is_accepted(finished, tmp_path: Path) -> None:
 
 
 def _events(*timestamps: float) -> list[Event]:
-    return [Event(type="phase", run_id="r", seq=i, ts=1000.0 + t, data={"phase": "x"}) for i, t in enumerate(timestamps, 1)]
+    return [
+        Event(type="phase", run_id="r", seq=i, ts=1000.0 + t, data={"phase": "x"}) for i, t in enumerate(timestamps, 1)
+    ]
 
 
 class FakeClock:
@@ -158,7 +166,9 @@ def test_replay_control_pauses_resumes_and_stops_from_another_thread() -> None:
     control = ReplayControl()
     control.pause()
     got: list[int] = []
-    worker = threading.Thread(target=lambda: got.extend(e.seq for e in replay_events(events, speed=None, control=control)))
+    worker = threading.Thread(
+        target=lambda: got.extend(e.seq for e in replay_events(events, speed=None, control=control))
+    )
     worker.start()
     time.sleep(0.2)
     assert got == [] and worker.is_alive()  # paused before the first event

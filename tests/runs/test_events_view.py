@@ -8,8 +8,8 @@ from langchain_core.messages import AIMessage
 
 from research.events import EVENT_TYPES, Event, EventAdapter, event_payload
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
 from research.runs.view import fold, to_json
+from research.schemas import ResearchRequest
 from tests.helpers import final_state
 
 
@@ -74,14 +74,31 @@ def test_fold_is_incremental(finished_run) -> None:
 
 def test_the_adapter_numbers_custom_events_and_transcript_messages() -> None:
     adapter = EventAdapter("run-x", start_seq=10)
-    custom = {"type": "custom", "ns": ("researcher:abc",), "data": event_payload("queries_generated", researcher_id="web-1", iteration=0, queries=["q"])}
+    custom = {
+        "type": "custom",
+        "ns": ("researcher:abc",),
+        "data": event_payload("queries_generated", researcher_id="web-1", iteration=0, queries=["q"]),
+    }
     [event] = adapter.adapt(custom)
     assert (event.type, event.seq, event.run_id, event.researcher_id, event.data.model_dump()) == (
-        "queries_generated", 11, "run-x", "web-1", {"queries": ["q"]}
+        "queries_generated",
+        11,
+        "run-x",
+        "web-1",
+        {"queries": ["q"]},
     )
-    update = {"type": "updates", "ns": (), "data": {"writer": {"messages": [AIMessage(content="Draft ready", name="writer")]}}}
+    update = {
+        "type": "updates",
+        "ns": (),
+        "data": {"writer": {"messages": [AIMessage(content="Draft ready", name="writer")]}},
+    }
     [message] = adapter.adapt(update)
-    assert (message.type, message.seq, message.data["name"], message.data["content"]) == ("message", 12, "writer", "Draft ready")
+    assert (message.type, message.seq, message.data["name"], message.data["content"]) == (
+        "message",
+        12,
+        "writer",
+        "Draft ready",
+    )
     # Subgraph updates repeat what the parent reports; other stream parts are not events.
     assert list(adapter.adapt({**update, "ns": ("researcher:abc",)})) == []
     assert list(adapter.adapt({"type": "custom", "ns": (), "data": {"unrelated": 1}})) == []
@@ -92,29 +109,50 @@ def test_the_adapter_numbers_custom_events_and_transcript_messages() -> None:
 
 def test_replayed_messages_already_logged_are_skipped_on_resume() -> None:
     adapter = EventAdapter("run-x", start_seq=5, logged_messages={("web-1", "notes")})
-    replay = {"type": "updates", "ns": (), "data": {
-        "researcher": [{"messages": [AIMessage(content="notes", name="web-1")]},
-                       {"messages": [AIMessage(content="other notes", name="academic-1")]}],
-        "__metadata__": {"cached": True},
-    }}
+    replay = {
+        "type": "updates",
+        "ns": (),
+        "data": {
+            "researcher": [
+                {"messages": [AIMessage(content="notes", name="web-1")]},
+                {"messages": [AIMessage(content="other notes", name="academic-1")]},
+            ],
+            "__metadata__": {"cached": True},
+        },
+    }
     assert [(e.data["name"], e.seq) for e in adapter.adapt(replay)] == [("academic-1", 6)]
     # A fresh (not replayed) message with the same text is a new message and is kept.
-    fresh = {"type": "updates", "ns": (), "data": {"researcher": {"messages": [AIMessage(content="notes", name="web-1")]}}}
+    fresh = {
+        "type": "updates",
+        "ns": (),
+        "data": {"researcher": {"messages": [AIMessage(content="notes", name="web-1")]}},
+    }
     assert [e.data["name"] for e in adapter.adapt(fresh)] == ["web-1"]
 
 
 def test_unknown_event_types_are_refused() -> None:
     with pytest.raises(ValueError):
         event_payload("made_up")  # type: ignore[arg-type]
-    assert {"run_started", "allocation_decided", "researcher_started", "queries_generated", "sources_found",
-            "researcher_finished", "critique_issued", "draft_ready", "warning", "run_finished", "run_failed"} <= EVENT_TYPES
+    assert {
+        "run_started",
+        "allocation_decided",
+        "researcher_started",
+        "queries_generated",
+        "sources_found",
+        "researcher_finished",
+        "critique_issued",
+        "draft_ready",
+        "warning",
+        "run_finished",
+        "run_failed",
+    } <= EVENT_TYPES
 
 
 def test_every_event_type_has_a_progress_line():
     from typing import get_args
 
-    from research.events import EventAdapter, EventType
     from research.cli.progress import describe
+    from research.events import EventAdapter, EventType
 
     samples = {
         "plan_review_requested": {"research_questions": ["Q1", "Q2"]},

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from research.runs.manager import RunManager
 from research.graph.nodes.plan_review import PlanEditError
+from research.runs.manager import RunManager
 from research.schemas import ResearchRequest
 
 

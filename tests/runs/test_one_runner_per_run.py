@@ -25,7 +25,9 @@ TOPIC = "How do mRNA vaccines work?"
 
 
 def _settings(tmp_path: Path, log_dir: Path, **extra) -> Settings:
-    return Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=log_dir, sources="library", llm="offline", **extra)
+    return Settings(
+        _env_file=None, data_dir=tmp_path / "data", log_dir=log_dir, sources="library", llm="offline", **extra
+    )
 
 
 def _wait_for_run(store_path: Path, min_events: int, timeout: float = 60) -> str:
@@ -40,8 +42,9 @@ def _wait_for_run(store_path: Path, min_events: int, timeout: float = 60) -> str
 
 
 def test_a_cli_run_is_live_to_the_dashboard_and_cannot_be_resumed_twice(tmp_path: Path, session_log_dir: Path) -> None:
-    cli = start_cli([TOPIC, "--allocation", "110", "--max-iterations", "0", "--json", "--quiet"], tmp_path,
-                    RESEARCH_DEMO_DELAY="8")  # alive while a second CLI starts, under load
+    cli = start_cli(
+        [TOPIC, "--allocation", "110", "--max-iterations", "0", "--json", "--quiet"], tmp_path, RESEARCH_DEMO_DELAY="8"
+    )  # alive while a second CLI starts, under load
     try:
         run_id = _wait_for_run(tmp_path / "data" / "runs.sqlite", min_events=3)
         manager = RunManager(ResearchRunner(_settings(tmp_path, session_log_dir)))
@@ -72,7 +75,9 @@ def test_a_cli_run_is_live_to_the_dashboard_and_cannot_be_resumed_twice(tmp_path
 
 
 def test_a_killed_cli_run_is_orphaned_at_once_and_resumes_here(tmp_path: Path, session_log_dir: Path) -> None:
-    cli = start_cli([TOPIC, "--allocation", "110", "--max-iterations", "0", "--quiet"], tmp_path, RESEARCH_DEMO_DELAY="2")
+    cli = start_cli(
+        [TOPIC, "--allocation", "110", "--max-iterations", "0", "--quiet"], tmp_path, RESEARCH_DEMO_DELAY="2"
+    )
     run_id = _wait_for_run(tmp_path / "data" / "runs.sqlite", min_events=3)
     os.kill(cli.pid, signal.SIGKILL)
     cli.wait()
@@ -105,7 +110,9 @@ def test_a_runner_whose_lease_was_taken_over_stops_writing(tmp_path: Path, sessi
 
     run_id = runner.create(ResearchRequest(topic=TOPIC, allocation="110", max_iterations=0))
     manager = RunManager(runner)
-    manager._spawn(run_id, lambda: runner.run(ResearchRequest(topic=TOPIC, allocation="110", max_iterations=0), run_id=run_id))
+    manager._spawn(
+        run_id, lambda: runner.run(ResearchRequest(topic=TOPIC, allocation="110", max_iterations=0), run_id=run_id)
+    )
     deadline = time.monotonic() + 30
     while len(runner.store.events(run_id)) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -121,7 +128,9 @@ def test_a_runner_whose_lease_was_taken_over_stops_writing(tmp_path: Path, sessi
     assert "run_finished" not in {e.type for e in events} and other.get_lease(run_id).owner == "thief-host:1:x"
 
 
-def test_continue_of_a_paused_run_another_process_took_is_refused_before_anything_runs(tmp_path: Path, session_log_dir: Path) -> None:
+def test_continue_of_a_paused_run_another_process_took_is_refused_before_anything_runs(
+    tmp_path: Path, session_log_dir: Path
+) -> None:
     from research.schemas import ResearchRequest
 
     manager = RunManager(ResearchRunner(_settings(tmp_path, session_log_dir)))
@@ -144,7 +153,9 @@ def test_the_heartbeat_keeps_a_long_run_leased_past_the_lease_length(tmp_path: P
 
     settings = _settings(tmp_path, session_log_dir, run_lease_seconds=1.0, demo_delay=5.0)
     manager = RunManager(ResearchRunner(settings))
-    run_id = manager.start(ResearchRequest(topic="How did the printing press change Europe?", allocation="110", max_iterations=0))
+    run_id = manager.start(
+        ResearchRequest(topic="How did the printing press change Europe?", allocation="110", max_iterations=0)
+    )
     # (a topic no other test here used: the process-wide search cache would skip the demo delay)
     observer = RunManager(ResearchRunner(settings))  # another process's view of the same store
     time.sleep(2.5)  # well past one lease length

@@ -12,14 +12,19 @@ import pytest
 from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
 from research.runs.runner import PlanReviewError, ResearchRunner
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest
 from research.runs.view import fold
-from tests.helpers import run_cli
+from research.schemas import ResearchRequest
 from tests.finished_run import TOPIC
+from tests.helpers import run_cli
 
 PAUSE_KEYS = {
-    "allocation", "allocation_notation", "allocation_origin", "research_questions", "max_researchers",
-    "max_questions", "max_question_chars",
+    "allocation",
+    "allocation_notation",
+    "allocation_origin",
+    "research_questions",
+    "max_researchers",
+    "max_questions",
+    "max_question_chars",
 }
 EDITED = ["How do lipid nanoparticles deliver mRNA into cells?", "What did the phase 3 trials of mRNA vaccines show?"]
 
@@ -39,7 +44,8 @@ def test_pause_edit_and_continue_across_a_process_restart(tmp_path: Path) -> Non
 
     # A new process (the first has exited): edit the plan and continue from the checkpoint.
     second = run_cli(
-        ["continue", run_id, "--question", EDITED[0], "--question", EDITED[1], "--allocation", "021", "--json"], tmp_path
+        ["continue", run_id, "--question", EDITED[0], "--question", EDITED[1], "--allocation", "021", "--json"],
+        tmp_path,
     )
     assert second.returncode == 0, second.stderr
     done = json.loads(second.stdout)

@@ -32,7 +32,9 @@ class _Client:
 
 def _manager(tmp_path, parts, **settings) -> RemoteRunManager:
     manager = RemoteRunManager(
-        Settings(_env_file=None, data_dir=tmp_path, log_dir=tmp_path / "logs", server_url="http://127.0.0.1:9", **settings),
+        Settings(
+            _env_file=None, data_dir=tmp_path, log_dir=tmp_path / "logs", server_url="http://127.0.0.1:9", **settings
+        ),
         client=_Client(parts),
     )
     manager.check = lambda: None  # the scripted client needs no health check
@@ -40,8 +42,15 @@ def _manager(tmp_path, parts, **settings) -> RemoteRunManager:
 
 
 def _started():
-    return StreamPart("custom", {"research_event": "run_started", "researcher_id": None, "iteration": None,
-                                 "data": {"topic": "t", "brain": "offline", "model": "offline"}})
+    return StreamPart(
+        "custom",
+        {
+            "research_event": "run_started",
+            "researcher_id": None,
+            "iteration": None,
+            "data": {"topic": "t", "brain": "offline", "model": "offline"},
+        },
+    )
 
 
 def test_a_stream_that_ends_without_the_runs_ending_is_a_failed_run(tmp_path):

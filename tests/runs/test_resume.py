@@ -18,7 +18,11 @@ from tests.runs.interrupted_run import KILLED
 def interrupt(tmp_path: Path, where: str) -> str:
     proc = subprocess.run(
         [PYTHON, "-m", "tests.runs.interrupted_run", str(tmp_path / "data"), where],
-        cwd=tmp_path, env=cli_env(tmp_path), capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+        env=cli_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == KILLED, proc.stderr
     return proc.stdout.split()[0]
@@ -65,9 +69,13 @@ def test_resume_after_a_kill_in_the_analyst(tmp_path: Path) -> None:
     assert [v.note for v in store.draft_versions(run_id)] == ["Writer's draft"]
 
 
-def test_resume_after_a_kill_mid_research_reruns_only_the_unfinished_researcher(tmp_path: Path, session_log_dir: Path) -> None:
+def test_resume_after_a_kill_mid_research_reruns_only_the_unfinished_researcher(
+    tmp_path: Path, session_log_dir: Path
+) -> None:
     run_id = interrupt(tmp_path, "academic-retrieve")
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, sources="library", llm="offline")
+    settings = Settings(
+        _env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, sources="library", llm="offline"
+    )
     runner = ResearchRunner(settings)
     before = counts(runner.store, run_id, "researcher_finished")
     assert before == Counter({"web-1": 1})

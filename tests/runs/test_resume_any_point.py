@@ -42,7 +42,9 @@ def test_killed_before_any_event_a_run_resumes_and_logs_its_start(tmp_path: Path
 
 
 def test_resume_of_a_finished_run_is_refused_and_writes_nothing(tmp_path: Path, session_log_dir: Path) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, sources="library", llm="offline")
+    settings = Settings(
+        _env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, sources="library", llm="offline"
+    )
     runner = ResearchRunner(settings)
     run_id = runner.run(ResearchRequest(topic="How do heat pumps work?", allocation="100", max_iterations=0))
     before = runner.store.events(run_id)

@@ -6,16 +6,16 @@ import re
 
 import pytest
 
+from research.brains.offline_revise import RevisionError, offline_revise, parse_instruction
 from research.drafts.citations import check_citations
 from research.drafts.numbering import source_entries, split_sources_section
 from research.runs.revision import number_sources, renumber, revise_draft, revise_run
-from research.brains.offline_revise import RevisionError, offline_revise, parse_instruction
+from research.runs.view import fold
 from research.schemas import ResearchRequest, Source
 from research.settings import Settings
 from research.text import split_sentences
-from research.runs.view import fold
-from tests.finished_run import TOPIC
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.finished_run import TOPIC
 
 
 @pytest.fixture
@@ -157,8 +157,14 @@ def test_llm_revision_sends_the_instruction_and_sources_and_guards_the_reply(run
     )
     with FakeOpenAIServer(responder=lambda request: reply) as server:
         settings = Settings(
-            _env_file=None, data_dir=runner.settings.data_dir, log_dir=log_dir, sources="library", llm="openai",
-            openai_base_url=server.base_url, openai_api_key="sk-test-revise", model="fake-model",
+            _env_file=None,
+            data_dir=runner.settings.data_dir,
+            log_dir=log_dir,
+            sources="library",
+            llm="openai",
+            openai_base_url=server.base_url,
+            openai_api_key="sk-test-revise",
+            model="fake-model",
         )
         revision = revise_run(runner.store, run_id, "Make the summary tighter", settings=settings)
         request = server.requests[-1]
@@ -186,8 +192,15 @@ def test_llm_failure_falls_back_to_the_offline_reviser_with_a_warning(run, log_d
     with FakeOpenAIServer() as server:
         server.fail_next("500", times=10)
         settings = Settings(
-            _env_file=None, data_dir=runner.settings.data_dir, log_dir=log_dir, sources="library", llm="openai",
-            openai_base_url=server.base_url, openai_api_key="sk-test-revise", model="fake-model", llm_timeout=5,
+            _env_file=None,
+            data_dir=runner.settings.data_dir,
+            log_dir=log_dir,
+            sources="library",
+            llm="openai",
+            openai_base_url=server.base_url,
+            openai_api_key="sk-test-revise",
+            model="fake-model",
+            llm_timeout=5,
         )
         revision = revise_run(runner.store, run_id, "shorten", settings=settings)
     assert revision.warnings and "revise failed (HTTP 500" in revision.warnings[0]

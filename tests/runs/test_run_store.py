@@ -38,8 +38,13 @@ class BigPageRouter:
 
     def retrieve(self, kind, query, limit, topic=None) -> Retrieval:
         sources = [
-            Source(title=f"Heat pumps guide {i}", url=f"https://site{i}.example.org/heat-pumps", kind=kind,
-                   provider="big-stub", snippet="Heat pumps: a short snippet.")
+            Source(
+                title=f"Heat pumps guide {i}",
+                url=f"https://site{i}.example.org/heat-pumps",
+                kind=kind,
+                provider="big-stub",
+                snippet="Heat pumps: a short snippet.",
+            )
             for i in (1, 2)
         ]
         return Retrieval(sources=sources, texts={s.id: big_page(s.id) for s in sources}, providers_used=["big-stub"])
@@ -88,7 +93,10 @@ def test_run_records(runner: ResearchRunner) -> None:
     assert first != second
     record = runner.store.get_run(first)
     assert (record.topic, record.requested_allocation, record.allocation, record.allocation_origin) == (
-        "How do mRNA vaccines work?", "120", "120", "user"
+        "How do mRNA vaccines work?",
+        "120",
+        "120",
+        "user",
     )
     assert record.status == "finished" and record.brain == "offline"
     assert record.source_count > 0 and record.summary["critiques"] >= 1

@@ -26,11 +26,20 @@ KEY = "tvly-SHARED-0123456789abcdef"
 
 
 def _settings(tmp_path: Path, log_dir: Path, url: str, **extra) -> Settings:
-    return Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=log_dir, sources="library", llm="offline",
-                    database_url=url, **extra)
+    return Settings(
+        _env_file=None,
+        data_dir=tmp_path / "data",
+        log_dir=log_dir,
+        sources="library",
+        llm="offline",
+        database_url=url,
+        **extra,
+    )
 
 
-def test_an_in_process_run_keeps_runs_events_and_checkpoints_in_postgres(tmp_path: Path, session_log_dir: Path, pg_url: str) -> None:
+def test_an_in_process_run_keeps_runs_events_and_checkpoints_in_postgres(
+    tmp_path: Path, session_log_dir: Path, pg_url: str
+) -> None:
     runner = ResearchRunner(_settings(tmp_path, session_log_dir, pg_url))
     assert runner.store.dialect == "postgres"
     run_id = runner.run(ResearchRequest(topic="How do heat pumps work?", allocation="110", max_iterations=0))
@@ -50,7 +59,11 @@ def test_a_run_killed_mid_research_resumes_from_its_postgres_checkpoint(tmp_path
     env = cli_env(tmp_path, RESEARCH_DATABASE_URL=pg_url)
     proc = subprocess.run(
         [PYTHON, "-m", "tests.runs.interrupted_run", str(tmp_path / "data"), "analyst"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == KILLED, proc.stderr
     run_id = proc.stdout.split()[0]
@@ -71,7 +84,9 @@ class _S(TypedDict):
     x: str
 
 
-def test_postgres_checkpoints_mask_a_secret_echoed_in_a_task_error(tmp_path: Path, session_log_dir: Path, pg_url: str) -> None:
+def test_postgres_checkpoints_mask_a_secret_echoed_in_a_task_error(
+    tmp_path: Path, session_log_dir: Path, pg_url: str
+) -> None:
     settings = _settings(tmp_path, session_log_dir, pg_url, tavily_api_key=KEY)
     runner = ResearchRunner(settings)
 
@@ -97,7 +112,9 @@ def test_postgres_checkpoints_mask_a_secret_echoed_in_a_task_error(tmp_path: Pat
 def test_an_unreachable_database_url_is_one_clear_cli_line(tmp_path: Path) -> None:
     from tests.fakes.postgres import free_port
 
-    result = run_cli(["runs"], tmp_path, RESEARCH_DATABASE_URL=f"postgresql://u:pw-secret-123@127.0.0.1:{free_port()}/x")
+    result = run_cli(
+        ["runs"], tmp_path, RESEARCH_DATABASE_URL=f"postgresql://u:pw-secret-123@127.0.0.1:{free_port()}/x"
+    )
     assert result.returncode == 1
     assert result.stderr.startswith("error: cannot reach the run database postgresql://u:****@127.0.0.1")
     assert "pw-secret-123" not in result.stderr and "Traceback" not in result.stderr

@@ -121,6 +121,8 @@ def test_an_unreachable_database_is_a_clear_error_without_the_password() -> None
     from research.runs.sql import DatabaseUnavailable, PostgresDatabase
     from tests.fakes.postgres import free_port
 
-    with pytest.raises(DatabaseUnavailable, match=r"cannot reach the run database postgresql://u:\*\*\*\*@127.0.0.1") as info:
+    with pytest.raises(
+        DatabaseUnavailable, match=r"cannot reach the run database postgresql://u:\*\*\*\*@127.0.0.1"
+    ) as info:
         PostgresDatabase(f"postgresql://u:hunter2secret@127.0.0.1:{free_port()}/db", connect_timeout=2)
     assert "hunter2secret" not in str(info.value)

@@ -26,8 +26,12 @@ def _text_pdf(content: bytes, pages: int, filters: bytes) -> bytes:
     objects.append(b"<< /Type /Pages /Kids [" + kids + b"] /Count " + str(pages).encode() + b" >>")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     for i in range(pages):
-        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>".encode())
-        objects.append(b"<< /Length " + str(len(content)).encode() + filters + b" >>\nstream\n" + content + b"\nendstream")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>".encode()
+        )
+        objects.append(
+            b"<< /Length " + str(len(content)).encode() + filters + b" >>\nstream\n" + content + b"\nendstream"
+        )
     return _pdf(objects)
 
 
@@ -50,10 +54,18 @@ def docx_bomb(inflated_mb: int = 1024, *, honest_header: bool = True) -> bytes:
     """A docx whose document.xml inflates to `inflated_mb` MB (written in chunks: small in memory)."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-        z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
-        z.writestr("_rels/.rels", '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')
+        z.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+        )
+        z.writestr(
+            "_rels/.rels",
+            '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+        )
         with z.open("word/document.xml", "w", force_zip64=True) as member:
-            member.write(b'<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>')
+            member.write(
+                b'<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>'
+            )
             chunk = b"a" * (1024 * 1024)
             for _ in range(inflated_mb):
                 member.write(chunk)
@@ -72,7 +84,7 @@ def _lie_about_sizes(data: bytes) -> bytes:
     pos = buf.find(b"PK\x01\x02")
     while pos != -1:
         name_len, extra_len = struct.unpack_from("<HH", buf, pos + 28)
-        extra = buf[pos + 46 + name_len: pos + 46 + name_len + extra_len]
+        extra = buf[pos + 46 + name_len : pos + 46 + name_len + extra_len]
         if b"\x01\x00" not in bytes(extra[:2]):  # not zip64: the 32-bit size fields are real
             struct.pack_into("<I", buf, pos + 24, 1000)
         pos = buf.find(b"PK\x01\x02", pos + 4)

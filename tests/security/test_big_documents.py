@@ -35,15 +35,24 @@ def test_a_50_mib_document_stays_whole_in_the_library_but_not_in_hits_or_runs(tm
     library = Library(tmp_path / "data" / "library.sqlite")
     library.ensure_sample()
     huge = _huge_text(50)
-    doc_id = library.add_document(title="mRNA vaccines, the long version", text=huge, kind="academic",
-                                  url="library://test/huge")
+    doc_id = library.add_document(
+        title="mRNA vaccines, the long version", text=huge, kind="academic", url="library://test/huge"
+    )
     assert len(library.get_text(doc_id)) == len(huge.strip())  # the library keeps it all
 
-    retrieval = LibraryProvider(library, "academic", max_text_chars=50_000).search("mRNA vaccines lipid nanoparticles", limit=5)
+    retrieval = LibraryProvider(library, "academic", max_text_chars=50_000).search(
+        "mRNA vaccines lipid nanoparticles", limit=5
+    )
     assert retrieval.texts and max(len(t) for t in retrieval.texts.values()) <= 50_000
 
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=tmp_path / "logs", sources="library",
-                        llm="offline", max_source_text_chars=50_000)
+    settings = Settings(
+        _env_file=None,
+        data_dir=tmp_path / "data",
+        log_dir=tmp_path / "logs",
+        sources="library",
+        llm="offline",
+        max_source_text_chars=50_000,
+    )
     runner = ResearchRunner(settings, library=library)
     started = time.monotonic()
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="010"))

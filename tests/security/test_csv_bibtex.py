@@ -16,16 +16,20 @@ from research.runs.view import fold
 from research.schemas import Source
 from ui.sources_frame import csv_bytes, csv_frame
 
-HOSTILE = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\t=1", " =HYPERLINK(\"http://x\")"]
+HOSTILE = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\t=1", ' =HYPERLINK("http://x")']
 
 
 def _view(titles: list[str]):
-    sources = [Source(title=t, url=f"https://example.org/{i}", kind="web", provider="p").model_dump()
-               for i, t in enumerate(titles)]
-    return fold([
-        Event(type="run_started", run_id="r", seq=1, data={"topic": "t"}),
-        Event(type="sources_found", run_id="r", seq=2, researcher_id="web-1", data={"sources": sources}),
-    ])
+    sources = [
+        Source(title=t, url=f"https://example.org/{i}", kind="web", provider="p").model_dump()
+        for i, t in enumerate(titles)
+    ]
+    return fold(
+        [
+            Event(type="run_started", run_id="r", seq=1, data={"topic": "t"}),
+            Event(type="sources_found", run_id="r", seq=2, researcher_id="web-1", data={"sources": sources}),
+        ]
+    )
 
 
 def _rows(data: bytes) -> list[list[str]]:
@@ -45,8 +49,12 @@ def test_no_csv_download_bypasses_the_escaping() -> None:
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    offenders = [str(p.relative_to(root)) for folder in ("ui", "pages") for p in (root / folder).rglob("*.py")
-                 if ".to_csv(" in p.read_text()]
+    offenders = [
+        str(p.relative_to(root))
+        for folder in ("ui", "pages")
+        for p in (root / folder).rglob("*.py")
+        if ".to_csv(" in p.read_text()
+    ]
     assert offenders == []
 
 
@@ -57,12 +65,18 @@ def test_the_export_csv_uses_the_same_cell_escaping() -> None:
     assert csv_cell(-3) == "-3" and csv_cell(None) == ""
 
 
-@pytest.mark.parametrize("title", ["Opening { brace", "Closing } brace", "Both {{ and } then }", "back\\slash {", "% # & $ _ ~ ^ @ \" done"])
+@pytest.mark.parametrize(
+    "title", ["Opening { brace", "Closing } brace", "Both {{ and } then }", "back\\slash {", '% # & $ _ ~ ^ @ " done']
+)
 def test_bibtex_with_specials_parses_back(title: str) -> None:
-    out = render_bibtex([
-        Source(title=title, url="https://example.org/a{b}", kind="web", provider="p{x", authors=["Ann {Lee"], year=2020),
-        Source(title="Second", kind="book", provider="q"),
-    ])
+    out = render_bibtex(
+        [
+            Source(
+                title=title, url="https://example.org/a{b}", kind="web", provider="p{x", authors=["Ann {Lee"], year=2020
+            ),
+            Source(title="Second", kind="book", provider="q"),
+        ]
+    )
     library = bibtexparser.parse_string(out)
     assert not library.failed_blocks and len(library.entries) == 2
     for entry in library.entries:

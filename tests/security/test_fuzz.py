@@ -8,10 +8,10 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from research.export.run_export import export_run
 from research.runs.bundle import BundleError, export_bundle, import_bundle
@@ -28,7 +28,7 @@ settings.register_profile("fuzz", max_examples=1500, deadline=None, suppress_hea
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=40),
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=40),
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=5),
     max_leaves=25,
 )
@@ -60,7 +60,9 @@ def _mutate(document: dict, data: st.DataObject) -> dict:
         elif target == "run" and isinstance(doc.get("run"), dict) and doc["run"]:
             doc["run"][data.draw(st.sampled_from(sorted(doc["run"])))] = data.draw(JSON)
         elif target == "top":
-            doc[data.draw(st.sampled_from(["version", "events", "drafts", "source_texts", "format", "junk"]))] = data.draw(JSON)
+            doc[data.draw(st.sampled_from(["version", "events", "drafts", "source_texts", "format", "junk"]))] = (
+                data.draw(JSON)
+            )
         elif target == "text" and isinstance(doc.get("source_texts"), dict):
             doc["source_texts"][data.draw(st.text(max_size=10))] = data.draw(st.text(max_size=200))
     return doc
@@ -87,8 +89,13 @@ def test_hostile_bundles_are_refused_or_fully_readable(bundle_document: dict, tm
             assert type(exc).__name__ == "ExportError", exc
 
 
-@given(suffix=st.sampled_from(SUPPORTED_SUFFIXES), body=st.binary(max_size=3000), prefix=st.sampled_from(
-    [b"", b"%PDF-1.4\n", b"PK\x03\x04", b"---\ntitle: x\n---\n", b"<html><body>", b"\xef\xbb\xbf"]))
+@given(
+    suffix=st.sampled_from(SUPPORTED_SUFFIXES),
+    body=st.binary(max_size=3000),
+    prefix=st.sampled_from(
+        [b"", b"%PDF-1.4\n", b"PK\x03\x04", b"---\ntitle: x\n---\n", b"<html><body>", b"\xef\xbb\xbf"]
+    ),
+)
 def test_hostile_documents_are_refused_with_a_reason_or_imported(suffix: str, body: bytes, prefix: bytes) -> None:
     try:
         doc = parse_file(f"f{suffix}", prefix + body, kind="web", url="library://fuzz/x")

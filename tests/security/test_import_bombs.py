@@ -78,8 +78,14 @@ def test_a_readable_pdf_and_docx_still_import(tmp_path: Path) -> None:
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {"RESEARCH_DATA_DIR": str(tmp_path / "data"), "RESEARCH_LOG_DIR": str(tmp_path / "logs"), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-m", "research", *args], capture_output=True, text=True, env=env, timeout=120)
+    env = {
+        "RESEARCH_DATA_DIR": str(tmp_path / "data"),
+        "RESEARCH_LOG_DIR": str(tmp_path / "logs"),
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "research", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_library_import_exits_non_zero_when_every_file_was_skipped(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ memory), driven through remote mode. Skips outside CI when langgraph-cli is not 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

@@ -39,8 +39,9 @@ def _wait(store: RunStore, run_id: str, until, timeout: float = 60.0) -> None:
         if until(store):
             return
         time.sleep(0.2)
-    raise AssertionError(f"run {run_id}: condition not met within {timeout} s; events: "
-                         f"{[e.type for e in store.events(run_id)]}")
+    raise AssertionError(
+        f"run {run_id}: condition not met within {timeout} s; events: {[e.type for e in store.events(run_id)]}"
+    )
 
 
 def test_a_run_started_on_the_page_runs_on_the_server_and_fills_the_panels(page_env):
@@ -51,7 +52,12 @@ def test_a_run_started_on_the_page_runs_on_the_server_and_fills_the_panels(page_
     at.run()
     page = "\n".join(texts(at))
     assert ":green-badge[:material/check_circle: Finished]" in page
-    for card in ("researcher-card-web-1", "researcher-card-web-2", "researcher-card-academic-1", f"draft-body-{run_id}"):
+    for card in (
+        "researcher-card-web-1",
+        "researcher-card-web-2",
+        "researcher-card-academic-1",
+        f"draft-body-{run_id}",
+    ):
         assert has_block(at, card), card
 
 
@@ -79,7 +85,9 @@ def test_a_server_lost_mid_run_shows_server_unreachable_on_the_live_panels(page_
     _wait(store, run_id, lambda s: any(e.data.get("source") == "server connection" for e in s.events(run_id)))
     at.run()
     warnings = [plain for plain in texts(at)]
-    assert any("lost its connection to the LangGraph server" in w and "server unreachable" in w for w in warnings), warnings
+    assert any("lost its connection to the LangGraph server" in w and "server unreachable" in w for w in warnings), (
+        warnings
+    )
     assert any(b.label == "Reattach" for b in at.button)
     next(b for b in at.button if b.label == "Reattach").click().run()
     assert any("LangGraph server unreachable at" in e.value for e in at.error)
@@ -107,5 +115,6 @@ def test_compare_runs_its_allocations_on_the_server(page_env):
 
 def test_the_settings_page_says_where_runs_execute(page_env, server_url):
     at = AppTest.from_file(str(APP), default_timeout=60).switch_page("pages/settings.py").run()
-    assert any("Remote mode: runs execute on the LangGraph server at" in i.value and server_url in i.value
-               for i in at.info)
+    assert any(
+        "Remote mode: runs execute on the LangGraph server at" in i.value and server_url in i.value for i in at.info
+    )

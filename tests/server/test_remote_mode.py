@@ -13,7 +13,14 @@ import httpx
 import pytest
 
 from research.api import (
-    RemoteRunManager, ResearchRequest, ResearchRunner, RunStore, ServerUnreachable, Settings, fold, make_manager,
+    RemoteRunManager,
+    ResearchRequest,
+    ResearchRunner,
+    RunStore,
+    ServerUnreachable,
+    Settings,
+    fold,
+    make_manager,
     thread_id_of,
 )
 from tests.streamlit_server import ROOT, free_port
@@ -113,8 +120,14 @@ def test_cli_resume_reattaches_to_the_run_on_the_server(client_env):
     with store._connect() as db:
         db.execute("DELETE FROM events WHERE run_id = ? AND seq > 3", (run_id,))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "research", "resume", run_id, "--json"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "research", "resume", run_id, "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "finished"
     assert [(e.type, e.data) for e in store.events(run_id)] == [(e.type, e.data) for e in full]
@@ -124,11 +137,19 @@ def test_cli_runs_through_the_server(client_env):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-m", "research", TOPIC, "--allocation", "111", "--json", "--quiet"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["status"] == "finished" and result["draft"] and result["allocation"] == {"web": 1, "academic": 1, "book": 1}
+    assert (
+        result["status"] == "finished"
+        and result["draft"]
+        and result["allocation"] == {"web": 1, "academic": 1, "book": 1}
+    )
     assert RunStore(client_env / "runs.sqlite").get_run(result["run_id"]).status == "finished"
 
 
@@ -136,14 +157,22 @@ def test_cli_review_plan_then_continue_through_the_server(client_env):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     paused = subprocess.run(
         [sys.executable, "-m", "research", TOPIC, "--review-plan", "--json", "--quiet"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert paused.returncode == 0, paused.stderr
     run_id = json.loads(paused.stdout)["run_id"]
     assert json.loads(paused.stdout)["status"] == "paused"
     went_on = subprocess.run(
         [sys.executable, "-m", "research", "continue", run_id, "--allocation", "100", "--json"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert went_on.returncode == 0, went_on.stderr
     result = json.loads(went_on.stdout)
@@ -159,16 +188,18 @@ def test_an_unreachable_server_is_a_clear_error_on_start_and_nothing_is_stored(t
     assert manager.store.list_runs() == []
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RESEARCH_SERVER_URL": url, "RESEARCH_DATA_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "research", TOPIC], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "research", TOPIC], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 1
     assert f"error: LangGraph server unreachable at {url}" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_bad_server_url_is_a_clear_settings_error(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RESEARCH_SERVER_URL": "ftp://x", "RESEARCH_DATA_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "research", TOPIC], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "research", TOPIC], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert "RESEARCH_SERVER_URL" in done.stderr and "http:// or https://" in done.stderr
 

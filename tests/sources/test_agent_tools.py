@@ -31,8 +31,12 @@ def _unthrottled():
 
 def _router(tmp_path, server, sources: str = "live") -> SourceRouter:
     settings = Settings(
-        _env_file=None, **install_academic_book_fakes(server), http_timeout=0.5, sources=sources,
-        search_cache_seconds=0, data_dir=tmp_path,
+        _env_file=None,
+        **install_academic_book_fakes(server),
+        http_timeout=0.5,
+        sources=sources,
+        search_cache_seconds=0,
+        data_dir=tmp_path,
     )
     library = Library(tmp_path / "library.sqlite")
     library.ensure_sample()
@@ -63,7 +67,9 @@ def test_search_results_are_normalised_sources_about_the_topic(tmp_path, server)
     findings = message.artifact
     assert isinstance(findings, ToolFindings) and findings.fault is None
     # The fixture's second paper does not name the subject: dropped by the pipeline's relevance filter.
-    assert [s.title for s in findings.sources] == ["Diffusion of the Printing Press and Urban Growth in Early Modern Europe"]
+    assert [s.title for s in findings.sources] == [
+        "Diffusion of the Printing Press and Urban Growth in Early Modern Europe"
+    ]
     assert findings.off_topic == 1
     assert all(s.relevance == 1.0 and s.kind == "academic" and s.provider == "arxiv" for s in findings.sources)
     assert findings.texts[findings.sources[0].id]  # the abstract, for the source store

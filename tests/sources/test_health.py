@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from research.sources.health import check_providers
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
+from research.sources.health import check_providers
 from research.sources.router import live_providers
 from tests.fakes import FakeServer, Reply, lift_rate_limits
 from tests.fakes.service_fakes import OPENALEX_PATH, install_academic_book_fakes
@@ -21,7 +21,10 @@ def test_real_providers_against_loopback_services(tmp_path):
         no_web = lambda kind, s: [] if kind == "web" else live_providers(kind, s)  # noqa: E731
         statuses = {s.name: s for s in check_providers(settings, timeout=3.0, providers=no_web)}
         assert {name: s.ok for name, s in statuses.items()} == {
-            "arxiv": True, "openalex": False, "openlibrary": True, "wikipedia": True,
+            "arxiv": True,
+            "openalex": False,
+            "openlibrary": True,
+            "wikipedia": True,
         }
         assert statuses["arxiv"].message.startswith("ok (") and statuses["arxiv"].kind == "academic"
         assert "404" in statuses["openalex"].message

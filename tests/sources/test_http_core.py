@@ -6,7 +6,7 @@ import gzip
 import socket
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import httpx
@@ -59,7 +59,11 @@ def get(url: str, policy: HttpPolicy = FAST, **kwargs) -> httpx.Response:
 def test_policy_from_settings_uses_http_timeout():
     policy = HttpPolicy.from_settings(Settings(_env_file=None, http_timeout=0.5))
     assert (policy.timeout, policy.retries, policy.backoff_base, policy.backoff_cap, policy.retry_after_cap) == (
-        0.5, 3, 0.5, 8.0, 30.0,
+        0.5,
+        3,
+        0.5,
+        8.0,
+        30.0,
     )
 
 
@@ -89,14 +93,14 @@ def test_retry_after_is_capped(server, sleeps):
 
 
 def test_retry_after_http_date_is_honoured(server, sleeps):
-    when = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=3), usegmt=True)
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=3), usegmt=True)
     server.route("/r", faults(json_reply([]), Reply(429, {}, {"Retry-After": when})))
     get(server.url("/r"))
     assert len(sleeps) == 1 and 1.0 < sleeps[0] <= 3.0
 
 
 def test_parse_retry_after_forms():
-    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
+    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
     assert parse_retry_after("7", now=now) == 7.0
     assert parse_retry_after("Wed, 01 May 2024 12:00:30 GMT", now=now) == 30.0
     assert parse_retry_after("Wed, 01 May 2024 11:00:00 GMT", now=now) == 0.0  # in the past
@@ -153,7 +157,9 @@ def test_get_json_reports_malformed_body(server):
 
 
 def test_compressed_bodies_are_decoded(server):
-    server.route("/r", Reply(200, gzip.compress(b'{"a": 1}'), {"Content-Encoding": "gzip", "Content-Type": "application/json"}))
+    server.route(
+        "/r", Reply(200, gzip.compress(b'{"a": 1}'), {"Content-Encoding": "gzip", "Content-Type": "application/json"})
+    )
     assert get_json(server.url("/r"), provider="core", policy=FAST) == {"a": 1}
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from research.sources.base import ProviderError, SourceProvider
 from research.sources.library import index as library_index
 from research.sources.library import store as library_store
-from research.sources.base import ProviderError, SourceProvider
 from research.sources.library.store import Library, LibraryProvider, NewDocument
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
@@ -87,7 +87,7 @@ def test_operators_and_punctuation_are_plain_words(stocked: Library) -> None:
 
 def test_random_unicode_queries_never_raise(stocked: Library) -> None:
     rng = random.Random(7)
-    alphabet = 'abcXYZ "\'*:^-+()[]{}<>.,;!?\\/|&%$#@~`' + "éßøæ漢字カナ한글ДЖ🐝\u200b\u0301\u00ad٣"
+    alphabet = "abcXYZ \"'*:^-+()[]{}<>.,;!?\\/|&%$#@~`" + "éßøæ漢字カナ한글ДЖ🐝\u200b\u0301\u00ad٣"
     for _ in range(300):
         query = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         stocked.search(query)

@@ -9,9 +9,9 @@ import pytest
 from fpdf import FPDF
 
 from research.sources.library import readers as library_import
-from research.sources.library.store import Library
 from research.sources.library.importer import import_bytes, import_paths
 from research.sources.library.readers import split_front_matter
+from research.sources.library.store import Library
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def _only(library: Library):
 def test_markdown_front_matter_supplies_the_metadata(library: Library, tmp_path: Path) -> None:
     path = tmp_path / "paper.md"
     path.write_text(
-        "---\ntitle: \"Kelp Forests\"\nkind: academic\nurl: https://example.org/kelp\n"
+        '---\ntitle: "Kelp Forests"\nkind: academic\nurl: https://example.org/kelp\n'
         "authors: [Rachel Carson, Sylvia Earle]\nyear: 1962\npublisher: Sea Press\ntopic: oceans\n---\n"
         "# Ignored heading\n\nKelp forests shelter **sea otters** and [urchins](https://x.org).\n"
     )

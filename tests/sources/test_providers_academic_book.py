@@ -7,16 +7,16 @@ socket; the fakes answer in each service's wire format and script the faults.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 
 from research.settings import Settings
 from research.sources import http
-from research.sources.providers.arxiv_provider import ArxivProvider
 from research.sources.base import ProviderError, SourceProvider
 from research.sources.http import HttpStatusError
+from research.sources.providers.arxiv_provider import ArxivProvider
 from research.sources.providers.openalex import OpenAlexProvider, rebuild_abstract
 from research.sources.providers.openlibrary import OpenLibraryProvider
 from research.sources.providers.wikipedia_provider import WikipediaProvider

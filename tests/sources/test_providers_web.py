@@ -6,16 +6,17 @@ from __future__ import annotations
 import gzip
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.providers import stackexchange_provider
 from research.sources.base import ProviderError, SourceProvider
+from research.sources.providers import stackexchange_provider
 from research.sources.providers.ddgs_provider import DuckDuckGoProvider, to_retrieval, unwrap_redirect
 from research.sources.providers.github_provider import GitHubProvider
 from research.sources.providers.stackexchange_provider import StackExchangeProvider
@@ -335,7 +336,11 @@ def test_stackexchange_query_gzip_entities_and_bodies(server: FakeServer, sleeps
     retrieval = provider_for(SPECS[3], server).search("asyncio gather timeout", limit=5)
     request = server.requests("/search/advanced")[0]
     assert {k: request.param(k) for k in ("order", "sort", "q", "site", "pagesize")} == {
-        "order": "desc", "sort": "relevance", "q": "asyncio gather timeout", "site": "stackoverflow", "pagesize": "5",
+        "order": "desc",
+        "sort": "relevance",
+        "q": "asyncio gather timeout",
+        "site": "stackoverflow",
+        "pagesize": "5",
     }
     first, second = retrieval.sources
     assert first.authors == ["Ana & Bo"] and first.year == 2015 and first.score == 45

@@ -10,7 +10,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -66,15 +67,23 @@ class Setup:
     """A router over stub providers per kind, a stub library, and a private circuit breaker."""
 
     def __init__(
-        self, mode: str, providers: dict[str, list[StubProvider]], *, breaker_seconds: float = 60.0,
+        self,
+        mode: str,
+        providers: dict[str, list[StubProvider]],
+        *,
+        breaker_seconds: float = 60.0,
         cache_seconds: float = 600.0,
     ) -> None:
         self.providers = providers
-        self.library = {kind: StubProvider("library", kind, found("library", kind, 1)) for kind in ("web", "academic", "book")}
+        self.library = {
+            kind: StubProvider("library", kind, found("library", kind, 1)) for kind in ("web", "academic", "book")
+        }
         self.factory_calls = 0
         self.breaker = CircuitBreaker(seconds=breaker_seconds)
         self.settings = Settings(_env_file=None, sources=mode, search_cache_seconds=cache_seconds)
-        self.router = SourceRouter(self.settings, self.library.__getitem__, providers=self._factory, breaker=self.breaker)
+        self.router = SourceRouter(
+            self.settings, self.library.__getitem__, providers=self._factory, breaker=self.breaker
+        )
 
     def _factory(self, kind: ResearcherKind, _settings: Settings) -> list[SourceProvider]:
         self.factory_calls += 1
@@ -125,7 +134,10 @@ def test_live_mode_reports_an_empty_reply_without_falling_back() -> None:
 
 
 def test_auto_mode_falls_back_per_kind_naming_the_failed_providers() -> None:
-    academic = [StubProvider("arxiv", "academic", fails("arxiv")), StubProvider("openalex", "academic", fails("openalex"))]
+    academic = [
+        StubProvider("arxiv", "academic", fails("arxiv")),
+        StubProvider("openalex", "academic", fails("openalex")),
+    ]
     web = [StubProvider("tavily", "web", found("tavily", "web"))]
     setup = Setup("auto", {"academic": academic, "web": web})
 
@@ -275,8 +287,10 @@ def test_the_same_query_racing_from_two_researchers_is_sent_once() -> None:
     openlibrary = StubProvider("openlibrary", "book", slow)
     setup = Setup("live", {"book": [openlibrary]})
     results: list[Retrieval] = []
-    threads = [threading.Thread(target=lambda: results.append(setup.retrieve("book", "introduction to heat pumps")))
-               for _ in range(3)]
+    threads = [
+        threading.Thread(target=lambda: results.append(setup.retrieve("book", "introduction to heat pumps")))
+        for _ in range(3)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -321,8 +335,13 @@ def test_the_router_learns_how_long_each_kind_takes() -> None:
         time.sleep(0.2)
         return found("openlibrary", "book")(query)
 
-    setup = Setup("live", {"book": [StubProvider("openlibrary", "book", slow)],
-                           "web": [StubProvider("tavily", "web", found("tavily", "web"))]})
+    setup = Setup(
+        "live",
+        {
+            "book": [StubProvider("openlibrary", "book", slow)],
+            "web": [StubProvider("tavily", "web", found("tavily", "web"))],
+        },
+    )
     assert setup.router.expected_seconds("book") is None  # nothing observed yet
     setup.retrieve("book")
     setup.retrieve("web")
@@ -411,4 +430,3 @@ def test_web_providers_follow_the_settings() -> None:
     assert [p.name for p in live_providers("web", Settings(_env_file=None))] == ["duckduckgo"]
     assert [p.name for p in live_providers("academic", with_key)] == ["arxiv", "openalex"]
     assert [p.name for p in live_providers("book", with_key)] == ["openlibrary", "wikipedia"]
-

@@ -18,8 +18,8 @@ import pytest
 from research.schemas import Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.providers import scraper
 from research.sources.base import Retrieval
+from research.sources.providers import scraper
 from research.sources.providers.html_text import html_to_text
 from research.sources.providers.scraper import PageTextProvider, ScrapeError, enrich_with_page_text, fetch_page_text
 from research.sources.providers.url_safety import Resolver, UnsafeURLError, blocked_reason, check_url, system_resolver
@@ -263,9 +263,7 @@ def _source(url: str, title: str) -> Source:
     return Source(title=title, url=url, kind="web", provider="duckduckgo", snippet="snippet")
 
 
-def test_enrich_fills_missing_texts_and_turns_failures_into_warnings(
-    server: FakeServer, public_test: Resolver
-) -> None:
+def test_enrich_fills_missing_texts_and_turns_failures_into_warnings(server: FakeServer, public_test: Resolver) -> None:
     good = _source(public_url(server, "/article"), "Article")
     missing = _source(public_url(server, "/missing"), "Gone")
     metadata = _source("http://169.254.169.254/latest/meta-data/", "Metadata")

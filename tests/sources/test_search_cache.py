@@ -69,7 +69,10 @@ def test_zero_seconds_turns_the_cache_off() -> None:
 
 
 def test_answers_that_may_not_be_kept_are_fetched_again() -> None:
-    cache, search = SearchCache(seconds=60), CountingSearch(Retrieval(warnings=[RunWarning(source="arxiv", message="HTTP 503")]))
+    cache, search = (
+        SearchCache(seconds=60),
+        CountingSearch(Retrieval(warnings=[RunWarning(source="arxiv", message="HTTP 503")])),
+    )
     cache.fetch(KEY, search, keep=lambda result: bool(result.providers_used))
     cache.fetch(KEY, search, keep=lambda result: bool(result.providers_used))
     assert search.calls == 2

@@ -9,13 +9,31 @@ from research.sources.base import Retrieval
 from research.sources.router import CircuitBreaker, SourceRouter
 from research.sources.shapes import MAX_ITEMS, coerce_sources
 
-GROUPED = [{"source": "GitHub", "details": [
-    {"repo": "langchain-ai/langgraph", "url": "https://github.com/langchain-ai/langgraph", "stars": 9000,
-     "updated": "2024-05-01T10:00:00Z"},
-    {"repo": "pydantic/pydantic", "url": "https://github.com/pydantic/pydantic", "stars": 21000, "updated": "2023-11-02"},
-]}]
+GROUPED = [
+    {
+        "source": "GitHub",
+        "details": [
+            {
+                "repo": "langchain-ai/langgraph",
+                "url": "https://github.com/langchain-ai/langgraph",
+                "stars": 9000,
+                "updated": "2024-05-01T10:00:00Z",
+            },
+            {
+                "repo": "pydantic/pydantic",
+                "url": "https://github.com/pydantic/pydantic",
+                "stars": 21000,
+                "updated": "2023-11-02",
+            },
+        ],
+    }
+]
 FLAT = [
-    {"title": "LangGraph docs", "link": "https://langchain-ai.github.io/langgraph/", "content": "Build stateful agents."},
+    {
+        "title": "LangGraph docs",
+        "link": "https://langchain-ai.github.io/langgraph/",
+        "content": "Build stateful agents.",
+    },
     {"name": "A summary-only record", "href": "https://example.org/s", "summary": "Graphs of agents.", "year": 2022},
     {"headline": "Described", "url": "https://example.org/d", "description": "With a description.", "author": "Ada"},
 ]
@@ -74,8 +92,13 @@ def test_the_router_accepts_both_shapes_from_providers() -> None:
 
     result = router.retrieve("web", "agent graphs", 10)
 
-    assert {s.title for s in result.sources} == {"langchain-ai/langgraph", "pydantic/pydantic", "LangGraph docs",
-                                                  "A summary-only record", "Described"}
+    assert {s.title for s in result.sources} == {
+        "langchain-ai/langgraph",
+        "pydantic/pydantic",
+        "LangGraph docs",
+        "A summary-only record",
+        "Described",
+    }
     assert all(s.query == "agent graphs" for s in result.sources)
     assert set(result.providers_used) == {"repo-tool", "web-tool"}
     assert [w.message for w in result.warnings] == ["skipped 1 unreadable result(s) (no title or url)"]

@@ -37,18 +37,23 @@ FEED = f"""<?xml version="1.0" encoding="UTF-8"?>
 
 
 def src(title: str = TITLE, url: str = "", **fields) -> Source:
-    return Source(title=title, url=url, kind=fields.pop("kind", "academic"), provider=fields.pop("provider", "x"), **fields)
+    return Source(
+        title=title, url=url, kind=fields.pop("kind", "academic"), provider=fields.pop("provider", "x"), **fields
+    )
 
 
-@pytest.mark.parametrize("url, doi, expected", [
-    ("http://arxiv.org/abs/1706.03762v5", None, "1706.03762"),
-    ("https://arxiv.org/abs/1706.03762", None, "1706.03762"),
-    ("https://arxiv.org/pdf/1706.03762v2", None, "1706.03762"),
-    ("https://doi.org/10.48550/arXiv.1706.03762", None, "1706.03762"),
-    ("https://openalex.org/W1", "10.48550/arxiv.1706.03762", "1706.03762"),
-    ("http://arxiv.org/abs/hep-th/9901001v1", None, "hep-th/9901001"),
-    ("https://example.org/paper", None, None),
-])
+@pytest.mark.parametrize(
+    "url, doi, expected",
+    [
+        ("http://arxiv.org/abs/1706.03762v5", None, "1706.03762"),
+        ("https://arxiv.org/abs/1706.03762", None, "1706.03762"),
+        ("https://arxiv.org/pdf/1706.03762v2", None, "1706.03762"),
+        ("https://doi.org/10.48550/arXiv.1706.03762", None, "1706.03762"),
+        ("https://openalex.org/W1", "10.48550/arxiv.1706.03762", "1706.03762"),
+        ("http://arxiv.org/abs/hep-th/9901001v1", None, "hep-th/9901001"),
+        ("https://example.org/paper", None, None),
+    ],
+)
 def test_arxiv_ids_from_urls_and_dois(url: str, doi: str | None, expected: str | None) -> None:
     assert arxiv_id(src(url=url, doi=doi)) == expected
 
@@ -80,7 +85,10 @@ def test_short_titles_alone_do_not_merge_different_works() -> None:
 
 
 def test_the_reducer_keeps_one_record_per_work_in_first_appearance_order() -> None:
-    first = [src(title="Other paper on transformers", url="https://x.example/1"), src(url="https://arxiv.org/abs/1706.03762")]
+    first = [
+        src(title="Other paper on transformers", url="https://x.example/1"),
+        src(url="https://arxiv.org/abs/1706.03762"),
+    ]
     merged = merge_sources(first, [src(url="http://arxiv.org/abs/1706.03762v5", snippet=ABSTRACT, year=2017)])
     assert [s.url for s in merged] == ["https://x.example/1", "http://arxiv.org/abs/1706.03762v5"]
 
@@ -104,19 +112,36 @@ def test_arxiv_and_openalex_records_of_one_paper_are_one_source() -> None:
     with FakeServer() as server:
         server.route(ARXIV_PATH, text_reply(FEED, ATOM_TYPE))
         works = [
-            openalex_work(TITLE, work_id="W2963403868", doi="10.48550/arXiv.1706.03762", year=2017,
-                          authors=("Ashish Vaswani",), abstract=ABSTRACT),
-            openalex_work("Attention is all you need", work_id="W2626778328", doi="10.5555/3295222.3295349",
-                          year=2017, authors=("Ashish Vaswani",), abstract="Short abstract."),
+            openalex_work(
+                TITLE,
+                work_id="W2963403868",
+                doi="10.48550/arXiv.1706.03762",
+                year=2017,
+                authors=("Ashish Vaswani",),
+                abstract=ABSTRACT,
+            ),
+            openalex_work(
+                "Attention is all you need",
+                work_id="W2626778328",
+                doi="10.5555/3295222.3295349",
+                year=2017,
+                authors=("Ashish Vaswani",),
+                abstract="Short abstract.",
+            ),
         ]
         server.route(OPENALEX_PATH, lambda _r: Reply(200, openalex_reply(works)))
         settings = Settings(
-            _env_file=None, sources="live", http_timeout=1.0,
-            arxiv_url=server.url(ARXIV_PATH), openalex_url=server.url(),
+            _env_file=None,
+            sources="live",
+            http_timeout=1.0,
+            arxiv_url=server.url(ARXIV_PATH),
+            openalex_url=server.url(),
         )
         router = SourceRouter(
-            settings, lambda kind: None,
-            providers=lambda kind, s: [ArxivProvider(s), OpenAlexProvider(s)], breaker=CircuitBreaker(),
+            settings,
+            lambda kind: None,
+            providers=lambda kind, s: [ArxivProvider(s), OpenAlexProvider(s)],
+            breaker=CircuitBreaker(),
         )
         result = router.retrieve("academic", "attention transformer", 5)
 

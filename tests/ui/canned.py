@@ -30,8 +30,19 @@ Lipid nanoparticles carry the mRNA into cells [1]. Trials reported high efficacy
 
 
 def source(sid: str, title: str, kind: str, url: str, score: float, snippet: str = "A snippet.") -> dict[str, Any]:
-    return {"id": sid, "title": title, "url": url, "kind": kind, "provider": "library", "snippet": snippet,
-            "authors": ["A. Author"], "year": 2022, "score": score, "researcher_id": None, "query": "q"}
+    return {
+        "id": sid,
+        "title": title,
+        "url": url,
+        "kind": kind,
+        "provider": "library",
+        "snippet": snippet,
+        "authors": ["A. Author"],
+        "year": 2022,
+        "score": score,
+        "researcher_id": None,
+        "query": "q",
+    }
 
 
 SOURCES = [
@@ -48,22 +59,47 @@ def canned_events(run_id: str, topic: str, *, fail: bool = False) -> list[Event]
 
     def ev(type_: str, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> Event:
         n = next(seq)
-        return Event(type=type_, run_id=run_id, seq=n, ts=now + n * 0.01, researcher_id=researcher_id,
-                     iteration=iteration, data=data)
+        return Event(
+            type=type_,
+            run_id=run_id,
+            seq=n,
+            ts=now + n * 0.01,
+            researcher_id=researcher_id,
+            iteration=iteration,
+            data=data,
+        )
 
     events = [
-        ev("run_started", topic=topic, allocation_request="210", brain="offline", model="offline",
-           source_mode="library", max_iterations=2),
+        ev(
+            "run_started",
+            topic=topic,
+            allocation_request="210",
+            brain="offline",
+            model="offline",
+            source_mode="library",
+            max_iterations=2,
+        ),
         ev("phase", iteration=0, phase="supervisor"),
-        ev("allocation_decided", allocation={"web": 2, "academic": 1, "book": 0}, origin="user",
-           reasoning="Set by the user (210).", research_questions=["How is mRNA delivered?", "Does it work?"]),
+        ev(
+            "allocation_decided",
+            allocation={"web": 2, "academic": 1, "book": 0},
+            origin="user",
+            reasoning="Set by the user (210).",
+            research_questions=["How is mRNA delivered?", "Does it work?"],
+        ),
         ev("warning", source="supervisor", message="The model's allocation 500 was invalid; used the default 111."),
         ev("message", name="Supervisor", role="ai", content="Supervisor Directive: web-1 to research delivery."),
         ev("researcher_started", "web-1", 0, kind="web", question="How is mRNA delivered?", angle="news"),
         ev("queries_generated", "web-1", 0, queries=["mrna delivery lipid", "lnp news"]),
         ev("researcher_started", "academic-1", 0, kind="academic", question="Does it work?", angle="reviews"),
-        ev("sources_found", "web-1", 0, query="mrna delivery lipid", provider="library",
-           sources=[SOURCES[0], SOURCES[2]]),
+        ev(
+            "sources_found",
+            "web-1",
+            0,
+            query="mrna delivery lipid",
+            provider="library",
+            sources=[SOURCES[0], SOURCES[2]],
+        ),
         ev("sources_found", "academic-1", 0, query="trials", provider="library", sources=[SOURCES[1]]),
         ev("warning", "academic-1", source="openalex", message="HTTP 503; used the local library instead."),
     ]
@@ -74,15 +110,29 @@ def canned_events(run_id: str, topic: str, *, fail: bool = False) -> list[Event]
         ev("message", name="web-1", role="ai", content=f"2 sources.\n- {HOSTILE_SNIPPET} ({HOSTILE_TITLE})"),
         ev("researcher_finished", "academic-1", 0, kind="academic", status="done", source_ids=["s2"], seconds=1.4),
         ev("phase", iteration=0, phase="analyst"),
-        ev("critique_issued", iteration=0, status="NEEDS_IMPROVEMENT", critique=["Thin on storage."],
-           missing_topics=["Cold chain storage"], recommended_queries=["mrna cold chain"], coverage=[]),
+        ev(
+            "critique_issued",
+            iteration=0,
+            status="NEEDS_IMPROVEMENT",
+            critique=["Thin on storage."],
+            missing_topics=["Cold chain storage"],
+            recommended_queries=["mrna cold chain"],
+            coverage=[],
+        ),
         ev("phase", iteration=1, phase="researchers"),
         ev("researcher_started", "book-1-r1", 1, kind="book", question="Cold chain storage", angle="follow-up"),
         ev("sources_found", "book-1-r1", 1, query="mrna cold chain", provider="library", sources=[SOURCES[3]]),
         ev("researcher_finished", "book-1-r1", 1, kind="book", status="done", source_ids=["s4"], seconds=0.4),
         ev("phase", iteration=1, phase="analyst"),
-        ev("critique_issued", iteration=1, status="APPROVED", critique=["Covered now."], missing_topics=[],
-           recommended_queries=[], coverage=[]),
+        ev(
+            "critique_issued",
+            iteration=1,
+            status="APPROVED",
+            critique=["Covered now."],
+            missing_topics=[],
+            recommended_queries=[],
+            coverage=[],
+        ),
         ev("phase", iteration=1, phase="writer"),
         ev("draft_ready", markdown=DRAFT, citations={"1": "s1", "2": "s2"}, known_gaps=[]),
         ev("warning", source="writer", message="Removed citations that matched no source: [9]."),
@@ -100,10 +150,19 @@ def store_canned_run(data_dir: Path, topic: str = "Canned topic", *, fail: bool 
         store.append_event(event)
     if fail:
         store.update_run(
-            run_id, status="failed", error="RuntimeError: the brain crashed mid-run", finished_at=time.time(),
+            run_id,
+            status="failed",
+            error="RuntimeError: the brain crashed mid-run",
+            finished_at=time.time(),
         )
     else:
         store.save_draft_version(run_id, DRAFT, note="Writer's draft")
-        store.update_run(run_id, status="finished", allocation="210", allocation_origin="user",
-                         finished_at=time.time(), source_count=len(SOURCES))
+        store.update_run(
+            run_id,
+            status="finished",
+            allocation="210",
+            allocation_origin="user",
+            finished_at=time.time(),
+            source_count=len(SOURCES),
+        )
     return run_id

@@ -14,7 +14,11 @@ TOPIC = "How do mRNA vaccines work?"
 def offline_runner(data_dir: Path, *, demo_delay: float = 0.0) -> ResearchRunner:
     """`demo_delay` paces each library search, so a run has timing worth replaying."""
     settings = Settings(
-        _env_file=None, data_dir=data_dir, log_dir=data_dir.parent / "logs", sources="library", llm="offline",
+        _env_file=None,
+        data_dir=data_dir,
+        log_dir=data_dir.parent / "logs",
+        sources="library",
+        llm="offline",
         demo_delay=demo_delay,
     )
     return ResearchRunner(settings)

@@ -50,7 +50,9 @@ def test_finished_runs_picked_from_history_are_compared_side_by_side(make_app, d
     # One line per run an analyst can act on.
     lines = _summary(at)[1].splitlines()
     assert lines[0] == "- 210: 8 sources, approved in round 1, 0 gaps left"
-    assert lines[1].startswith("- 111: most sources, most cited") and lines[1].endswith("12 sources, approved in round 1, 0 gaps left")
+    assert lines[1].startswith("- 111: most sources, most cited") and lines[1].endswith(
+        "12 sources, approved in round 1, 0 gaps left"
+    )
     assert lines[2] == "- 003: 4 sources, not approved after 2 rounds, 1 gap left"
     assert "Best coverage: 111" in _summary(at)[2]
     # The measures, runs as columns.

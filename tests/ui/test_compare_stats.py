@@ -4,18 +4,38 @@ from __future__ import annotations
 
 from research.api import RunView
 from ui.compare_stats import (
-    heading_diff, heading_matrix, label_uniquely, metrics_frame, overlap_matrix, run_stats, unique_sources,
+    heading_diff,
+    heading_matrix,
+    label_uniquely,
+    metrics_frame,
+    overlap_matrix,
+    run_stats,
+    unique_sources,
 )
 from ui.compare_summary import best_pick, summaries
 
 
 def source(sid: str, kind: str, year: int | None = 2022, provider: str = "library", url: str = "") -> dict:
-    return {"id": sid, "title": sid, "url": url or f"https://{sid}.example.org/a", "kind": kind,
-            "provider": provider, "year": year}
+    return {
+        "id": sid,
+        "title": sid,
+        "url": url or f"https://{sid}.example.org/a",
+        "kind": kind,
+        "provider": provider,
+        "year": year,
+    }
 
 
-def view(run_id: str, alloc: dict, sources: list[dict], verdicts: list[str], *, gaps=(), draft="# T\n\n## Summary\n",
-         seconds=2.0) -> RunView:
+def view(
+    run_id: str,
+    alloc: dict,
+    sources: list[dict],
+    verdicts: list[str],
+    *,
+    gaps=(),
+    draft="# T\n\n## Summary\n",
+    seconds=2.0,
+) -> RunView:
     v = RunView(run_id=run_id, topic="T", status="finished", allocation=alloc, seconds=seconds, draft=draft)
     v.sources = {s["id"]: s for s in sources}
     v.critiques = [{"status": s, "missing_topics": []} for s in verdicts]
@@ -23,12 +43,22 @@ def view(run_id: str, alloc: dict, sources: list[dict], verdicts: list[str], *, 
     return v
 
 
-A = view("a", {"web": 2, "academic": 1, "book": 0},
-         [source("s1", "web", 2019), source("s2", "web", 2024), source("s3", "academic", 2021)],
-         ["NEEDS_IMPROVEMENT", "APPROVED"], gaps=["cost"], draft="# T\n\n## Summary\n\n## Safety\n\n## Sources\n")
-B = view("b", {"web": 0, "academic": 2, "book": 1},
-         [source("s3", "academic", 2021), source("s4", "book", None)], ["APPROVED"], seconds=1.0,
-         draft="# T\n\n## Summary\n\n## History\n\n### Early work\n\n## Sources\n")
+A = view(
+    "a",
+    {"web": 2, "academic": 1, "book": 0},
+    [source("s1", "web", 2019), source("s2", "web", 2024), source("s3", "academic", 2021)],
+    ["NEEDS_IMPROVEMENT", "APPROVED"],
+    gaps=["cost"],
+    draft="# T\n\n## Summary\n\n## Safety\n\n## Sources\n",
+)
+B = view(
+    "b",
+    {"web": 0, "academic": 2, "book": 1},
+    [source("s3", "academic", 2021), source("s4", "book", None)],
+    ["APPROVED"],
+    seconds=1.0,
+    draft="# T\n\n## Summary\n\n## History\n\n### Early work\n\n## Sources\n",
+)
 
 
 def stats():
@@ -54,8 +84,10 @@ def test_overlap_is_jaccard_of_source_ids_and_unique_counts_what_no_other_run_fo
 def test_one_line_summaries_name_what_each_run_did_best():
     a, b = stats()
     lines = summaries([a, b])
-    assert lines["a"] == ("210: most sources, most domains, widest year range, most sources of its own · "
-                          "3 sources, approved in round 2, 1 gap left")
+    assert lines["a"] == (
+        "210: most sources, most domains, widest year range, most sources of its own · "
+        "3 sources, approved in round 2, 1 gap left"
+    )
     assert lines["b"] == "021: fewest rounds, fewest gaps, fastest · 2 sources, approved in round 1, 0 gaps left"
 
 

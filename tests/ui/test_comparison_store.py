@@ -37,8 +37,12 @@ def test_an_unreadable_legacy_file_does_not_break_the_page(tmp_path):
 
 
 def test_a_legacy_comparisons_file_is_imported_once_into_the_run_store(tmp_path):
-    legacy = {"comparisons": [{"id": "abc", "title": "Old", "run_ids": ["r1", "r2"], "created_at": 5.0,
-                               "allocations": ["100", "010"]}, {"broken": True}]}
+    legacy = {
+        "comparisons": [
+            {"id": "abc", "title": "Old", "run_ids": ["r1", "r2"], "created_at": 5.0, "allocations": ["100", "010"]},
+            {"broken": True},
+        ]
+    }
     (tmp_path / "comparisons.json").write_text(json.dumps(legacy), encoding="utf-8")
     store = ComparisonStore(tmp_path)
     assert [(c.id, c.run_ids, c.allocations) for c in store.newest_first()] == [("abc", ["r1", "r2"], ["100", "010"])]

@@ -46,11 +46,17 @@ def test_library_counts_search_and_upload_with_reasons(make_app, data_dir):
     search.input("lipid nanoparticles").run()
     assert any("Lipid Nanoparticle" in title for title in at.dataframe[0].value["Title"])
     uploader = at.file_uploader[0]
-    uploader.set_value([
-        ("field-notes.md", b"# Field notes on tidal energy\n\nTidal turbines in the Pentland Firth.", "text/markdown"),
-        ("tool.exe", b"MZ\x90\x00binary", "application/octet-stream"),
-        ("empty.txt", b"   ", "text/plain"),
-    ])
+    uploader.set_value(
+        [
+            (
+                "field-notes.md",
+                b"# Field notes on tidal energy\n\nTidal turbines in the Pentland Firth.",
+                "text/markdown",
+            ),
+            ("tool.exe", b"MZ\x90\x00binary", "application/octet-stream"),
+            ("empty.txt", b"   ", "text/plain"),
+        ]
+    )
     at.form_submit_button[0].click().run()
     assert any("Imported: Field notes on tidal energy" in plain(s.value) for s in at.success)
     errors = [plain(e.value) for e in at.error]
@@ -66,7 +72,10 @@ def test_settings_page_says_which_keys_are_set_but_never_shows_them(make_app, da
     at = make_app().run().switch_page("pages/settings.py").run()
     keys = at.dataframe[0].value
     assert dict(zip(keys["Key"], keys["Configured"])) == {
-        "OpenAI API key": "yes", "OpenAI base URL": "no", "Tavily API key": "no", "GitHub token": "no",
+        "OpenAI API key": "yes",
+        "OpenAI base URL": "no",
+        "Tavily API key": "no",
+        "GitHub token": "no",
     }
     limits = at.dataframe[1].value
     shown = dict(zip(limits["Setting"], limits["Value"]))
@@ -86,5 +95,8 @@ def test_history_names_each_allocation_origin_truthfully(make_app, data_dir):
     table = _history(make_app).dataframe[0].value
     origins = dict(zip(table["Topic"], table["Origin"]))
     assert origins == {
-        "Origin user": "user", "Origin llm": "model", "Origin offline": "offline classifier", "Origin default": "default",
+        "Origin user": "user",
+        "Origin llm": "model",
+        "Origin offline": "offline classifier",
+        "Origin default": "default",
     }

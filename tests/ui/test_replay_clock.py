@@ -16,8 +16,9 @@ def events(gaps: list[float]) -> list[Event]:
     ts = T0
     for i, gap in enumerate(gaps, 2):
         ts += gap
-        out.append(Event(type="researcher_started", run_id="r1", seq=i, ts=ts, researcher_id=f"web-{i}",
-                         data={"kind": "web"}))
+        out.append(
+            Event(type="researcher_started", run_id="r1", seq=i, ts=ts, researcher_id=f"web-{i}", data={"kind": "web"})
+        )
     return out
 
 

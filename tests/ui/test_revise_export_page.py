@@ -7,11 +7,17 @@ from research.api import RunStore, export_bundle, export_run
 from tests.ui.canned import store_canned_run
 from tests.ui.conftest import has_block, plain
 from tests.ui.stored_runs import real_runs
-from ui.panels.export import BUTTONS, file_builder, download_name
+from ui.panels.export import BUTTONS, download_name, file_builder
 from ui.text import draft_markdown
 
-LABELS = ["Download Markdown", "Download DOCX", "Download PDF", "Download sources (CSV)", "Download BibTeX",
-          "Download claim check (CSV)"]
+LABELS = [
+    "Download Markdown",
+    "Download DOCX",
+    "Download PDF",
+    "Download sources (CSV)",
+    "Download BibTeX",
+    "Download claim check (CSV)",
+]
 
 
 def _button(at, label: str):
@@ -71,8 +77,12 @@ def test_file_names_are_safe_whatever_the_topic_and_a_run_without_draft_exports_
     failed = store_canned_run(data_dir, "A run that failed", fail=True)
     at = make_app(failed).run()
     disabled = {b.label: b.disabled for b in _export_buttons(at, failed)}
-    assert disabled == {**dict.fromkeys(LABELS[:3], True), **dict.fromkeys(LABELS[3:5], False),
-                        "Download claim check (CSV)": True, "Download run file": False}
+    assert disabled == {
+        **dict.fromkeys(LABELS[:3], True),
+        **dict.fromkeys(LABELS[3:5], False),
+        "Download claim check (CSV)": True,
+        "Download run file": False,
+    }
     assert not has_block(at, f"revise-{failed}")  # no draft, nothing to revise
 
 
@@ -93,7 +103,9 @@ def test_a_run_file_imported_in_history_can_be_replayed_here(make_app, data_dir,
 
     at.file_uploader(key="run-import-file").set_value(("notes.txt", b"hello", "text/plain")).run()
     _button(at, "Import run").click().run()
-    assert any(plain(e.value).startswith("notes.txt was not imported: not a Research Desk run bundle") for e in at.error)
+    assert any(
+        plain(e.value).startswith("notes.txt was not imported: not a Research Desk run bundle") for e in at.error
+    )
 
     replay = make_app(run_id).run()
     replay.selectbox(key="replay-speed").set_value("Instant").run()

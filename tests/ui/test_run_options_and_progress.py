@@ -49,13 +49,29 @@ def _streaming_run(data_dir: Path) -> str:
     store.create_run(run_id, "Canned topic", "100", "local-llama")
     now = time.time()
     events = [
-        ("run_started", None, dict(topic="Canned topic", allocation_request="100", brain="openai", model="local-llama",
-                                   source_mode="library", max_iterations=0)),
+        (
+            "run_started",
+            None,
+            dict(
+                topic="Canned topic",
+                allocation_request="100",
+                brain="openai",
+                model="local-llama",
+                source_mode="library",
+                max_iterations=0,
+            ),
+        ),
         ("researcher_started", "web-1", dict(kind="web", question="How do they work?", angle="", iteration=0)),
-        ("model_progress", "web-1", dict(node="researcher", step="notes", model="local-llama", tokens=120,
-                                         seconds=3.0, done=False)),
-        ("model_progress", None, dict(node="writer", step="write", model="local-llama", tokens=42, seconds=2.0,
-                                      done=False)),
+        (
+            "model_progress",
+            "web-1",
+            dict(node="researcher", step="notes", model="local-llama", tokens=120, seconds=3.0, done=False),
+        ),
+        (
+            "model_progress",
+            None,
+            dict(node="writer", step="write", model="local-llama", tokens=42, seconds=2.0, done=False),
+        ),
         ("draft_delta", None, dict(text="# Canned topic\n\nLipid nanoparticles [1] ", chars=40)),
         ("draft_delta", None, dict(text="carry ![x](https://evil.example/pixel.png) mRNA.", chars=88)),
     ]

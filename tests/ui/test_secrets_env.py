@@ -27,7 +27,10 @@ def test_known_keys_and_the_research_section_are_mapped(monkeypatch):
         "RESEARCH_MODEL": "gpt-x",
     }
     assert sorted(names) == [
-        "OPENAI_API_KEY", "RESEARCH_ALLOW_PRIVATE_URLS", "RESEARCH_MAX_ITERATIONS", "RESEARCH_MODEL",
+        "OPENAI_API_KEY",
+        "RESEARCH_ALLOW_PRIVATE_URLS",
+        "RESEARCH_MAX_ITERATIONS",
+        "RESEARCH_MODEL",
     ]
     for name, value in environ.items():
         monkeypatch.setenv(name, value)

@@ -12,7 +12,9 @@ from tests.ui.conftest import has_block, texts
 
 
 def _run(data_dir: Path, topic: str, allocation: str = "111") -> str:
-    settings = Settings(_env_file=None, data_dir=data_dir, log_dir=data_dir.parent / "logs", sources="library", llm="offline")
+    settings = Settings(
+        _env_file=None, data_dir=data_dir, log_dir=data_dir.parent / "logs", sources="library", llm="offline"
+    )
     return ResearchRunner(settings).run(ResearchRequest(topic=topic, allocation=allocation))
 
 
@@ -52,15 +54,28 @@ def test_the_draft_panel_shows_claim_support_and_precision(make_app, data_dir):
 
 
 def test_unsupported_claims_are_marked(make_app, data_dir):
-    from research.runs.store import RunStore
     from research.events import Event
+    from research.runs.store import RunStore
 
     run_id = _run(data_dir, "How do mRNA vaccines work?")
     store = RunStore(data_dir / "runs.sqlite")
-    claim = {"n": 1, "sentence": "Penguins invented <b>it</b> [x](http://evil.example)", "source_id": "s1",
-             "verdict": "unsupported", "score": 0.1, "passage": "![img](http://evil.example/i.png)", "section": ""}
-    store.append_event(Event(type="claims_checked", run_id=run_id, seq=store.last_seq(run_id) + 1,
-                             data={"version": 1, "method": "offline", "claims": [claim], "precision": 0.0}))
+    claim = {
+        "n": 1,
+        "sentence": "Penguins invented <b>it</b> [x](http://evil.example)",
+        "source_id": "s1",
+        "verdict": "unsupported",
+        "score": 0.1,
+        "passage": "![img](http://evil.example/i.png)",
+        "section": "",
+    }
+    store.append_event(
+        Event(
+            type="claims_checked",
+            run_id=run_id,
+            seq=store.last_seq(run_id) + 1,
+            data={"version": 1, "method": "offline", "claims": [claim], "precision": 0.0},
+        )
+    )
     at = make_app(run_id).run()
     marked = [w.value for w in at.warning if "unsupported" in w.value]
     assert marked and "Penguins" in marked[0]

@@ -14,10 +14,21 @@ def _add_usage(data_dir, run_id: str) -> None:
     for i, (node, calls, prompt, completion, cost) in enumerate(
         [("supervisor", 1, 900, 120, 0.0002), ("researcher", 3, 2400, 300, 0.0004), ("writer", 1, 5000, 900, 0.0011)], 1
     ):
-        store.append_event(Event(
-            type="usage", run_id=run_id, seq=seq + i, ts=time.time(),
-            data={"node": node, "calls": calls, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost},
-        ))
+        store.append_event(
+            Event(
+                type="usage",
+                run_id=run_id,
+                seq=seq + i,
+                ts=time.time(),
+                data={
+                    "node": node,
+                    "calls": calls,
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "cost_usd": cost,
+                },
+            )
+        )
 
 
 def test_usage_per_step_and_total(make_app, data_dir):
@@ -42,11 +53,22 @@ def test_an_offline_run_shows_no_usage_panel(make_app, data_dir):
 def test_failed_attempts_are_counted_and_labelled(make_app, data_dir):
     run_id = store_canned_run(data_dir)
     store = RunStore(data_dir / "runs.sqlite")
-    store.append_event(Event(
-        type="usage", run_id=run_id, seq=store.last_seq(run_id) + 1, ts=time.time(),
-        data={"node": "supervisor", "calls": 2, "failed_calls": 1, "prompt_tokens": 300, "completion_tokens": 40,
-              "cost_usd": None},
-    ))
+    store.append_event(
+        Event(
+            type="usage",
+            run_id=run_id,
+            seq=store.last_seq(run_id) + 1,
+            ts=time.time(),
+            data={
+                "node": "supervisor",
+                "calls": 2,
+                "failed_calls": 1,
+                "prompt_tokens": 300,
+                "completion_tokens": 40,
+                "cost_usd": None,
+            },
+        )
+    )
     at = make_app(run_id).run()
     expander = next(e for e in at.expander if e.label.startswith("Model usage"))
     assert "2 calls (1 failed)" in expander.label

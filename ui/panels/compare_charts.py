@@ -18,19 +18,26 @@ _CONFIG = {"displayModeBar": False}
 
 def _layout(figure: go.Figure, title: str, height: int = 320) -> go.Figure:
     figure.update_layout(
-        title={"text": title, "x": 0, "font": {"size": 15}}, height=height,
-        margin={"l": 10, "r": 10, "t": 48, "b": 10}, legend={"orientation": "h", "y": -0.18, "title": None},
-        xaxis_title=None, yaxis_title=None, plot_bgcolor="white",
+        title={"text": title, "x": 0, "font": {"size": 15}},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 48, "b": 10},
+        legend={"orientation": "h", "y": -0.18, "title": None},
+        xaxis_title=None,
+        yaxis_title=None,
+        plot_bgcolor="white",
     )
     figure.update_yaxes(gridcolor="#E6EBF2")
     return figure
 
 
 def kind_frame(stats: list[RunStats]) -> pd.DataFrame:
-    return pd.DataFrame([
-        {"Run": s.label, "Kind": KIND_LABELS[kind], "Sources": s.by_kind.get(kind, 0)}
-        for s in stats for kind in RESEARCHER_KINDS
-    ])
+    return pd.DataFrame(
+        [
+            {"Run": s.label, "Kind": KIND_LABELS[kind], "Sources": s.by_kind.get(kind, 0)}
+            for s in stats
+            for kind in RESEARCHER_KINDS
+        ]
+    )
 
 
 def provider_frame(stats: list[RunStats]) -> pd.DataFrame:
@@ -50,7 +57,12 @@ def _runs_axis(figure: go.Figure, stats: list[RunStats]) -> None:
 
 def sources_by_kind(stats: list[RunStats]) -> go.Figure:
     figure = px.bar(
-        kind_frame(stats), x="Run", y="Sources", color="Kind", text="Sources", color_discrete_map=KIND_COLORS,
+        kind_frame(stats),
+        x="Run",
+        y="Sources",
+        color="Kind",
+        text="Sources",
+        color_discrete_map=KIND_COLORS,
         category_orders={"Kind": [KIND_LABELS[k] for k in RESEARCHER_KINDS]},
     )
     figure.update_traces(textposition="inside", texttemplate="%{text:.0f}", insidetextanchor="middle")
@@ -61,7 +73,11 @@ def sources_by_kind(stats: list[RunStats]) -> go.Figure:
 
 def sources_by_provider(stats: list[RunStats]) -> go.Figure:
     figure = px.bar(
-        provider_frame(stats), x="Run", y="Sources", color="Provider", text="Sources",
+        provider_frame(stats),
+        x="Run",
+        y="Sources",
+        color="Provider",
+        text="Sources",
         color_discrete_sequence=px.colors.qualitative.Safe,
     )
     figure.update_traces(textposition="inside", insidetextanchor="middle")
@@ -72,9 +88,16 @@ def sources_by_provider(stats: list[RunStats]) -> go.Figure:
 def publication_years(stats: list[RunStats]) -> go.Figure:
     frame = year_frame(stats)
     figure = px.strip(frame, x="Run", y="Year", color="Run", stripmode="overlay")
-    figure.add_traces(px.box(frame, x="Run", y="Year").update_traces(
-        fillcolor="rgba(31,95,173,0.08)", line={"color": "#8AA4C8", "width": 1}, boxpoints=False, showlegend=False,
-    ).data)
+    figure.add_traces(
+        px.box(frame, x="Run", y="Year")
+        .update_traces(
+            fillcolor="rgba(31,95,173,0.08)",
+            line={"color": "#8AA4C8", "width": 1},
+            boxpoints=False,
+            showlegend=False,
+        )
+        .data
+    )
     figure.update_traces(marker={"size": 9, "opacity": 0.75}, jitter=0.35, selector={"type": "box", "boxpoints": "all"})
     figure.update_layout(showlegend=False)
     figure.update_yaxes(tickformat="d", dtick=1 if frame["Year"].nunique() <= 12 else None)
@@ -85,7 +108,12 @@ def publication_years(stats: list[RunStats]) -> go.Figure:
 def overlap_heatmap(stats: list[RunStats]) -> go.Figure:
     matrix = overlap_matrix(stats)
     figure = px.imshow(
-        matrix, text_auto=".2f", color_continuous_scale="Blues", zmin=0, zmax=1, aspect="auto",
+        matrix,
+        text_auto=".2f",
+        color_continuous_scale="Blues",
+        zmin=0,
+        zmax=1,
+        aspect="auto",
         labels={"color": "Jaccard"},
     )
     figure.update_xaxes(side="bottom", type="category")
@@ -108,7 +136,12 @@ def rounds_and_gaps(stats: list[RunStats]) -> go.Figure:
         + [{"Run": s.label, "Measure": "Gaps left", "Count": len(s.gaps)} for s in stats]
     )
     figure = px.bar(
-        frame, x="Run", y="Count", color="Measure", barmode="group", text="Count",
+        frame,
+        x="Run",
+        y="Count",
+        color="Measure",
+        barmode="group",
+        text="Count",
         color_discrete_map={"Analyst rounds": "#1F5FAD", "Gaps left": "#D9534F"},
     )
     figure.update_yaxes(dtick=1)

@@ -38,7 +38,10 @@ def render(stats: list[RunStats]) -> None:
     st.markdown("**Section structure**")
     frame = heading_matrix(with_draft)
     st.dataframe(
-        frame, hide_index=True, key="compare-sections", height=38 + 35 * max(1, len(frame)),
+        frame,
+        hide_index=True,
+        key="compare-sections",
+        height=38 + 35 * max(1, len(frame)),
         column_config={
             "Section": st.column_config.TextColumn(width="large"),
             **{s.label: st.column_config.TextColumn(width=80) for s in with_draft},

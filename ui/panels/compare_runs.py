@@ -51,7 +51,9 @@ def render_cards(stats: list[RunStats]) -> None:
             if s.error:
                 st.error(md_escape(s.error), icon=":material/error:")
             st.page_link(
-                page(AppPage.RESEARCH), label="Open on Research page", icon=":material/open_in_new:",
+                page(AppPage.RESEARCH),
+                label="Open on Research page",
+                icon=":material/open_in_new:",
                 query_params={"run": s.run_id},
             )
 
@@ -60,7 +62,9 @@ def render_measures(stats: list[RunStats]) -> None:
     st.subheader(":material/table_chart: Side by side", anchor=False)
     frame = metrics_frame(stats)
     st.dataframe(
-        frame, hide_index=True, key="compare-measures",
+        frame,
+        hide_index=True,
+        key="compare-measures",
         column_config={"Measure": st.column_config.TextColumn(width="medium")},
         height=38 + 35 * len(frame),
     )

@@ -1,4 +1,4 @@
-""""Analyst critiques": one entry per round with the verdict badge, points, gaps and next queries."""
+""" "Analyst critiques": one entry per round with the verdict badge, points, gaps and next queries."""
 
 from __future__ import annotations
 
@@ -47,14 +47,25 @@ def _entry(critique: dict[str, Any]) -> None:
         coverage = critique.get("coverage") or []
         if coverage:
             with st.expander("Coverage by question"):
-                st.dataframe(_coverage_frame(coverage), hide_index=True, column_config={
-                    "Covered": st.column_config.CheckboxColumn("Covered"),
-                })
+                st.dataframe(
+                    _coverage_frame(coverage),
+                    hide_index=True,
+                    column_config={
+                        "Covered": st.column_config.CheckboxColumn("Covered"),
+                    },
+                )
 
 
 def _coverage_frame(coverage: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame([
-        {"Question": c.get("question", ""), "Covered": bool(c.get("covered")),
-         "Sources": int(c.get("source_count") or 0), "Note": c.get("note", "")}
-        for c in coverage if isinstance(c, dict)
-    ])
+    return pd.DataFrame(
+        [
+            {
+                "Question": c.get("question", ""),
+                "Covered": bool(c.get("covered")),
+                "Sources": int(c.get("source_count") or 0),
+                "Note": c.get("note", ""),
+            }
+            for c in coverage
+            if isinstance(c, dict)
+        ]
+    )

@@ -1,4 +1,4 @@
-""""Draft": the rendered markdown, its versions (list and restore), citation check and download."""
+""" "Draft": the rendered markdown, its versions (list and restore), citation check and download."""
 
 from __future__ import annotations
 
@@ -34,30 +34,41 @@ def render(view: RunView, store: RunStore) -> None:
     pick_col, edit_col, download_col = st.columns([3, 1.2, 1.4], vertical_alignment="bottom")
     with pick_col:
         number = st.selectbox(  # keyed by the latest version: a new save selects the new version
-            "Version", [v.version for v in reversed(versions)], key=f"draft-version-{view.run_id}-{latest.version}",
+            "Version",
+            [v.version for v in reversed(versions)],
+            key=f"draft-version-{view.run_id}-{latest.version}",
             format_func=lambda n: _label(by_number[n]),
         )
     shown = by_number.get(number, latest)
     with edit_col:
         editing = st.toggle(
-            "Edit draft", key=f"draft-edit-{view.run_id}",
-            on_change=draft_editor.start_editing, args=(view.run_id, latest.markdown),
+            "Edit draft",
+            key=f"draft-edit-{view.run_id}",
+            on_change=draft_editor.start_editing,
+            args=(view.run_id, latest.markdown),
         )
     download_col.download_button(
-        f"Download v{shown.version}", shown.markdown.encode("utf-8"),
+        f"Download v{shown.version}",
+        shown.markdown.encode("utf-8"),
         file_name=safe_filename(view.topic, f"-v{shown.version}.md"),
-        mime="text/markdown", icon=":material/download:", key=f"draft-md-{view.run_id}",
+        mime="text/markdown",
+        icon=":material/download:",
+        key=f"draft-md-{view.run_id}",
     )
     if editing:
         draft_editor.render(view, store, latest)
         return
     if shown is not latest:
         st.info(
-            f"Showing an older version (v{shown.version}); the latest is v{latest.version}.", icon=":material/history:",
+            f"Showing an older version (v{shown.version}); the latest is v{latest.version}.",
+            icon=":material/history:",
         )
         st.button(
-            f"Restore v{shown.version}", key=f"draft-restore-{view.run_id}", icon=":material/restore:",
-            on_click=draft_editor.restore, args=(store, view.run_id, shown),
+            f"Restore v{shown.version}",
+            key=f"draft-restore-{view.run_id}",
+            icon=":material/restore:",
+            on_click=draft_editor.restore,
+            args=(store, view.run_id, shown),
         )
     draft_editor.show_citation_check(shown.markdown, view, edited=shown.version > 1)
     with st.container(border=True, key=f"draft-body-{view.run_id}"):
@@ -72,8 +83,10 @@ def render_preview(view: RunView) -> bool:
     tokens = view.model_progress.get("writer")
     if not view.draft_preview and tokens is None:
         return False
-    st.caption(f":material/edit_note: The writer is writing… {plural(tokens or 0, 'token')} so far; "
-               "links and citations are checked when it ends.")
+    st.caption(
+        f":material/edit_note: The writer is writing… {plural(tokens or 0, 'token')} so far; "
+        "links and citations are checked when it ends."
+    )
     with st.container(border=True, key=f"draft-preview-{view.run_id}"):
         # Unchecked model text: shown literally (no links, images or HTML) until the guard has run.
         lines = [md_escape(line) for line in view.draft_preview.splitlines() if line.strip()]

@@ -48,7 +48,8 @@ def show_citation_check(markdown: str, view: RunView, *, edited: bool) -> None:
     problems = citation_problems(markdown, view)
     if problems:
         st.warning(
-            "**Citation check:** " + " ".join(md_escape(p) for p in problems), icon=":material/link_off:",
+            "**Citation check:** " + " ".join(md_escape(p) for p in problems),
+            icon=":material/link_off:",
         )
     elif edited:
         st.caption(":material/task_alt: Citations re-checked: every [n] has a source.")
@@ -60,7 +61,11 @@ def render(view: RunView, store: RunStore, latest: DraftVersion) -> None:
     st.text_area("Draft", key=key, height=480, help="Markdown. Cite sources as [n]; the Sources list is at the end.")
     show_citation_check(st.session_state[key], view, edited=True)
     st.button(
-        "Save", type="primary", icon=":material/save:", key=f"draft-save-{view.run_id}",
-        on_click=save, args=(store, view.run_id, latest.markdown),
+        "Save",
+        type="primary",
+        icon=":material/save:",
+        key=f"draft-save-{view.run_id}",
+        on_click=save,
+        args=(store, view.run_id, latest.markdown),
     )
     st.caption("Every save is kept as a new version; older versions can be viewed and restored.")

@@ -15,7 +15,8 @@ def render(view: RunView) -> None:
         if view.evidence == "none":
             st.error(
                 f"**No relevant evidence.** {reason} The draft makes no claims about the topic; it lists "
-                "what was searched.", icon=":material/search_off:",
+                "what was searched.",
+                icon=":material/search_off:",
             )
         elif view.evidence == "partial":
             st.warning(

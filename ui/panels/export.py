@@ -1,4 +1,4 @@
-""""Export": the latest draft as Markdown, DOCX or PDF (with its numbered Sources list), the sources
+""" "Export": the latest draft as Markdown, DOCX or PDF (with its numbered Sources list), the sources
 as CSV or BibTeX, and the whole run as one file to replay on another machine.
 
 Files are built by research/export.py only when a button is clicked (deferred downloads), so a
@@ -7,7 +7,7 @@ Files are built by research/export.py only when a button is clicked (deferred do
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -42,16 +42,29 @@ def render(store: RunStore, run_id: str, topic: str, *, has_draft: bool) -> None
             name = download_name(topic, fmt)
             missing = info.needs_draft and not has_draft
             row.download_button(
-                label, file_builder(store, run_id, fmt), file_name=name, mime=info.mime, icon=icon,
-                key=f"export-{fmt}-{run_id}", on_click="ignore", disabled=missing,
+                label,
+                file_builder(store, run_id, fmt),
+                file_name=name,
+                mime=info.mime,
+                icon=icon,
+                key=f"export-{fmt}-{run_id}",
+                on_click="ignore",
+                disabled=missing,
                 help="This run has no draft." if missing else f"Saves {name}",
             )
         bundle_name = safe_filename(topic, BUNDLE_EXTENSION)
         row.download_button(
-            "Download run file", lambda: export_bundle(store, run_id), file_name=bundle_name,
-            mime="application/gzip", icon=":material/package_2:", key=f"export-bundle-{run_id}", on_click="ignore",
+            "Download run file",
+            lambda: export_bundle(store, run_id),
+            file_name=bundle_name,
+            mime="application/gzip",
+            icon=":material/package_2:",
+            key=f"export-bundle-{run_id}",
+            on_click="ignore",
             help=f"Saves {bundle_name}: events, sources and drafts, to import and replay elsewhere.",
         )
-        st.caption("Documents are the latest draft version with its numbered Sources list; "
-                   "CSV and BibTeX list every source the run found, cited ones first; the claim check "
-                   "lists each cited sentence with its verdict and passage.")
+        st.caption(
+            "Documents are the latest draft version with its numbered Sources list; "
+            "CSV and BibTeX list every source the run found, cited ones first; the claim check "
+            "lists each cited sentence with its verdict and passage."
+        )

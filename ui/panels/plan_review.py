@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import MAX_QUESTION_CHARS, PlanEditError, PlanReviewError, RunBusyError, RunManager, RunView, validate_plan_edit
+from research.api import (
+    MAX_QUESTION_CHARS,
+    PlanEditError,
+    PlanReviewError,
+    RunBusyError,
+    RunManager,
+    RunView,
+    validate_plan_edit,
+)
 from ui.text import ORIGIN_LABELS, md_escape, plural
 
 
@@ -55,11 +63,15 @@ def render(manager: RunManager, view: RunView) -> None:
         )
         questions_col, allocation_col = st.columns([3, 1], gap="large")
         questions_col.text_area(
-            "Research questions", key=questions_key, height=150,
+            "Research questions",
+            key=questions_key,
+            height=150,
             help=f"One question per line: 1-{max_questions}, at most {MAX_QUESTION_CHARS} characters each.",
         )
         allocation_col.text_input(
-            "Plan allocation", key=allocation_key, max_chars=3,
+            "Plan allocation",
+            key=allocation_key,
+            max_chars=3,
             help=f'Web, academic and book researchers as three digits ("210"); at most {cap} in total.',
         )
         origin = plan.get("allocation_origin")
@@ -76,12 +88,23 @@ def render(manager: RunManager, view: RunView) -> None:
         if problem or error:
             st.error(f"Cannot continue: {md_escape(problem or error)}", icon=":material/error:")
         else:
-            st.caption(f":material/check_circle: {plural(len(questions), 'question')} · allocation {md_escape(allocation)}")
+            st.caption(
+                f":material/check_circle: {plural(len(questions), 'question')} · allocation {md_escape(allocation)}"
+            )
         go_col, cancel_col, _ = st.columns([1.3, 1, 4])
         go_col.button(
-            "Continue research", type="primary", icon=":material/play_arrow:", key=f"plan-continue-{run_id}",
-            disabled=problem is not None, on_click=_continue, args=(manager, run_id),
+            "Continue research",
+            type="primary",
+            icon=":material/play_arrow:",
+            key=f"plan-continue-{run_id}",
+            disabled=problem is not None,
+            on_click=_continue,
+            args=(manager, run_id),
         )
         cancel_col.button(
-            "Cancel", icon=":material/cancel:", key=f"plan-cancel-{run_id}", on_click=_cancel, args=(manager, run_id),
+            "Cancel",
+            icon=":material/cancel:",
+            key=f"plan-cancel-{run_id}",
+            on_click=_cancel,
+            args=(manager, run_id),
         )

@@ -1,4 +1,4 @@
-""""Researchers": one card per researcher, follow-ups marked with their round, warnings in place."""
+""" "Researchers": one card per researcher, follow-ups marked with their round, warnings in place."""
 
 from __future__ import annotations
 
@@ -48,9 +48,7 @@ def _card(view: RunView, r: ResearcherView) -> None:
         if r.queries:
             st.markdown("\n".join(f"- :material/search: {md_escape(q)}" for q in r.queries))
         elapsed = r.seconds if r.seconds is not None else (time.time() - r.started_ts if r.started_ts else None)
-        st.markdown(
-            f":material/description: **{len(r.source_ids)}** sources · :material/timer: {duration(elapsed)}"
-        )
+        st.markdown(f":material/description: **{len(r.source_ids)}** sources · :material/timer: {duration(elapsed)}")
         render_tool_calls(r)
         render_dropped(r)
         _model_progress(r)
@@ -60,8 +58,11 @@ def _card(view: RunView, r: ResearcherView) -> None:
 
 
 _TOOL_STATUS = {
-    "ok": ":green[:material/check:]", "no_results": ":gray[:material/block:]", "fault": ":red[:material/error:]",
-    "invalid": ":orange[:material/warning:]", "repeated": ":orange[:material/repeat:]",
+    "ok": ":green[:material/check:]",
+    "no_results": ":gray[:material/block:]",
+    "fault": ":red[:material/error:]",
+    "invalid": ":orange[:material/warning:]",
+    "repeated": ":orange[:material/repeat:]",
     "refused": ":red[:material/do_not_disturb_on:]",
 }
 
@@ -80,22 +81,26 @@ def render_tool_calls(r: ResearcherView) -> None:
             + (f" · :gray[{md_escape(status.replace('_', ' '))}]" if status != "ok" else "")
         )
     st.markdown(f":material/construction: **{plural(len(r.tool_calls), 'tool call')}**\n" + "\n".join(lines))
+
+
 def render_dropped(r: ResearcherView) -> None:
     """The results relevance kept out of the run, each with its reason (titles are web text: escaped)."""
     if not r.dropped:
         return
     with st.expander(f":material/filter_alt_off: {plural(len(r.dropped), 'result')} dropped as off-topic"):
-        st.markdown("\n".join(
-            f"- {md_escape(d.get('title', ''))} · score {float(d.get('score') or 0):.2f} · {md_escape(d.get('reason', ''))}"
-            for d in r.dropped[:30]
-        ))
+        st.markdown(
+            "\n".join(
+                f"- {md_escape(d.get('title', ''))} · score {float(d.get('score') or 0):.2f} · {md_escape(d.get('reason', ''))}"
+                for d in r.dropped[:30]
+            )
+        )
 
 
 _STEP_WORDS = {"queries": "writing queries", "notes": "writing notes"}
 
 
 def _model_progress(r: ResearcherView) -> None:
-    """"writing notes, 120 tokens" while the model streams this researcher's reply (issue 12)."""
+    """ "writing notes, 120 tokens" while the model streams this researcher's reply (issue 12)."""
     if r.status == "running" and r.model_step:
         words = _STEP_WORDS.get(r.model_step, r.model_step)
         st.caption(f":material/edit_note: {words}, {plural(r.model_tokens, 'token')}")

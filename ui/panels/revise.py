@@ -1,4 +1,4 @@
-""""Revise the draft": an instruction ("shorten", "reorder sections", "focus on safety") rewrites the
+""" "Revise the draft": an instruction ("shorten", "reorder sections", "focus on safety") rewrites the
 latest draft version with the same sources; the result is a new version, its citations re-checked.
 An instruction that cannot be carried out is explained and nothing is lost (the text stays)."""
 
@@ -40,15 +40,25 @@ def render(store: RunStore, settings: Settings, run_id: str) -> None:
         st.markdown("#### :material/auto_fix_high: Revise the draft")
         text_col, button_col = st.columns([4, 1], vertical_alignment="bottom")
         text_col.text_area(
-            "Revision instructions", key=_key(run_id), height=80, max_chars=2000,
-            placeholder="e.g. shorten and use bullet points", help=f"Offline, the reviser understands: {EXAMPLES}.",
+            "Revision instructions",
+            key=_key(run_id),
+            height=80,
+            max_chars=2000,
+            placeholder="e.g. shorten and use bullet points",
+            help=f"Offline, the reviser understands: {EXAMPLES}.",
         )
         button_col.button(
-            "Revise draft", icon=":material/auto_fix_high:", key=f"revise-button-{run_id}", type="primary",
-            on_click=_revise, args=(store, settings, run_id),  # never disabled: a click may be what commits the text
+            "Revise draft",
+            icon=":material/auto_fix_high:",
+            key=f"revise-button-{run_id}",
+            type="primary",
+            on_click=_revise,
+            args=(store, settings, run_id),  # never disabled: a click may be what commits the text
         )
-        st.caption(f"Rewrites the latest version with the same sources; the result is a new version. "
-                   f"Try: {md_escape(EXAMPLES)}")
+        st.caption(
+            f"Rewrites the latest version with the same sources; the result is a new version. "
+            f"Try: {md_escape(EXAMPLES)}"
+        )
         outcome = st.session_state.pop(f"revise-outcome-{run_id}", None)
         if outcome:
             kind, message = outcome

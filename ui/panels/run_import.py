@@ -24,7 +24,8 @@ def _import(store: RunStore) -> None:
         existing = store.get_run(bundle.run.run_id)
         if existing is not None:
             st.session_state["run-import-outcome"] = (
-                "info", f"This run is already here: {existing.topic} (run {existing.run_id}).",
+                "info",
+                f"This run is already here: {existing.topic} (run {existing.run_id}).",
             )
             return
         run_id = import_bundle(store, bundle)
@@ -39,12 +40,16 @@ def render(store: RunStore) -> None:
     if not auth.require_user("import run files"):
         return
     st.file_uploader(
-        "Run file", key="run-import-file", help=f"A .{BUNDLE_EXTENSION} file from another Research Desk.",
+        "Run file",
+        key="run-import-file",
+        help=f"A .{BUNDLE_EXTENSION} file from another Research Desk.",
     )
     st.button("Import run", icon=":material/upload:", type="primary", on_click=_import, args=(store,))
     outcome = st.session_state.pop("run-import-outcome", None)
     if outcome:
         kind, message = outcome
         show = {"error": st.error, "info": st.info, "success": st.success}[kind]
-        show(md_escape(message), icon={"error": ":material/block:", "info": ":material/info:",
-                                       "success": ":material/check_circle:"}[kind])
+        show(
+            md_escape(message),
+            icon={"error": ":material/block:", "info": ":material/info:", "success": ":material/check_circle:"}[kind],
+        )

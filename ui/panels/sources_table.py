@@ -1,4 +1,4 @@
-""""Sources": the table (filter by kind, CSV download) and the chart of sources by kind and provider."""
+""" "Sources": the table (filter by kind, CSV download) and the chart of sources by kind and provider."""
 
 from __future__ import annotations
 
@@ -19,7 +19,11 @@ _COLUMN_CONFIG = {
     "Domain": st.column_config.TextColumn("Domain", width=110),
     "Year": st.column_config.NumberColumn("Year", format="%d", width=60),
     "Relevance": st.column_config.ProgressColumn(
-        "Relevance", min_value=0.0, max_value=1.0, format="%.2f", width=100,
+        "Relevance",
+        min_value=0.0,
+        max_value=1.0,
+        format="%.2f",
+        width=100,
         help="Score relative to the best match from the same provider.",
     ),
     "Cited": st.column_config.CheckboxColumn("Cited", width=60, help="Cited in the writer's draft."),
@@ -43,21 +47,30 @@ def render(view: RunView) -> None:
     filter_col, count_col, download_col = st.columns([3, 2, 1.4], vertical_alignment="bottom")
     with filter_col:
         chosen = st.pills(
-            "Filter by kind", RESEARCHER_KINDS, selection_mode="multi", default=list(RESEARCHER_KINDS),
-            format_func=lambda k: f"{kind_icon(k)} {KIND_LABELS[k]}", key=f"source-kinds-{view.run_id}",
+            "Filter by kind",
+            RESEARCHER_KINDS,
+            selection_mode="multi",
+            default=list(RESEARCHER_KINDS),
+            format_func=lambda k: f"{kind_icon(k)} {KIND_LABELS[k]}",
+            key=f"source-kinds-{view.run_id}",
         )
     shown = frame[frame["Kind"].isin(chosen or RESEARCHER_KINDS)]
-    count_col.markdown(
-        f"**{len(shown)}** of {len(frame)} sources · **{int(frame['Cited'].sum())}** cited in the draft"
-    )
+    count_col.markdown(f"**{len(shown)}** of {len(frame)} sources · **{int(frame['Cited'].sum())}** cited in the draft")
     table_csv = csv_frame(view)
     download_col.download_button(  # the rows as filtered; the Export panel has every source
-        "Download table (CSV)", csv_bytes(table_csv[table_csv["Kind"].isin(chosen or RESEARCHER_KINDS)]),
-        file_name=safe_filename(view.topic, "-sources.csv"), mime="text/csv", icon=":material/download:",
+        "Download table (CSV)",
+        csv_bytes(table_csv[table_csv["Kind"].isin(chosen or RESEARCHER_KINDS)]),
+        file_name=safe_filename(view.topic, "-sources.csv"),
+        mime="text/csv",
+        icon=":material/download:",
         key=f"sources-csv-{view.run_id}",
     )
     st.dataframe(
-        styled(shown), column_order=SHOWN, column_config=_COLUMN_CONFIG, hide_index=True,
-        height=min(420, 38 + 35 * len(shown)), key=f"sources-table-{view.run_id}",
+        styled(shown),
+        column_order=SHOWN,
+        column_config=_COLUMN_CONFIG,
+        hide_index=True,
+        height=min(420, 38 + 35 * len(shown)),
+        key=f"sources-table-{view.run_id}",
     )
     sources_chart.render(frame, key=f"sources-chart-{view.run_id}")

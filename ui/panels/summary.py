@@ -25,7 +25,8 @@ def render_header(view: RunView, *, orphaned: bool = False) -> None:
     if view.status == RunStatus.FAILED:
         st.error(
             f"**The run failed:** {md_escape(view.error or 'unknown error')}  \n"
-            "Everything it found before the failure is kept below.", icon=":material/error:",
+            "Everything it found before the failure is kept below.",
+            icon=":material/error:",
         )
 
 
@@ -50,9 +51,11 @@ def render_summary(view: RunView) -> None:
     if view.citation_precision is not None:
         first = view.claims_by_version.get(1, {}).get("precision")
         earlier = f" (the writer's v1: {first:.0%})" if first is not None and view.claims.get("version", 1) > 1 else ""
-        st.caption(f":material/fact_check: Citation precision: **{view.citation_precision:.0%}** of checked claims in "
-                   f"draft v{view.claims.get('version', 1)} supported by the passage they cite{earlier}.",
-                   help="The claim check in the Draft panel lists every claim.")
+        st.caption(
+            f":material/fact_check: Citation precision: **{view.citation_precision:.0%}** of checked claims in "
+            f"draft v{view.claims.get('version', 1)} supported by the passage they cite{earlier}.",
+            help="The claim check in the Draft panel lists every claim.",
+        )
     usage_panel.render(view)
     if view.warnings:
         with st.expander("Warnings during this run", icon=":material/warning:"):

@@ -24,9 +24,7 @@ def render(view: RunView) -> None:
             column.metric(f"{kind_icon(kind)} {KIND_LABELS[kind]}", view.allocation.get(kind, 0))
         origin = view.allocation_origin or "default"
         color = _ORIGIN_COLORS.get(origin, "gray")
-        st.markdown(
-            f"Allocation **{view.allocation_notation}** · :{color}-badge[{ORIGIN_LABELS.get(origin, origin)}]"
-        )
+        st.markdown(f"Allocation **{view.allocation_notation}** · :{color}-badge[{ORIGIN_LABELS.get(origin, origin)}]")
         if view.allocation_reasoning:
             st.caption(md_escape(view.allocation_reasoning))
     with right:

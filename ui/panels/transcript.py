@@ -10,7 +10,9 @@ from research.api import RunView
 from ui.text import kind_icon, md_escape, plural
 
 _AVATARS = {
-    "supervisor": ":material/account_tree:", "analyst": ":material/fact_check:", "writer": ":material/edit_note:",
+    "supervisor": ":material/account_tree:",
+    "analyst": ":material/fact_check:",
+    "writer": ":material/edit_note:",
 }
 
 
@@ -63,8 +65,10 @@ def render_worker_transcripts(view: RunView) -> None:
     if not workers:
         return
     with st.expander("Worker transcripts", icon=":material/manage_search:"):
-        st.caption(f"{plural(len(workers), 'worker')}: what each researcher was told, which tools it called "
-                   "with which arguments, what came back, and how it closed.")
+        st.caption(
+            f"{plural(len(workers), 'worker')}: what each researcher was told, which tools it called "
+            "with which arguments, what came back, and how it closed."
+        )
         for tab, worker in zip(st.tabs([w.id for w in workers]), workers):
             with tab:
                 for message in worker.transcript:

@@ -22,11 +22,15 @@ def usage_frame(view: RunView) -> pd.DataFrame:
         for node, n in view.usage["by_node"].items()
     ]
     totals = view.usage
-    rows.append({
-        "Step": "Total", "Calls": totals["calls"], "Failed": totals.get("failed_calls", 0),
-        "Prompt tokens": totals["prompt_tokens"],
-        "Completion tokens": totals["completion_tokens"],
-    })
+    rows.append(
+        {
+            "Step": "Total",
+            "Calls": totals["calls"],
+            "Failed": totals.get("failed_calls", 0),
+            "Prompt tokens": totals["prompt_tokens"],
+            "Completion tokens": totals["completion_tokens"],
+        }
+    )
     return pd.DataFrame(rows)
 
 
@@ -40,6 +44,8 @@ def render(view: RunView) -> None:
     failed = f" ({totals['failed_calls']} failed)" if totals.get("failed_calls") else ""
     with st.expander(f"Model usage: {totals['calls']} calls{failed}, {tokens:,} tokens{cost}", icon=":material/token:"):
         st.dataframe(usage_frame(view), hide_index=True, key=f"usage-{view.run_id}")
-        st.caption("Costs are estimates from the price table (RESEARCH_PRICES); tokens as the server counted them "
-                   "(counted from the stream where a server reports none). Failed attempts count as calls: each "
-                   "used a unit of RESEARCH_MAX_LLM_CALLS.")
+        st.caption(
+            "Costs are estimates from the price table (RESEARCH_PRICES); tokens as the server counted them "
+            "(counted from the stream where a server reports none). Failed attempts count as calls: each "
+            "used a unit of RESEARCH_MAX_LLM_CALLS."
+        )

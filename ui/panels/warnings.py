@@ -20,7 +20,7 @@ _QUOTED_QUERY = re.compile(r"""\s*(for|on)\s+(['"]).*?\2""")
 
 
 def place_of(warning: dict[str, Any]) -> str:
-    """"researcher:<id>", "supervisor", "writer" or "run"."""
+    """ "researcher:<id>", "supervisor", "writer" or "run"."""
     if warning.get("researcher_id"):
         return f"researcher:{warning['researcher_id']}"
     return _PANEL_SOURCES.get(str(warning.get("source", "")).lower(), "run")

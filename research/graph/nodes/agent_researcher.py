@@ -25,10 +25,10 @@ from research.brains.offline_tools import OfflineToolPolicy
 from research.brains.tool_agent import ToolsUnsupported, tool_agent_for
 from research.events import emit
 from research.graph.context import RunContext, RunSpec
-from research.graph.services import services_of
 from research.graph.nodes.agent_worker import WorkerLog, run_tool_call
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.researcher import researcher
+from research.graph.services import services_of
 from research.graph.state import ResearcherState
 from research.schemas import ResearcherReport, ResearcherTask, RunWarning
 from research.secrets import mask
@@ -40,8 +40,11 @@ MAX_REPEATS = 2
 
 def directive_text(task: ResearcherTask) -> str:
     reason = prompts.AGENT_DIRECTIVE_REASON.format(
-        researcher_id=task.researcher_id, kind=task.kind, angle=task.angle or "the question as a whole",
-        question=task.question, topic=task.topic or task.question,
+        researcher_id=task.researcher_id,
+        kind=task.kind,
+        angle=task.angle or "the question as a whole",
+        question=task.question,
+        topic=task.topic or task.question,
     )
     if task.focus_queries:  # a follow-up worker: the analyst's recommended queries are its brief
         reason += prompts.AGENT_FOCUS_NOTE.format(focus="; ".join(f'"{q}"' for q in task.focus_queries))
@@ -53,39 +56,76 @@ def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Ru
     try:
         return _agent_loop(task, ctx)
     except ToolsUnsupported as exc:
-        warn(task.researcher_id, f"{exc}; {task.researcher_id} ran as a pipeline researcher instead.",
-             researcher_id=task.researcher_id)
+        warn(
+            task.researcher_id,
+            f"{exc}; {task.researcher_id} ran as a pipeline researcher instead.",
+            researcher_id=task.researcher_id,
+        )
         result = researcher(state, config, runtime)
-        return {**result, "warnings": result.get("warnings", []) + [RunWarning(
-            source=task.researcher_id, researcher_id=task.researcher_id, message=f"{exc}; ran as a pipeline researcher",
-        )]}
+        return {
+            **result,
+            "warnings": result.get("warnings", [])
+            + [
+                RunWarning(
+                    source=task.researcher_id,
+                    researcher_id=task.researcher_id,
+                    message=f"{exc}; ran as a pipeline researcher",
+                )
+            ],
+        }
     except GraphBubbleUp:
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
         message = mask(f"{type(exc).__name__}: {exc}", ctx.settings.secret_values())
         warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
-        emit("researcher_finished", researcher_id=task.researcher_id, iteration=task.iteration, kind=task.kind,
-             status="failed", source_ids=[], seconds=0.0, notes="", error=message)
-        report = ResearcherReport(researcher_id=task.researcher_id, kind=task.kind, question=task.question,
-                                  iteration=task.iteration, status="failed", error=message)
+        emit(
+            "researcher_finished",
+            researcher_id=task.researcher_id,
+            iteration=task.iteration,
+            kind=task.kind,
+            status="failed",
+            source_ids=[],
+            seconds=0.0,
+            notes="",
+            error=message,
+        )
+        report = ResearcherReport(
+            researcher_id=task.researcher_id,
+            kind=task.kind,
+            question=task.question,
+            iteration=task.iteration,
+            status="failed",
+            error=message,
+        )
         return {"reports": [report], "warnings": [RunWarning(source=task.researcher_id, message=message)]}
 
 
 def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
     started = time.time()
     rid, settings = task.researcher_id, ctx.settings
-    emit("researcher_started", researcher_id=rid, iteration=task.iteration, kind=task.kind,
-         question=task.question, angle=task.angle)
+    emit(
+        "researcher_started",
+        researcher_id=rid,
+        iteration=task.iteration,
+        kind=task.kind,
+        question=task.question,
+        angle=task.angle,
+    )
     tools = build_tools(task.kind, ctx.sources, settings, topic=task.topic or task.question)
     log = WorkerLog(task, ctx)
     model = tool_agent_for(ctx.brain)
     agent = model or OfflineToolPolicy(
-        task.focus_queries + ctx.offline.queries(task, task.kind), lambda: ctx.offline.notes(task, log.sources, ctx.text_of),
+        task.focus_queries + ctx.offline.queries(task, task.kind),
+        lambda: ctx.offline.notes(task, log.sources, ctx.text_of),
     )
     messages = [
-        SystemMessage(prompts.AGENT_SYSTEM.format(
-            kind=task.kind, max_calls=settings.max_tool_calls_per_researcher, untrusted_rule=prompts.UNTRUSTED_DATA_RULE,
-        )),
+        SystemMessage(
+            prompts.AGENT_SYSTEM.format(
+                kind=task.kind,
+                max_calls=settings.max_tool_calls_per_researcher,
+                untrusted_rule=prompts.UNTRUSTED_DATA_RULE,
+            )
+        ),
         HumanMessage(directive_text(task), name="Supervisor"),
     ]
     log.message("directive", "Supervisor", messages[1].content)
@@ -116,7 +156,12 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
             report_usage(ctx, "researcher", rid)
         reply.name = rid
         requested = list(reply.tool_calls) + [
-            {"name": c.get("name") or "?", "args": {"raw": c.get("args")}, "id": c.get("id") or "", "invalid": c.get("error") or "arguments are not valid JSON"}
+            {
+                "name": c.get("name") or "?",
+                "args": {"raw": c.get("args")},
+                "id": c.get("id") or "",
+                "invalid": c.get("error") or "arguments are not valid JSON",
+            }
             for c in reply.invalid_tool_calls
         ]
         if not requested:
@@ -133,7 +178,9 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
                 refusal = f"this researcher's tool-call limit ({settings.max_tool_calls_per_researcher}, RESEARCH_MAX_TOOL_CALLS_PER_RESEARCHER) is reached"
             else:
                 refusal = ctx.tool_budget.acquire(
-                    task.iteration, per_round=settings.max_tool_calls_per_round, per_run=settings.max_tool_calls_per_run,
+                    task.iteration,
+                    per_round=settings.max_tool_calls_per_round,
+                    per_run=settings.max_tool_calls_per_run,
                 )
             if refusal:
                 stop = refusal
@@ -153,14 +200,32 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
     log.message("closing", rid, closing)
     seconds = round(time.time() - started, 3)
     report = ResearcherReport(
-        researcher_id=rid, kind=task.kind, question=task.question, iteration=task.iteration, queries=log.queries,
-        source_ids=[s.id for s in log.sources], notes=closing, seconds=seconds,
-        status="done" if log.sources else "failed", error=None if log.sources else "no sources found",
+        researcher_id=rid,
+        kind=task.kind,
+        question=task.question,
+        iteration=task.iteration,
+        queries=log.queries,
+        source_ids=[s.id for s in log.sources],
+        notes=closing,
+        seconds=seconds,
+        status="done" if log.sources else "failed",
+        error=None if log.sources else "no sources found",
     )
-    emit("researcher_finished", researcher_id=rid, iteration=task.iteration, kind=task.kind, status=report.status,
-         source_ids=report.source_ids, seconds=seconds, notes=closing, error=report.error)
+    emit(
+        "researcher_finished",
+        researcher_id=rid,
+        iteration=task.iteration,
+        kind=task.kind,
+        status=report.status,
+        source_ids=report.source_ids,
+        seconds=seconds,
+        notes=closing,
+        error=report.error,
+    )
     return {
-        "sources": log.sources, "reports": [report], "warnings": log.warnings,
+        "sources": log.sources,
+        "reports": [report],
+        "warnings": log.warnings,
         "messages": [AIMessage(content=closing, name=rid)],
     }
 
@@ -168,12 +233,12 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
 def _bounded_closing(task: ResearcherTask, ctx: RunContext, log: WorkerLog, reason: str) -> str:
     """Notes from what was found, led by why the worker stopped (it says so, in the notes and a warning)."""
     warn(task.researcher_id, f"{task.researcher_id} stopped early: {reason}", researcher_id=task.researcher_id)
-    log.warnings.append(RunWarning(source=task.researcher_id, researcher_id=task.researcher_id,
-                                   message=f"stopped early: {reason}"))
+    log.warnings.append(
+        RunWarning(source=task.researcher_id, researcher_id=task.researcher_id, message=f"stopped early: {reason}")
+    )
     try:
         notes = ctx.brain.notes(task, log.sources, ctx.text_of)
     except BudgetExceeded:
         notes = ctx.offline.notes(task, log.sources, ctx.text_of)
     report_usage(ctx, "researcher", task.researcher_id)
     return f"{prompts.AGENT_BOUND_NOTE.format(reason=reason)}\n\n{notes}"
-

@@ -41,20 +41,40 @@ class WorkerLog:
         self.warnings: list[RunWarning] = []
         self.queries: list[str] = []
 
-    def message(self, role: WorkerRole, name: str, content: str, *, tool_calls: list[dict] | None = None,
-                tool_call_id: str | None = None) -> None:
+    def message(
+        self,
+        role: WorkerRole,
+        name: str,
+        content: str,
+        *,
+        tool_calls: list[dict] | None = None,
+        tool_call_id: str | None = None,
+    ) -> None:
         data = WorkerMessageData(
-            researcher_id=self.task.researcher_id, role=role, name=name, content=content[:EVENT_TEXT_CHARS],
-            tool_calls=[ToolCallView(name=c["name"], args=_json_safe(c.get("args")), id=c.get("id") or "") for c in tool_calls or []],
+            researcher_id=self.task.researcher_id,
+            role=role,
+            name=name,
+            content=content[:EVENT_TEXT_CHARS],
+            tool_calls=[
+                ToolCallView(name=c["name"], args=_json_safe(c.get("args")), id=c.get("id") or "")
+                for c in tool_calls or []
+            ],
             tool_call_id=tool_call_id,
         )
         emit("worker_message", iteration=self.task.iteration, **data.model_dump())
 
-    def tool_called(self, call: dict, status: ToolCallStatus, *, count: int = 0, seconds: float = 0.0,
-                    error: str | None = None) -> None:
+    def tool_called(
+        self, call: dict, status: ToolCallStatus, *, count: int = 0, seconds: float = 0.0, error: str | None = None
+    ) -> None:
         data = ToolCalledData(
-            researcher_id=self.task.researcher_id, tool=call["name"], args=_json_safe(call.get("args")),
-            result_count=count, seconds=round(seconds, 3), status=status, error=error, call_id=call.get("id") or "",
+            researcher_id=self.task.researcher_id,
+            tool=call["name"],
+            args=_json_safe(call.get("args")),
+            result_count=count,
+            seconds=round(seconds, 3),
+            status=status,
+            error=error,
+            call_id=call.get("id") or "",
         )
         emit("tool_called", iteration=self.task.iteration, **data.model_dump())
 
@@ -78,8 +98,15 @@ class WorkerLog:
         for w in findings.warnings:
             warn(w.source, w.message, researcher_id=rid)
             self.warnings.append(w.model_copy(update={"researcher_id": rid}))
-        emit("sources_found", researcher_id=rid, iteration=self.task.iteration, query=query, providers=[call["name"]],
-             sources=[s.model_dump() for s in sources], off_topic=findings.off_topic)
+        emit(
+            "sources_found",
+            researcher_id=rid,
+            iteration=self.task.iteration,
+            query=query,
+            providers=[call["name"]],
+            sources=[s.model_dump() for s in sources],
+            off_topic=findings.off_topic,
+        )
         self.sources = merge_sources(self.sources, sources)
         return sources
 
@@ -100,7 +127,9 @@ def run_tool_call(call: dict, tools: dict[str, BaseTool], seen: set[str], log: W
         return ToolOutcome(log._answer(call, text, status="error"), "repeated")
     seen.add(key)
     started = time.monotonic()
-    message = tools[name].invoke({"name": name, "args": call.get("args") or {}, "id": call.get("id") or "", "type": "tool_call"})
+    message = tools[name].invoke(
+        {"name": name, "args": call.get("args") or {}, "id": call.get("id") or "", "type": "tool_call"}
+    )
     seconds = time.monotonic() - started
     findings = message.artifact if isinstance(message.artifact, ToolFindings) else None
     if findings is None:  # the arguments failed the tool's schema: the message explains how
@@ -109,8 +138,13 @@ def run_tool_call(call: dict, tools: dict[str, BaseTool], seen: set[str], log: W
     status: ToolCallStatus = "fault" if findings.fault else ("ok" if sources else "no_results")
     log.tool_called(call, status, count=len(sources), seconds=seconds, error=findings.fault)
     preview = "; ".join(s.title for s in sources[:3])
-    log_tool("researcher", name, _json_safe(call.get("args")), who=rid,
-             preview=f"{findings.fault or f'{len(sources)} results: {preview}'}")
+    log_tool(
+        "researcher",
+        name,
+        _json_safe(call.get("args")),
+        who=rid,
+        preview=f"{findings.fault or f'{len(sources)} results: {preview}'}",
+    )
     log.message("tool", name, str(message.content), tool_call_id=message.tool_call_id)
     return ToolOutcome(message, status)
 

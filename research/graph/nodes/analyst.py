@@ -7,15 +7,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
-from research.graph.context import RunSpec
-from research.graph.services import services_of
 from research.events import emit
+from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.stopping import announce_stop
 from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
-from research.schemas import Critique, ResearcherAllocation
+from research.graph.services import services_of
 from research.graph.state import ResearchState
+from research.schemas import Critique, ResearcherAllocation
 
 MAX_FOLLOW_UP_RESEARCHERS = 3
 
@@ -27,14 +27,22 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     budget_hit = False
     try:
         verdict = ctx.brain.judge(
-            state["topic"], state["research_questions"], state.get("sources", []),
-            state.get("reports", []), review, ctx.text_of,
+            state["topic"],
+            state["research_questions"],
+            state.get("sources", []),
+            state.get("reports", []),
+            review,
+            ctx.text_of,
         )
     except BudgetExceeded as exc:
         warn("budget", f"{exc}; research stops here and the writer uses what was gathered.")
         verdict = ctx.offline.judge(
-            state["topic"], state["research_questions"], state.get("sources", []),
-            state.get("reports", []), review, ctx.text_of,
+            state["topic"],
+            state["research_questions"],
+            state.get("sources", []),
+            state.get("reports", []),
+            review,
+            ctx.text_of,
         )
         budget_hit = True
     report_usage(ctx, Node.ANALYST)
@@ -42,7 +50,9 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     emit("critique_issued", iteration=critique.iteration, **verdict.model_dump())
     agent_log.info(
         "Analyst verdict: %s | missing: %s | recommended: %s",
-        verdict.status, verdict.missing_topics, verdict.recommended_queries,
+        verdict.status,
+        verdict.missing_topics,
+        verdict.recommended_queries,
     )
     summary = f"Verdict {verdict.status}. " + " ".join(verdict.critique[:4])
     update: dict = {
@@ -82,12 +92,13 @@ def follow_up_tasks(state: ResearchState, iteration: int, researcher_mode: str =
     for i in range(size):
         counts[kinds[i % len(kinds)]] += 1
     allocation = ResearcherAllocation(**counts)
-    tasks = build_tasks(
-        state["topic"], allocation, gaps, iteration=iteration, focus=latest.recommended_queries or None
-    )
+    tasks = build_tasks(state["topic"], allocation, gaps, iteration=iteration, focus=latest.recommended_queries or None)
     if researcher_mode == "agent" and latest.recommended_queries:
         queries = latest.recommended_queries
-        tasks = [t.model_copy(update={"focus_queries": queries[i::len(tasks)] or t.focus_queries}) for i, t in enumerate(tasks)]
+        tasks = [
+            t.model_copy(update={"focus_queries": queries[i :: len(tasks)] or t.focus_queries})
+            for i, t in enumerate(tasks)
+        ]
     return tasks
 
 

@@ -10,8 +10,8 @@ from research.brains.claim_judge import judge_claims
 from research.drafts.claims import check_claims, precision
 from research.events import emit
 from research.graph.context import RunContext, RunSpec
-from research.graph.services import services_of
 from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.services import services_of
 from research.graph.state import ResearchState
 from research.schemas import CheckedClaim, Draft
 from research.secrets import mask

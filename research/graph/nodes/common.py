@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from research.graph.context import RunContext
 from research.events import emit
 from research.events.agent_log import agent_log, log_tool, warn
+from research.graph.context import RunContext
 
 __all__ = ["agent_log", "log_tool", "report_usage", "warn"]
+
 
 def report_usage(ctx: RunContext, node: str, researcher_id: str | None = None) -> None:
     """Emit the model usage since the last report (nothing for the offline brain)."""
     usage = ctx.brain.take_usage()
     if usage.calls:
         emit(
-            "usage", researcher_id=researcher_id, node=node, calls=usage.calls, failed_calls=usage.failed_calls,
-            prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+            "usage",
+            researcher_id=researcher_id,
+            node=node,
+            calls=usage.calls,
+            failed_calls=usage.failed_calls,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
             cost_usd=usage.cost_usd,
         )

@@ -16,10 +16,15 @@ from research.graph.state import ResearchState
 def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     ctx = services_of(runtime)
     emit(
-        "run_started", topic=state["topic"], allocation_request=state.get("requested_allocation"),
-        brain=ctx.brain.kind, model=ctx.brain.name, source_mode=ctx.settings.sources,
+        "run_started",
+        topic=state["topic"],
+        allocation_request=state.get("requested_allocation"),
+        brain=ctx.brain.kind,
+        model=ctx.brain.name,
+        source_mode=ctx.settings.sources,
         max_iterations=state.get("max_iterations", ctx.settings.max_iterations),
-        researcher_mode=ctx.researcher_mode, started_by=(runtime.context or {}).get("started_by"),
+        researcher_mode=ctx.researcher_mode,
+        started_by=(runtime.context or {}).get("started_by"),
     )
     return {"run_started_at": time.time()}
 
@@ -29,7 +34,10 @@ def finish(state: ResearchState) -> dict:
     counts = run_counts(state)
     seconds = round(time.time() - state.get("run_started_at", time.time()), 3)
     emit(
-        "run_finished", status="finished" if state.get("draft") else "failed", seconds=seconds, counts=counts,
+        "run_finished",
+        status="finished" if state.get("draft") else "failed",
+        seconds=seconds,
+        counts=counts,
         evidence=state.get("evidence"),
     )
     return {}

@@ -17,14 +17,14 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from research.events import emit
 from research.graph.allocation import AllocationError, parse_allocation
 from research.graph.context import RunSpec
-from research.graph.services import services_of
-from research.events import emit
 from research.graph.nodes.common import agent_log
 from research.graph.nodes.supervisor import MAX_QUESTIONS
-from research.schemas import ResearcherAllocation, ResolvedAllocation
+from research.graph.services import services_of
 from research.graph.state import ResearchState
+from research.schemas import ResearcherAllocation, ResolvedAllocation
 
 MAX_QUESTION_CHARS = 300
 
@@ -82,9 +82,7 @@ def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
         return {}
     cap = services_of(runtime).settings.max_researchers
     answer = interrupt(plan_payload(state, cap)) or {}
-    questions, allocation = validate_plan_edit(
-        answer.get("questions"), answer.get("allocation"), max_researchers=cap
-    )
+    questions, allocation = validate_plan_edit(answer.get("questions"), answer.get("allocation"), max_researchers=cap)
     current = state["allocation"]
     questions = questions or list(state["research_questions"])
     resolved = current
@@ -94,8 +92,12 @@ def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
         )
     edited = resolved is not current or questions != list(state["research_questions"])
     emit(
-        "plan_approved", allocation=resolved.allocation.model_dump(), origin=resolved.origin,
-        reasoning=resolved.reasoning, research_questions=questions, edited=edited,
+        "plan_approved",
+        allocation=resolved.allocation.model_dump(),
+        origin=resolved.origin,
+        reasoning=resolved.reasoning,
+        research_questions=questions,
+        edited=edited,
     )
     summary = (
         f"Plan reviewed by the user{' and edited' if edited else ''}: allocation {resolved.allocation.notation}; "

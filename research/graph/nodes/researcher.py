@@ -13,14 +13,14 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
-from research.graph.context import RunSpec
-from research.graph.services import services_of
 from research.events import emit
+from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
-from research.schemas import ResearcherReport, RunWarning
-from research.secrets import mask
+from research.graph.services import services_of
 from research.graph.state import ResearcherState, RetrieveTask
 from research.relevance.passages import carried_text
+from research.schemas import ResearcherReport, RunWarning
+from research.secrets import mask
 
 MAX_QUERIES = 3
 
@@ -29,8 +29,12 @@ def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict:
     ctx = services_of(runtime)
     task = state["task"]
     emit(
-        "researcher_started", researcher_id=task.researcher_id, iteration=task.iteration,
-        kind=task.kind, question=task.question, angle=task.angle,
+        "researcher_started",
+        researcher_id=task.researcher_id,
+        iteration=task.iteration,
+        kind=task.kind,
+        question=task.question,
+        angle=task.angle,
     )
     try:
         queries = ctx.brain.queries(task, task.kind)
@@ -59,15 +63,25 @@ def retrieve(payload: RetrieveTask, runtime: Runtime[RunSpec]) -> dict:
     for w in result.warnings:
         warn(w.source, w.message, researcher_id=task.researcher_id)
     if result.off_topic:  # a broad query's stray hits: never shown as sources of this run
-        agent_log.info("[RESEARCHER] %s dropped %d off-topic results for %r", task.researcher_id, result.off_topic, query)
+        agent_log.info(
+            "[RESEARCHER] %s dropped %d off-topic results for %r", task.researcher_id, result.off_topic, query
+        )
     if result.dropped:  # what was dropped and why, for the researcher card
         emit(
-            "sources_dropped", researcher_id=task.researcher_id, iteration=task.iteration, query=query,
+            "sources_dropped",
+            researcher_id=task.researcher_id,
+            iteration=task.iteration,
+            query=query,
             dropped=[d.model_dump() for d in result.dropped],
         )
     emit(
-        "sources_found", researcher_id=task.researcher_id, iteration=task.iteration, query=query,
-        providers=result.providers_used, sources=[s.model_dump() for s in sources], off_topic=result.off_topic,
+        "sources_found",
+        researcher_id=task.researcher_id,
+        iteration=task.iteration,
+        query=query,
+        providers=result.providers_used,
+        sources=[s.model_dump() for s in sources],
+        off_topic=result.off_topic,
     )
     preview = "; ".join(s.title for s in sources[:3])
     log_tool("researcher", f"search_{task.kind}", {"query": query}, preview=f"{len(sources)} results: {preview}")
@@ -88,15 +102,27 @@ def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict:
     report_usage(ctx, "researcher", task.researcher_id)
     seconds = round(time.time() - state.get("started_at", time.time()), 3)
     report = ResearcherReport(
-        researcher_id=task.researcher_id, kind=task.kind, question=task.question, iteration=task.iteration,
-        queries=state.get("queries", []), source_ids=[s.id for s in sources], notes=notes, seconds=seconds,
+        researcher_id=task.researcher_id,
+        kind=task.kind,
+        question=task.question,
+        iteration=task.iteration,
+        queries=state.get("queries", []),
+        source_ids=[s.id for s in sources],
+        notes=notes,
+        seconds=seconds,
         status="done" if sources else "failed",
         error=None if sources else "no sources found",
     )
     emit(
-        "researcher_finished", researcher_id=task.researcher_id, iteration=task.iteration,
-        kind=task.kind, status=report.status, source_ids=report.source_ids, seconds=seconds,
-        notes=notes, error=report.error,
+        "researcher_finished",
+        researcher_id=task.researcher_id,
+        iteration=task.iteration,
+        kind=task.kind,
+        status=report.status,
+        source_ids=report.source_ids,
+        seconds=seconds,
+        notes=notes,
+        error=report.error,
     )
     return {"reports": [report], "messages": [AIMessage(content=notes, name=task.researcher_id)]}
 
@@ -128,12 +154,23 @@ def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[
         message = mask(message, services_of(runtime).settings.secret_values())  # exception texts may quote a key
         warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
         emit(
-            "researcher_finished", researcher_id=task.researcher_id, iteration=task.iteration, kind=task.kind,
-            status="failed", source_ids=[], seconds=0.0, notes="", error=message,
+            "researcher_finished",
+            researcher_id=task.researcher_id,
+            iteration=task.iteration,
+            kind=task.kind,
+            status="failed",
+            source_ids=[],
+            seconds=0.0,
+            notes="",
+            error=message,
         )
         report = ResearcherReport(
-            researcher_id=task.researcher_id, kind=task.kind, question=task.question,
-            iteration=task.iteration, status="failed", error=message,
+            researcher_id=task.researcher_id,
+            kind=task.kind,
+            question=task.question,
+            iteration=task.iteration,
+            status="failed",
+            error=message,
         )
         return {"reports": [report], "warnings": [RunWarning(source=task.researcher_id, message=message)]}
     return {key: result.get(key, []) for key in ("sources", "reports", "warnings", "messages")}

@@ -15,10 +15,10 @@ from research.drafts.citations import finalize_citations
 from research.drafts.review import find_issues, revise_offline
 from research.events import emit
 from research.graph.context import RunContext, RunSpec
-from research.graph.services import services_of
 from research.graph.nodes import Node
 from research.graph.nodes.claim_check import checked
 from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.services import services_of
 from research.graph.state import ResearchState
 from research.schemas import Draft
 from research.secrets import mask
@@ -44,8 +44,11 @@ def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
         version += 1
         draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=draft.known_gaps)
         emit(
-            "draft_revised", version=version, markdown=draft.markdown,
-            citations={str(k): v for k, v in draft.citations.items()}, reasons=reasons,
+            "draft_revised",
+            version=version,
+            markdown=draft.markdown,
+            citations={str(k): v for k, v in draft.citations.items()},
+            reasons=reasons,
         )
         agent_log.info("Reviewer: draft v%d (%d changes)", version, len(reasons))
         claims = checked(ctx, draft, version)
@@ -68,7 +71,7 @@ def _revise(ctx: RunContext, markdown: str, issues, numbered) -> tuple[str, list
 
 def _model_reasons(issues) -> list[str]:
     return (
-        [f"Asked the model to fix an unsupported claim: \"{s[:160]}\"" for s in issues.unsupported]
-        + [f"Asked the model to remove a repeated sentence: \"{s[:160]}\"" for s in issues.repeated]
-        + [f"Asked the model to say the sources do not answer: \"{q}\"" for q in issues.unanswered]
+        [f'Asked the model to fix an unsupported claim: "{s[:160]}"' for s in issues.unsupported]
+        + [f'Asked the model to remove a repeated sentence: "{s[:160]}"' for s in issues.repeated]
+        + [f'Asked the model to say the sources do not answer: "{q}"' for q in issues.unanswered]
     )

@@ -13,7 +13,8 @@ from research.graph.state import ResearchState
 def announce_stop(state: ResearchState, update: dict, max_consecutive_same: int) -> StopReason | None:
     """After the analyst: the state the router will see, and, if research stops, why."""
     after = {
-        **state, **update,
+        **state,
+        **update,
         "critiques": [*(state.get("critiques") or []), *update.get("critiques", [])],
         "route_history": [*(state.get("route_history") or []), *update.get("route_history", [])],
     }
@@ -42,11 +43,14 @@ def _message(reason: StopReason, state: ResearchState, max_consecutive_same: int
         return "Research stopped: the run's model budget was reached; the writer uses what was gathered." + left
     if reason == "iteration_cap":
         cap = state.get("max_iterations", rounds)
-        return f"Research stopped at the iteration cap ({cap} follow-up round(s)) without the analyst's approval." + left
+        return (
+            f"Research stopped at the iteration cap ({cap} follow-up round(s)) without the analyst's approval." + left
+        )
     if reason == "loop_guard":
         why = (
             f"{consecutive_follow_ups(state)} follow-up rounds in a row (RESEARCH_MAX_CONSECUTIVE_SAME="
-            f"{max_consecutive_same})" if consecutive_follow_ups(state) >= max_consecutive_same
+            f"{max_consecutive_same})"
+            if consecutive_follow_ups(state) >= max_consecutive_same
             else "a follow-up round reported the same gaps as the round before"
         )
         return f"Research stopped by the loop guard: {why}." + left

@@ -8,12 +8,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from pydantic import ValidationError
 
+from research.events import emit
 from research.graph.allocation import parse_allocation, researcher_ids, resolve_allocation
 from research.graph.context import RunContext, RunSpec
-from research.graph.services import services_of
-from research.events import emit
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.services import services_of
+from research.graph.state import ResearchState
 from research.schemas import (
     ResearcherAllocation,
     ResearcherKind,
@@ -21,7 +22,6 @@ from research.schemas import (
     RunWarning,
     SupervisorDecision,
 )
-from research.graph.state import ResearchState
 
 MAX_QUESTIONS = 5
 _ANGLES: dict[ResearcherKind, tuple[str, ...]] = {
@@ -42,7 +42,10 @@ def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
 
     model_allocation, warnings = _validated_model_allocation(plan, cap) if user is None else (None, [])
     resolved, invalid = resolve_allocation(
-        user, model_allocation, model_reasoning=plan.allocation_reasoning, max_total=cap,
+        user,
+        model_allocation,
+        model_reasoning=plan.allocation_reasoning,
+        max_total=cap,
         model_origin=getattr(plan, "origin", "llm"),
     )
     if invalid:
@@ -56,12 +59,17 @@ def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
 
     emit(
         "allocation_decided",
-        allocation=resolved.allocation.model_dump(), origin=resolved.origin,
-        reasoning=resolved.reasoning, research_questions=questions, plan_reasoning=plan.reasoning,
+        allocation=resolved.allocation.model_dump(),
+        origin=resolved.origin,
+        reasoning=resolved.reasoning,
+        research_questions=questions,
+        plan_reasoning=plan.reasoning,
     )
     agent_log.info(
-        "Supervisor decision: allocation %s (%s) | questions: %s", resolved.allocation.notation,
-        resolved.origin, questions,
+        "Supervisor decision: allocation %s (%s) | questions: %s",
+        resolved.allocation.notation,
+        resolved.origin,
+        questions,
     )
     agent_log.info("Supervisor decision: Routing to -> researchers (%d)", resolved.allocation.total)
     tasks = build_tasks(topic, resolved.allocation, questions, iteration=0)
@@ -81,14 +89,20 @@ def _validated_model_allocation(plan, cap: int) -> tuple[ResearcherAllocation | 
         return None, []
     try:
         decision = SupervisorDecision(
-            action="conduct_research", reasoning=plan.reasoning, research_questions=plan.research_questions,
-            web_researchers=plan.allocation.web, academic_researchers=plan.allocation.academic,
-            book_researchers=plan.allocation.book, allocation_reasoning=plan.allocation_reasoning,
+            action="conduct_research",
+            reasoning=plan.reasoning,
+            research_questions=plan.research_questions,
+            web_researchers=plan.allocation.web,
+            academic_researchers=plan.allocation.academic,
+            book_researchers=plan.allocation.book,
+            allocation_reasoning=plan.allocation_reasoning,
             max_researchers=cap,
         )
     except ValidationError as exc:
         reason = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
-        return None, [f"The model's allocation {plan.allocation.notation} was rejected ({reason}); used the default 111."]
+        return None, [
+            f"The model's allocation {plan.allocation.notation} was rejected ({reason}); used the default 111."
+        ]
     return decision.allocation, []
 
 
@@ -111,8 +125,12 @@ def build_tasks(
         focus_queries = [focus[index % len(focus)]] if focus else []
         tasks.append(
             ResearcherTask(
-                researcher_id=researcher_id, kind=kind, question=question, topic=topic,
-                angle=f"angle {nth + 1}: {_ANGLES[kind][nth % 3]}", iteration=iteration,
+                researcher_id=researcher_id,
+                kind=kind,
+                question=question,
+                topic=topic,
+                angle=f"angle {nth + 1}: {_ANGLES[kind][nth % 3]}",
+                iteration=iteration,
                 focus_queries=focus_queries,
             )
         )
@@ -120,15 +138,13 @@ def build_tasks(
 
 
 def directive(task: ResearcherTask) -> AIMessage:
-    reason = f"{task.researcher_id} ({task.kind}, {task.angle}) to research \"{task.question}\""
+    reason = f'{task.researcher_id} ({task.kind}, {task.angle}) to research "{task.question}"'
     return AIMessage(content=f"Supervisor Directive: {reason}. Please address this.", name="Supervisor")
 
 
 def dispatch(state: ResearchState, runtime: Runtime[RunSpec]) -> list[Send]:
     """Fan out: one Send per researcher of the first round."""
-    tasks = build_tasks(
-        state["topic"], state["allocation"].allocation, state["research_questions"], iteration=0
-    )
+    tasks = build_tasks(state["topic"], state["allocation"].allocation, state["research_questions"], iteration=0)
     return researcher_sends(tasks, services_of(runtime))
 
 

@@ -9,13 +9,13 @@ from research.brains.base import BudgetExceeded, NumberedSource
 from research.drafts.citations import finalize_citations
 from research.drafts.evidence import assess_evidence, empty_draft
 from research.drafts.guard import repair_draft
-from research.graph.context import RunSpec
-from research.graph.services import services_of
 from research.events import emit
+from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.schemas import Draft
+from research.graph.services import services_of
 from research.graph.state import ResearchState
+from research.schemas import Draft
 
 MAX_SOURCES_FOR_WRITER = 40
 
@@ -36,7 +36,9 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     ]
     gaps = known_gaps(state)
     evidence = assess_evidence(
-        state["research_questions"], len(state.get("sources", [])), state.get("critiques") or [],
+        state["research_questions"],
+        len(state.get("sources", [])),
+        state.get("critiques") or [],
         [q for r in state.get("reports", []) for q in r.queries],
     )
     emit("evidence_assessed", **{k: v for k, v in evidence.__dict__.items()})
@@ -65,9 +67,16 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
         warn("writer", message)
     draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
     emit(
-        "draft_ready", markdown=draft.markdown, citations={str(k): v for k, v in draft.citations.items()},
+        "draft_ready",
+        markdown=draft.markdown,
+        citations={str(k): v for k, v in draft.citations.items()},
         known_gaps=gaps,
     )
     agent_log.info("Writer: draft ready with %d citations", len(draft.citations))
     closing = f"Draft ready: {len(draft.citations)} sources cited" + (f", {len(gaps)} known gaps." if gaps else ".")
-    return {"draft": draft, "evidence": evidence.evidence, "route_history": [Node.WRITER.value], "messages": [AIMessage(content=closing, name="writer")]}
+    return {
+        "draft": draft,
+        "evidence": evidence.evidence,
+        "route_history": [Node.WRITER.value],
+        "messages": [AIMessage(content=closing, name="writer")],
+    }

@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["MAX_FILE_BYTES", "SUPPORTED_SUFFIXES", "ImportReport", "UnreadableFile", "import_bytes", "import_paths"]
 
+
 class SkippedFile(NamedTuple):
     name: str
     reason: str

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Callable
-from urllib.parse import quote
 
 from research.schemas import RESEARCHER_KINDS, ResearcherKind
 from research.sources.library import sandbox
@@ -330,5 +329,3 @@ def read_sample_file(path: Path) -> NewDocument:
     if "kind" not in parsed.meta:
         raise UnreadableFile("sample front matter has no kind")
     return to_document(parsed, kind=None, url=f"library://sample/{path.stem}", sample=True)
-
-

@@ -61,7 +61,11 @@ def extract(
     try:
         out = subprocess.run(
             [sys.executable, "-m", "research.sources.library.sandbox", suffix, str(memory), str(timeout)],
-            input=data, capture_output=True, timeout=timeout, env=env, check=False,
+            input=data,
+            capture_output=True,
+            timeout=timeout,
+            env=env,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         raise ExtractionRefused(f"reading it took longer than {timeout:g} s (stopped)") from None

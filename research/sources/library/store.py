@@ -17,16 +17,15 @@ import sqlite3
 import threading
 import time
 import weakref
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
+from research.relevance.passages import carried_text
 from research.schemas import RESEARCHER_KINDS, SNIPPET_CHARS, ResearcherKind, Source
 from research.sources.base import ProviderError, Retrieval
 from research.sources.library.documents import LibraryDocument, LibraryHit, NewDocument
 from research.sources.library.index import fts_table, migrate, query_terms, ranked_ids
 from research.sources.library.readers import read_sample_file
-from research.relevance.passages import carried_text
 from research.text import best_snippet
 
 log = logging.getLogger(__name__)
@@ -201,9 +200,9 @@ class Library:
         return str(row[0])
 
     def get_document(self, doc_id: int) -> LibraryDocument | None:
-        row = self._conn().execute(
-            f"SELECT {_META_COLUMNS}, text FROM documents WHERE id = ?", (int(doc_id),)
-        ).fetchone()
+        row = (
+            self._conn().execute(f"SELECT {_META_COLUMNS}, text FROM documents WHERE id = ?", (int(doc_id),)).fetchone()
+        )
         return LibraryDocument(**_document_fields(row), text=row["text"]) if row else None
 
     def counts(self) -> dict[str, int]:
@@ -218,10 +217,14 @@ class Library:
     ) -> list[LibraryDocument]:
         """Documents newest first, without their text (see `chars` for its length)."""
         where, params = ("WHERE kind = ?", [_check_kind(kind)]) if kind else ("", [])
-        rows = self._conn().execute(
-            f"SELECT {_META_COLUMNS} FROM documents {where} ORDER BY id DESC LIMIT ? OFFSET ?",
-            (*params, int(limit), int(offset)),
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                f"SELECT {_META_COLUMNS} FROM documents {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+                (*params, int(limit), int(offset)),
+            )
+            .fetchall()
+        )
         return [LibraryDocument(**_document_fields(row)) for row in rows]
 
     # --- shipped samples -------------------------------------------------------------------

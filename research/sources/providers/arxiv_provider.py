@@ -86,9 +86,7 @@ class ArxivProvider:
         retrieval = Retrieval(providers_used=[self.name])
         if not query or limit < 1:
             return retrieval
-        client = _BoundedArxivClient(
-            query_url=self.query_url, policy=self.policy, provider=self.name, page_size=limit
-        )
+        client = _BoundedArxivClient(query_url=self.query_url, policy=self.policy, provider=self.name, page_size=limit)
         results = list(client.results(arxiv.Search(query=query, max_results=limit)))
         for rank, result in enumerate(results):
             source = self._to_source(result, query=query, score=1.0 - rank / len(results))

@@ -13,8 +13,33 @@ from html.parser import HTMLParser
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "svg", "math", "iframe", "object"})
 # Elements that end a line of text.
 _BLOCKS = frozenset(
-    {"p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "article", "header", "footer",
-     "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "dd", "dt", "hr", "title", "main"}
+    {
+        "p",
+        "div",
+        "br",
+        "li",
+        "ul",
+        "ol",
+        "tr",
+        "table",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "blockquote",
+        "dd",
+        "dt",
+        "hr",
+        "title",
+        "main",
+    }
 )
 _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "embed", "source", "wbr"})
 

@@ -61,7 +61,9 @@ class OpenLibraryProvider:
         docs = payload.get("docs") if isinstance(payload, dict) else None
         if not isinstance(docs, list):
             raise ProviderError(self.name, "malformed reply: no 'docs' list")
-        docs = [d for d in docs[:limit] if isinstance(d, dict) and isinstance(d.get("title"), str) and d["title"].strip()]
+        docs = [
+            d for d in docs[:limit] if isinstance(d, dict) and isinstance(d.get("title"), str) and d["title"].strip()
+        ]
         skipped = min(len(payload["docs"]), limit) - len(docs)
         descriptions = self._descriptions(docs, retrieval) if self.fetch_descriptions else {}
         for rank, doc in enumerate(docs):

@@ -142,8 +142,7 @@ def enrich_with_page_text(
     Never raises: a refused or unreadable page is one RunWarning, and the source keeps its snippet.
     """
     wanted = [
-        s for s in retrieval.sources
-        if s.id not in retrieval.texts and s.url.startswith(("http://", "https://"))
+        s for s in retrieval.sources if s.id not in retrieval.texts and s.url.startswith(("http://", "https://"))
     ][: max(0, max_pages)]
     if not wanted:
         return retrieval

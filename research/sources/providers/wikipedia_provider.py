@@ -69,9 +69,7 @@ class WikipediaProvider:
         return retrieval
 
     def _search_hits(self, query: str, limit: int) -> tuple[list[dict[str, Any]], int]:
-        payload = self._api(
-            {"list": "search", "srsearch": query, "srlimit": limit, "srprop": "snippet"}
-        )
+        payload = self._api({"list": "search", "srsearch": query, "srlimit": limit, "srprop": "snippet"})
         hits = payload.get("query", {}).get("search") if isinstance(payload.get("query"), dict) else None
         if not isinstance(hits, list):
             raise ProviderError(self.name, "malformed reply: no 'query.search' list")
@@ -81,9 +79,9 @@ class WikipediaProvider:
     def _pages(self, hits: list[dict[str, Any]], retrieval: Retrieval) -> dict[Any, dict[str, Any]]:
         """Intro extracts and URLs keyed by pageid and by title; {} (plus a warning) on failure."""
         ids = [str(h["pageid"]) for h in hits if isinstance(h.get("pageid"), int)]
-        selector = {"pageids": "|".join(ids)} if len(ids) == len(hits) else {
-            "titles": "|".join(h["title"] for h in hits)
-        }
+        selector = (
+            {"pageids": "|".join(ids)} if len(ids) == len(hits) else {"titles": "|".join(h["title"] for h in hits)}
+        )
         try:
             payload = self._api(
                 {
@@ -97,7 +95,9 @@ class WikipediaProvider:
             )
         except ProviderError as exc:
             retrieval.warnings.append(
-                RunWarning(source=self.name, message=f"article intros unavailable, using search snippets ({exc.message})")
+                RunWarning(
+                    source=self.name, message=f"article intros unavailable, using search snippets ({exc.message})"
+                )
             )
             return {}
         raw = payload.get("query", {}).get("pages") if isinstance(payload.get("query"), dict) else None
