@@ -28,7 +28,7 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
         world.script_model(approve_from_round=99)  # never satisfied: every allowed round is used
         for rounds in (0, 1, 2, 3):
             cases[f"iterations_111_{rounds}_revisions"] = world.run("111", max_iterations=rounds).as_cost()
-    for name, cost in cases.items():
+    for cost in cases.values():
         cost["total_tokens"] = cost["prompt_tokens"] + cost["completion_tokens"]
     log(f"cost: default run {cases[DEFAULT_CASE]['total_tokens']:,} tokens in {cases[DEFAULT_CASE]['calls']} calls")
     return {

@@ -165,10 +165,10 @@ _WATCH = """() => {
   document.addEventListener('click', () => { if (!marks.click) marks.click = performance.now(); }, true);
   new MutationObserver(() => {
     if (!marks.click) return;
-    if (!marks.card && document.querySelector("%s")) marks.card = performance.now();
-    if (!marks.draft && document.querySelector("%s")) marks.draft = performance.now();
+    if (!marks.card && document.querySelector("{card}")) marks.card = performance.now();
+    if (!marks.draft && document.querySelector("{draft}")) marks.draft = performance.now();
   }).observe(document.body, {subtree: true, childList: true});
-}""" % (CARD, DRAFT)
+}""".replace("{card}", CARD).replace("{draft}", DRAFT)
 
 
 def one_run(page, url: str) -> dict[str, float]:

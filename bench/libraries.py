@@ -196,7 +196,7 @@ def _gaps(acquire: Callable[[], Any], release: Callable[[], Any], starts_wanted:
     for thread in threads:
         thread.join()
     starts.sort()
-    return [b - a for a, b in zip(starts, starts[1:])]
+    return [b - a for a, b in zip(starts, starts[1:], strict=False)]
 
 
 def _rate_limiter(repeats: int) -> dict[str, Any]:
@@ -355,7 +355,9 @@ def _bm25(docs: list[tuple[str, str]], repeats: int) -> dict[str, Any]:
     with_bm25s, with_okapi = _bm25_libraries(corpus)
     same_bm25s = sum(_top(own.scores(q)) == _top(with_bm25s(q)) for q in queries)
     same_okapi = sum(_top(own.scores(q)) == _top(with_okapi(q)) for q in queries)
-    deviation = max(abs(a - b) / max(abs(a), 1e-9) for q in queries for a, b in zip(own.scores(q), with_bm25s(q)))
+    deviation = max(
+        abs(a - b) / max(abs(a), 1e-9) for q in queries for a, b in zip(own.scores(q), with_bm25s(q), strict=False)
+    )
 
     own_s = _time(
         lambda: [own_text.BM25(corpus).scores(q) for q in queries[:1]] + [own.scores(q) for q in queries], repeats

@@ -59,9 +59,12 @@ def _walls(manager, repeats: int) -> tuple[list[float], list[float]]:
     for i in range(repeats + 1):
         first: list[float] = []
         with Stopwatch() as sw:
-            run_id = manager.run(
-                ResearchRequest(topic=TOPIC), on_event=lambda e: first or first.append(time.perf_counter() - sw.start)
-            )
+
+            def on_event(_event: object, first: list[float] = first, sw: Stopwatch = sw) -> None:
+                if not first:
+                    first.append(time.perf_counter() - sw.start)
+
+            run_id = manager.run(ResearchRequest(topic=TOPIC), on_event=on_event)
         if manager.store.get_run(run_id).status != "finished":
             raise RuntimeError(f"run {run_id} did not finish: {manager.store.get_run(run_id).error}")
         if i:  # the first is the warm-up: imports, the library, the server's first graph load

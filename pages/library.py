@@ -34,7 +34,7 @@ st.caption(
 
 counts = library.counts()
 columns = st.columns(len(RESEARCHER_KINDS) + 1)
-for column, kind in zip(columns, RESEARCHER_KINDS):
+for column, kind in zip(columns, RESEARCHER_KINDS, strict=False):
     column.metric(f"{kind_icon(kind)} {KIND_LABELS[kind]}", counts.get(kind, 0))
 columns[-1].metric(":material/functions: Total", sum(counts.values()))
 

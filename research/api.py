@@ -14,6 +14,9 @@ from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, 
 
 # Issue 6: plan review, replay, bundles, exports and draft revision.
 from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
+
+# Issues 13/15: one runner per run (leases), resume from any point, shared runs (Postgres).
+from research.runs.lease import RunBusyError
 from research.runs.manager import RunManager
 
 # Issue 15: remote mode (RESEARCH_SERVER_URL): the same interface over a LangGraph Server.
@@ -28,8 +31,16 @@ from research.runs.replay import (
     replay_run,
 )
 from research.runs.revision import Revision, revise_run
-from research.runs.runner import PlanReviewError, ResearchRunner
-from research.runs.store import DraftVersion, RunRecord, RunStore
+from research.runs.runner import PlanReviewError, ResearchRunner, RunNotResumableError
+from research.runs.sql import DatabaseUnavailable
+from research.runs.store import (
+    ComparisonRecord,
+    DraftVersion,
+    DuplicateEventError,
+    RunRecord,
+    RunStore,
+    open_run_store,
+)
 from research.runs.view import PHASES, ResearcherView, RunView, fold
 from research.schemas import (
     MAX_PER_KIND,
@@ -56,12 +67,6 @@ def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
         return RemoteRunManager(settings)
     return RunManager(ResearchRunner(settings))
 
-
-# Issues 13/15: one runner per run (leases), resume from any point, shared runs (Postgres).
-from research.runs.lease import RunBusyError
-from research.runs.runner import RunNotResumableError
-from research.runs.sql import DatabaseUnavailable
-from research.runs.store import ComparisonRecord, DuplicateEventError, open_run_store
 
 __all__ = [
     "AllocationError",

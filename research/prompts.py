@@ -202,8 +202,9 @@ REVISE_USER = """Revision instruction from the user:
 
 # --- structured output fallbacks ------------------------------------------------------------------
 
-JSON_REPLY_INSTRUCTION = """Reply with only one JSON object, no prose and no code fences, matching this JSON schema named {name}:
-{schema}"""
+JSON_REPLY_INSTRUCTION = (
+    "Reply with only one JSON object, no prose and no code fences, matching this JSON schema named {name}:\n{schema}"
+)
 
 JSON_REPAIR_INSTRUCTION = """Your reply could not be used: {error}
 Reply again with only the corrected JSON object for the schema named {name}, nothing else."""

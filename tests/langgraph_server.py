@@ -12,7 +12,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from tests.streamlit_server import ROOT, free_port, offline_env
@@ -89,8 +89,6 @@ def langgraph_dev(env: dict[str, str], workdir: Path, log_path: Path | None = No
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=15)
         except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
+            with suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         log.close()

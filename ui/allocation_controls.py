@@ -76,7 +76,7 @@ def render_inputs(settings: Settings) -> RunInputs:
         help="The supervisor picks how many researchers of each kind this topic needs.",
     )
     *slider_cols, notation_col = st.columns([2, 2, 2, 1.5], gap="large", vertical_alignment="bottom")
-    for column, (key, label, _kind) in zip(slider_cols, SLIDERS):
+    for column, (key, label, _kind) in zip(slider_cols, SLIDERS, strict=False):
         column.slider(
             label,
             0,

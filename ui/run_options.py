@@ -87,7 +87,7 @@ def render_run_options(settings: Settings) -> dict[str, Any]:
     chosen: dict[str, Any] = {}
     with st.expander("Run options", icon=":material/tune:", key="run-options"):
         columns = st.columns(len(OPTIONS))
-        for column, option in zip(columns, OPTIONS):
+        for column, option in zip(columns, OPTIONS, strict=False):
             with column:
                 chosen.update(option(settings))
     return {k: v for k, v in chosen.items() if v is not None}

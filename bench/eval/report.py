@@ -34,7 +34,9 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "invented_citations": sum(r["invented_citations"] for r in rows),
         "off_topic_cited_uncovered": sum(r["off_topic_cited"] for r in uncovered),
         "off_topic_cited_covered": sum(r["off_topic_cited"] for r in answerable),
-        "questions_covered": f"{sum(r['questions_covered'] for r in answerable)} of {sum(r['questions'] for r in answerable)}",
+        "questions_covered": (
+            f"{sum(r['questions_covered'] for r in answerable)} of {sum(r['questions'] for r in answerable)}"
+        ),
         "repeated_sentences": sum(r["repeated_sentences"] for r in rows),
         "miscited_claims_flagged": _share(
             sum(r.get("miscited_flagged", 0) for r in rows), sum(r.get("miscited_checked", 0) for r in rows)
@@ -67,7 +69,8 @@ def markdown(results: dict[str, Any]) -> str:
         lines += [
             "| figure | value |",
             "| --- | --- |",
-            f"| citation precision (supported / checked claims) | {s['citation_precision']} of {s['claims_checked']} claims |",
+            "| citation precision (supported / checked claims) | "
+            f"{s['citation_precision']} of {s['claims_checked']} claims |",
             f"| invented or unresolvable citations | {s['invented_citations']} |",
             f"| off-topic sources cited, uncovered topics | {s['off_topic_cited_uncovered']} |",
             f"| off-topic sources cited, covered topics | {s['off_topic_cited_covered']} |",

@@ -7,18 +7,24 @@ verdict; unverifiable claims (no stored text) are never sent.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from research import prompts
 from research.schemas import CheckedClaim, ClaimJudgements
 
+if TYPE_CHECKING:
+    from research.brains.base import Brain
+    from research.brains.llm import LLMBrain
+
 MAX_JUDGED_CLAIMS = 60  # one call stays bounded; the rest keep their offline verdict
 
 
-def judge_claims(brain, claims: list[CheckedClaim]) -> list[CheckedClaim]:
+def judge_claims(brain: Brain, claims: list[CheckedClaim]) -> list[CheckedClaim]:
     """`brain` is an LLMBrain, or a FallbackBrain around one (its metered structured call). Raises on any failure:
     the caller degrades to the offline verdicts with a warning."""
-    brain = getattr(brain, "primary", brain)  # a FallbackBrain wraps the LLM brain
+    model = cast("LLMBrain", getattr(brain, "primary", brain))  # a FallbackBrain wraps the LLM brain
     judged = [i for i, c in enumerate(claims) if c.verdict != "unverifiable"][:MAX_JUDGED_CLAIMS]
     if not judged:
         return claims
@@ -33,7 +39,7 @@ def judge_claims(brain, claims: list[CheckedClaim]) -> list[CheckedClaim]:
         SystemMessage(prompts.CLAIM_JUDGE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
         HumanMessage(prompts.CLAIM_JUDGE_USER.format(claims=numbered, sources=prompts.render_sources(blocks))),
     ]
-    reply = brain._structured(brain._main, ClaimJudgements, messages)  # noqa: SLF001 - the brain's metered call
+    reply = model._structured(model._main, ClaimJudgements, messages)  # noqa: SLF001 - the brain's metered call
     out = list(claims)
     for judgement in reply.judgements:
         if 1 <= judgement.index <= len(judged):

@@ -2,9 +2,9 @@
 
 A grammar makes the reply valid JSON of the schema, but a small model still writes the least it
 is allowed: empty lists, endless strings. So every list must hold 1..MAX_ITEMS items and every
-string 2..MAX_STRING_CHARS plain characters starting with a letter or digit; `$ref`s are inlined (a small model copies "#/$defs/..." from a
-schema it is shown as if it were content). The bounds also cap a looping model well before the
-reply's token cap.
+string 2..MAX_STRING_CHARS plain characters starting with a letter or digit; `$ref`s are inlined
+(a small model copies "#/$defs/..." from a schema it is shown as if it were content). The bounds
+also cap a looping model well before the reply's token cap.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ _TEXT = "[A-Za-z0-9 ,.;:()'?!&%/+-]"
 def _cached(schema: type[BaseModel]) -> dict[str, Any]:
     strict = strict_json_schema(schema)
     defs = strict.pop("$defs", {})
-    return _bounded(_inline(strict, defs, 0))
+    bounded: dict[str, Any] = _bounded(_inline(strict, defs, 0))  # a dict stays a dict through both passes
+    return bounded
 
 
 def grammar_schema(schema: type[BaseModel]) -> dict[str, Any]:

@@ -9,7 +9,8 @@ One LLMBrain serves one run (its budget is the run's budget); its methods are th
 from __future__ import annotations
 
 import re
-from typing import TypeVar
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
@@ -61,7 +62,7 @@ def chat_model(settings: Settings, model: str, *, max_retries: int = 2, streamin
     key = settings.openai_api_key or SecretStr(PLACEHOLDER_API_KEY)
     # `streaming` is only passed when True: an explicit False would also stop `.stream()` and a
     # graph's "messages" stream mode from streaming tokens.
-    extra: dict = {"streaming": True} if streaming else {}
+    extra: dict[str, Any] = {"streaming": True} if streaming else {}
     if settings.llm_temperature is not None:
         extra["temperature"] = settings.llm_temperature
     return ChatOpenAI(
@@ -332,7 +333,7 @@ def _clean_query(query: str) -> str:
     return query.strip().strip("\"'").strip()[:MAX_QUERY_CHARS]
 
 
-def _unique_lines(items) -> list[str]:
+def _unique_lines(items: Iterable[object]) -> list[str]:
     seen: set[str] = set()
     out: list[str] = []
     for item in items:

@@ -17,11 +17,13 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import openai
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
+from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 
 from research.brains.call_context import current_step
@@ -36,6 +38,7 @@ from research.schemas import Usage
 from research.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 OPENAI_BASE = "https://api.openai.com/v1"
 ROLE_OF_SCHEMA = {
     "QueryPlan": "queries",
@@ -69,7 +72,7 @@ class ModelCaller:
         return int(getattr(self.settings, f"reply_tokens_{role}"))
 
     # --- the two kinds of call -----------------------------------------------------------------
-    def structured(self, llm, schema: type[M], messages: list[BaseMessage], role: str | None = None) -> M:
+    def structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage], role: str | None = None) -> M:
         role = role or ROLE_OF_SCHEMA.get(schema.__name__, "plan")
 
         def attempt(prompt: list[BaseMessage]) -> M:
@@ -84,11 +87,11 @@ class ModelCaller:
 
         return self._fitted(role, messages, attempt)
 
-    def text(self, llm, messages: list[BaseMessage], role: str) -> AIMessage:
+    def text(self, llm: ChatOpenAI, messages: list[BaseMessage], role: str) -> AIMessage:
         return self._fitted(role, messages, lambda prompt: self._call(llm, role, llm, prompt, structured=False))
 
     # --- context --------------------------------------------------------------------------------
-    def _fitted(self, role: str, messages: list[BaseMessage], attempt):
+    def _fitted(self, role: str, messages: list[BaseMessage], attempt: Callable[[list[BaseMessage]], T]) -> T:
         cap = self.cap(role)
         prompt = self._fit(role, messages, cap)
         try:
@@ -124,11 +127,19 @@ class ModelCaller:
         return fitted
 
     # --- one request ----------------------------------------------------------------------------
-    def _call(self, llm, role: str, runnable: Runnable, prompt: list[BaseMessage], *, structured: bool) -> AIMessage:
+    def _call(
+        self,
+        llm: ChatOpenAI,
+        role: str,
+        runnable: Runnable[list[BaseMessage], Any],
+        prompt: list[BaseMessage],
+        *,
+        structured: bool,
+    ) -> AIMessage:
         self.meter.reserve_call()  # may raise BudgetExceeded: no request, no unit used
         model = str(getattr(llm, "model_name", "") or "")
         cap = self.cap(role)
-        options: dict = {"max_tokens": cap}
+        options: dict[str, Any] = {"max_tokens": cap}
         if not self.is_openai:
             options["extra_body"] = {"max_tokens": cap}
         if role in ROLE_STOPS:

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.utils import message_chunk_to_message
@@ -116,7 +117,7 @@ class Progress:
 
 
 def stream_reply(
-    runnable: Runnable,
+    runnable: Runnable[list[BaseMessage], Any],
     prompt: list[BaseMessage],
     *,
     deadline_seconds: float,

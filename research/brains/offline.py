@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 
 from research.brains.base import NumberedSource, Plan, TextLookup
 from research.brains.topics import (
@@ -193,9 +194,9 @@ def _focus_terms(question: str, subject: str) -> list[str]:
     )
 
 
-def _unique(items) -> list[str]:
+def _unique(items: Iterable[str]) -> list[str]:
     seen: set[str] = set()
-    out = []
+    out: list[str] = []
     for item in items:
         key = item.strip().lower()
         if key and key not in seen:
@@ -285,7 +286,7 @@ def _best_sentences(
         return []
     doc_scores = BM25([tokens for _, tokens in documents]).scores(query_tokens)
     best_doc = max(doc_scores) or 1.0
-    doc_weight = {source.id: 0.5 + score / best_doc for (source, _), score in zip(documents, doc_scores)}
+    doc_weight = {source.id: 0.5 + score / best_doc for (source, _), score in zip(documents, doc_scores, strict=False)}
 
     candidates: list[tuple[str, Source, int]] = []
     for source, _ in documents:
@@ -296,14 +297,14 @@ def _best_sentences(
     if not candidates:
         return []
     sentence_tokens = [tokenize(sentence) for sentence, _, _ in candidates]
-    raw = BM25(sentence_tokens).scores(query_tokens)
+    bm25_scores = BM25(sentence_tokens).scores(query_tokens)
     focus_stems = set(focus_tokens)
-    scores = []
+    scores: list[float] = []
     for i, (sentence, source, position) in enumerate(candidates):
         if focus_stems and not _focus_matches(focus_stems, set(sentence_tokens[i])):
             scores.append(0.0)
             continue
-        score = raw[i] * doc_weight[source.id] * (1.0 + lead_bias / (1 + position))
+        score = bm25_scores[i] * doc_weight[source.id] * (1.0 + lead_bias / (1 + position))
         scores.append(score * (ANAPHORA_PENALTY if _ANAPHORIC.match(sentence) else 1.0))
     ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     picked: list[tuple[str, Source]] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
@@ -47,7 +48,7 @@ class OfflineToolPolicy:
         return list(itertools.islice(zip(itertools.cycle(searches), itertools.cycle(self.queries)), size))
 
 
-def _call(tool: str, args: dict) -> AIMessage:
+def _call(tool: str, args: dict[str, Any]) -> AIMessage:
     return AIMessage(
         content="",
         tool_calls=[{"name": tool, "args": args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}],

@@ -157,7 +157,7 @@ def write_draft(
     for question in questions:
         focus = _focus(question, subject_tokens)
         raw = index.scores(focus * 2 + list(subject_tokens)) if focus else index.scores(tokenize(question))
-        raw = [s if not focus or _speaks_to(focus, set(u.tokens)) else 0.0 for s, u in zip(raw, units)]
+        raw = [s if not focus or _speaks_to(focus, set(u.tokens)) else 0.0 for s, u in zip(raw, units, strict=False)]
         top = max(raw) or 1.0
         per_question.append([s / top for s in raw])
     core = set(tokenize(" ".join(t for t in subject.split())))
@@ -166,7 +166,7 @@ def write_draft(
         s * (1.0 + 2 * LEAD_BIAS / (1 + u.position)) * (DEFINING_BOOST if _DEFINING.search(u.text) else 1.0)
         if core <= set(u.tokens)
         else 0.0  # a summary sentence names the whole subject
-        for s, u in zip(summary_raw, units)
+        for s, u in zip(summary_raw, units, strict=False)
     ]
     used: set[int] = set()
     seen_tokens: list[set[str]] = []

@@ -13,14 +13,24 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from research.brains.question_words import (
+    BE,
+    DETERMINERS,
+    DO,
+    GENERIC_PREDICATES,
+    MODAL,
+    NOMINAL,
+    PREPOSITIONS,
+    VERBS,
+    WH,
+    adjective,
+    is_plural,
+    looks_verb,
+    participle,
+)
+
 FormKind = Literal["noun_phrase", "wh", "yes_no", "imperative", "comparison"]
 
-_WH = {"how", "what", "why", "when", "where", "who", "which", "whom", "whose"}
-_BE = {"is", "are", "was", "were"}
-_DO = {"do", "does", "did"}
-_MODAL = {"can", "could", "should", "would", "will", "might", "may", "must", "has", "have", "had", "shall"}
-_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "their", "its", "his", "her"}
-_PREPOSITIONS = {"to", "in", "on", "at", "with", "about", "for", "from", "of", "into", "by", "over", "between"}
 _IMPERATIVE = re.compile(
     r"^(explain|describe|summari[sz]e|discuss|outline|analy[sz]e|tell me about|give me an overview of|"
     r"give an overview of|write about|research|investigate|review|explore)\s+",
@@ -39,334 +49,6 @@ _ASPECT = re.compile(
     r"future|significance|influence)\s+of\s+(.+)$",
     re.IGNORECASE,
 )
-# Base verbs that end a subject after "do/does/did/can/should": "How do bees | make honey".
-_VERBS = set(
-    [
-        "work",
-        "function",
-        "change",
-        "affect",
-        "matter",
-        "happen",
-        "compare",
-        "react",
-        "respond",
-        "lead",
-        "cause",
-        "begin",
-        "start",
-        "end",
-        "mean",
-        "influence",
-        "shape",
-        "evolve",
-        "spread",
-        "fall",
-        "rise",
-        "collapse",
-        "decline",
-        "fail",
-        "succeed",
-        "win",
-        "lose",
-        "grow",
-        "develop",
-        "form",
-        "emerge",
-        "differ",
-        "help",
-        "harm",
-        "hurt",
-        "improve",
-        "reduce",
-        "increase",
-        "prevent",
-        "protect",
-        "kill",
-        "make",
-        "build",
-        "use",
-        "see",
-        "hear",
-        "feel",
-        "learn",
-        "remember",
-        "sleep",
-        "fly",
-        "swim",
-        "migrate",
-        "communicate",
-        "produce",
-        "create",
-        "detect",
-        "edit",
-        "replace",
-        "ban",
-        "become",
-        "get",
-        "stay",
-        "survive",
-        "live",
-        "die",
-        "run",
-        "move",
-        "travel",
-        "age",
-        "heal",
-        "recover",
-        "burn",
-        "store",
-        "convert",
-        "generate",
-        "compute",
-        "scale",
-        "perform",
-        "compete",
-        "transmit",
-        "infect",
-        "bind",
-        "enter",
-        "leave",
-        "reach",
-        "look",
-        "sound",
-        "taste",
-        "smell",
-        "behave",
-        "adapt",
-        "reproduce",
-        "breathe",
-        "eat",
-        "drink",
-        "digest",
-        "absorb",
-        "save",
-        "earn",
-        "cost",
-        "pay",
-        "vote",
-        "decide",
-        "choose",
-        "relate",
-        "interact",
-        "connect",
-        "cope",
-        "deal",
-        "exist",
-        "originate",
-        "navigate",
-        "find",
-        "know",
-        "think",
-        "understand",
-        "play",
-        "sing",
-        "write",
-        "read",
-        "speak",
-        "teach",
-        "treat",
-        "cure",
-        "spread",
-        "affect",
-        "regulate",
-        "control",
-        "power",
-        "drive",
-        "support",
-        "keep",
-        "turn",
-        "come",
-        "go",
-        "take",
-        "give",
-        "show",
-        "tell",
-        "ask",
-        "try",
-        "need",
-        "want",
-        "hold",
-        "bring",
-        "happen",
-        "result",
-        "impact",
-        "contribute",
-        "threaten",
-        "depend",
-        "benefit",
-        "damage",
-        "cool",
-        "heat",
-        "warm",
-        "melt",
-        "freeze",
-        "flow",
-        "pollute",
-        "trigger",
-        "slow",
-        "speed",
-        "sell",
-        "buy",
-        "trade",
-    ]
-)
-_NOMINAL = {
-    "fall": "the fall of {np}",
-    "collapse": "the collapse of {np}",
-    "rise": "the rise of {np}",
-    "decline": "the decline of {np}",
-    "end": "the end of {np}",
-    "begin": "the beginning of {np}",
-    "start": "the start of {np}",
-    "spread": "the spread of {np}",
-    "fail": "the failure of {np}",
-    "succeed": "the success of {np}",
-    "evolve": "the evolution of {np}",
-    "develop": "the development of {np}",
-    "grow": "the growth of {np}",
-    "form": "the formation of {np}",
-    "emerge": "the emergence of {np}",
-    "change": "changes in {np}",
-    "win": "the victory of {np}",
-    "die": "the death of {np}",
-}
-_GENERIC_PREDICATES = {"work", "works", "function", "matter"}
-_IRREGULAR_PARTICIPLES = set(
-    [
-        "made",
-        "built",
-        "done",
-        "known",
-        "used",
-        "grown",
-        "worn",
-        "written",
-        "taken",
-        "seen",
-        "found",
-        "held",
-        "born",
-        "sold",
-        "paid",
-        "brought",
-        "bought",
-        "caught",
-        "taught",
-        "thought",
-        "kept",
-        "left",
-        "lost",
-        "meant",
-        "shown",
-        "spoken",
-        "told",
-        "understood",
-        "won",
-        "chosen",
-        "driven",
-        "eaten",
-        "fallen",
-        "forgotten",
-        "given",
-        "hidden",
-        "ridden",
-        "risen",
-        "shaken",
-        "stolen",
-        "thrown",
-        "begun",
-        "drunk",
-        "sung",
-        "sunk",
-        "spun",
-        "struck",
-        "stuck",
-        "dug",
-        "hung",
-        "fed",
-        "led",
-        "spread",
-        "cut",
-        "put",
-        "set",
-        "run",
-        "cast",
-        "cost",
-        "hurt",
-        "split",
-    ]
-)
-_ADJECTIVES = set(
-    [
-        "bad",
-        "good",
-        "safe",
-        "dangerous",
-        "healthy",
-        "unhealthy",
-        "harmful",
-        "useful",
-        "important",
-        "possible",
-        "true",
-        "real",
-        "better",
-        "worse",
-        "best",
-        "worst",
-        "blue",
-        "red",
-        "green",
-        "black",
-        "white",
-        "hot",
-        "cold",
-        "big",
-        "small",
-        "large",
-        "expensive",
-        "cheap",
-        "popular",
-        "effective",
-        "necessary",
-        "ethical",
-        "legal",
-        "illegal",
-        "sustainable",
-        "different",
-        "similar",
-        "common",
-        "rare",
-        "toxic",
-        "addictive",
-        "contagious",
-        "renewable",
-    ]
-)
-_ADJECTIVE_SUFFIXES = ("ous", "ful", "ive", "able", "ible", "less")
-_SINGULAR_S = {
-    "species",
-    "series",
-    "means",
-    "news",
-    "lens",
-    "chaos",
-    "bias",
-    "atlas",
-    "canvas",
-    "diabetes",
-    "measles",
-    "herpes",
-    "physics",
-    "mathematics",
-    "economics",
-    "politics",
-    "ethics",
-    "gas",
-    "process",
-}
-_IRREGULAR_PLURALS = {"people", "children", "men", "women", "mice", "teeth", "feet", "geese", "criteria", "phenomena"}
 
 
 @dataclass
@@ -400,7 +82,7 @@ def topic_form(topic: str) -> TopicForm:
     if _NEWS_LEAD.match(text) and len(_NEWS_LEAD.sub("", text).split()) >= 1:
         text = _NEWS_LEAD.sub("", text)  # "Latest news on the Mars rover": about the rover
         words = text.split()
-        if words[0][:1].islower() and words[0] not in _DETERMINERS and not _is_plural(words[0]):
+        if words[0][:1].islower() and words[0] not in DETERMINERS and not is_plural(words[0]):
             words = ["the", *words]  # "Breaking: earthquake in Chile" -> "the earthquake in Chile"
             text = " ".join(words)
     first = words[0].lower()
@@ -409,13 +91,13 @@ def topic_form(topic: str) -> TopicForm:
     imperative = _IMPERATIVE.match(text)
     if imperative:
         rest = text[imperative.end() :]
-        if rest.split()[0].lower() in _WH:  # "Explain how vaccines work": the clause's subject
+        if rest.split()[0].lower() in WH:  # "Explain how vaccines work": the clause's subject
             return _form("imperative", _clause_subject(rest.split()[1:]) or rest, None)
         return _form("imperative", rest, None)
-    if first in _WH:
+    if first in WH:
         return _wh(words, text)
-    if first in _BE | _DO | _MODAL and len(words) > 1:
-        subject = _cut(words[1:], be=first in _BE) or " ".join(words[1:])
+    if first in BE | DO | MODAL and len(words) > 1:
+        subject = _cut(words[1:], be=first in BE) or " ".join(words[1:])
         return _form("yes_no", subject, _as_question(text))
     return _form("noun_phrase", text, None)
 
@@ -425,27 +107,27 @@ def _wh(words: list[str], text: str) -> TopicForm:
     if not rest:
         return _form("noun_phrase", text, None)
     aux = rest[0].lower()
-    if aux in _BE:
+    if aux in BE:
         body = rest[1:]
         subject = _cut(body, be=True) or " ".join(body)
         predicate = len(" ".join(body)) > len(subject)
         return _form("wh", subject, _as_question(text) if predicate else None, text)
-    if aux in _DO | _MODAL:
+    if aux in DO | MODAL:
         body = rest[1:]
         index = _verb_index(body)
         if index is None:
             return _form("wh", " ".join(body), _as_question(text))
         subject = " ".join(body[:index])
         verb = body[index].lower()
-        generic = verb in _GENERIC_PREDICATES and index == len(body) - 1
-        nominal = _NOMINAL.get(verb) if index == len(body) - 1 else None
+        generic = verb in GENERIC_PREDICATES and index == len(body) - 1
+        nominal = NOMINAL.get(verb) if index == len(body) - 1 else None
         return _form("wh", nominal.format(np=subject) if nominal else subject, None if generic else _as_question(text))
     # "Who invented the telephone", "What causes migraines", "Which countries use nuclear power"
-    index = 0 if _looks_verb(rest[0]) else _verb_index(rest)
+    index = 0 if looks_verb(rest[0]) else _verb_index(rest)
     if index is None:
         return _form("wh", " ".join(rest), _as_question(text))
     obj = rest[index + 1 :]
-    while obj and obj[0].lower() in _PREPOSITIONS:
+    while obj and obj[0].lower() in PREPOSITIONS:
         obj = obj[1:]
     return _form("wh", " ".join(obj) or " ".join(rest), _as_question(text))
 
@@ -468,7 +150,7 @@ def _comparison(text: str) -> TopicForm:
 def _form(kind: FormKind, subject: str, asked: str | None, original: str = "") -> TopicForm:
     subject = _lower_initial(subject.strip(" ,;:"))
     aspect = _ASPECT.match(subject)
-    if aspect and not re.search(r"\s(" + "|".join(sorted(_PREPOSITIONS)) + r")\s", aspect.group(1)):
+    if aspect and not re.search(r"\s(" + "|".join(sorted(PREPOSITIONS)) + r")\s", aspect.group(1)):
         # "the health effects of intermittent fasting": the templates ask about the thing itself,
         # and the user's own question (or the aspect as one) keeps what was asked about it.
         whole = subject if subject.lower().startswith("the ") else "the " + subject
@@ -476,13 +158,13 @@ def _form(kind: FormKind, subject: str, asked: str | None, original: str = "") -
         subject = aspect.group(1)
     if re.match(r"^(a|an)\s+", subject, re.IGNORECASE):
         subject = subject.split(" ", 1)[1]
-    if _ASPECT.match(subject) and subject.split()[0].lower() not in _DETERMINERS:
+    if _ASPECT.match(subject) and subject.split()[0].lower() not in DETERMINERS:
         subject = "the " + subject  # "impact of social media on teenagers" needs its article
-    return TopicForm(kind, subject, _is_plural(subject), asked=asked)
+    return TopicForm(kind, subject, is_plural(subject), asked=asked)
 
 
 def _be(subject: str) -> str:
-    return "are" if _is_plural(subject) else "is"
+    return "are" if is_plural(subject) else "is"
 
 
 def _cut(words: list[str], *, be: bool) -> str:
@@ -492,7 +174,7 @@ def _cut(words: list[str], *, be: bool) -> str:
         if i == 0 or word[:1].isupper():
             continue
         lower = word.lower()
-        if _participle(lower) or _adjective(lower) or (not be and lower in _VERBS):
+        if participle(lower) or adjective(lower) or (not be and lower in VERBS):
             return " ".join(words[:i])
         if lower.endswith("er") and i + 1 < len(words) and words[i + 1].lower() == "than":
             return " ".join(words[:i])
@@ -501,7 +183,7 @@ def _cut(words: list[str], *, be: bool) -> str:
 
 def _verb_index(words: list[str]) -> int | None:
     for i, word in enumerate(words):
-        if i > 0 and word.lower() in _VERBS and not word[:1].isupper():
+        if i > 0 and word.lower() in VERBS and not word[:1].isupper():
             return i
     if len(words) in (2, 3) and not words[-1][:1].isupper():  # "How do birds navigate": intransitive
         return len(words) - 1
@@ -509,39 +191,10 @@ def _verb_index(words: list[str]) -> int | None:
 
 
 def _clause_subject(words: list[str]) -> str:
-    if words and words[0].lower() in _BE | _DO | _MODAL:
+    if words and words[0].lower() in BE | DO | MODAL:
         words = words[1:]
     index = _verb_index(words)
     return " ".join(words[:index]) if index else " ".join(words)
-
-
-def _looks_verb(word: str) -> bool:
-    lower = word.lower()
-    return lower in _VERBS or lower.rstrip("s") in _VERBS or lower.endswith("ed") or lower in _IRREGULAR_PARTICIPLES
-
-
-def _participle(word: str) -> bool:
-    return word in _IRREGULAR_PARTICIPLES or (len(word) > 4 and word.endswith("ed"))
-
-
-def _adjective(word: str) -> bool:
-    return word in _ADJECTIVES or (len(word) > 5 and word.endswith(_ADJECTIVE_SUFFIXES))
-
-
-def _is_plural(subject: str) -> bool:
-    if re.search(r"\s(and|&)\s", subject):
-        return True
-    head = re.split(r"\s+(?:" + "|".join(sorted(_PREPOSITIONS)) + r")\s+", subject, maxsplit=1)[0].split()
-    if not head:
-        return False
-    word = head[-1].lower().strip("'’")
-    if word in _IRREGULAR_PLURALS:
-        return True
-    if word in _SINGULAR_S or head[-1].isupper() or len(word) <= 3:
-        return False
-    if head[-1][:1].isupper() and len(subject.split()) > 1:  # "the United States": a name
-        return False
-    return word.endswith("s") and not word.endswith(("ss", "us", "is", "ics", "ous"))
 
 
 def _lower_initial(text: str) -> str:
@@ -551,9 +204,13 @@ def _lower_initial(text: str) -> str:
         return text
     first = words[0]
     sentence_case = not any(w[:1].isupper() for w in words[1:])
-    if first[:1].isupper() and first[1:].islower() and (sentence_case or first.lower() in _DETERMINERS):
-        if len(words) > 1 or first.lower() in _DETERMINERS:
-            return " ".join([first.lower(), *words[1:]])
+    if (
+        first[:1].isupper()
+        and first[1:].islower()
+        and (sentence_case or first.lower() in DETERMINERS)
+        and (len(words) > 1 or first.lower() in DETERMINERS)
+    ):
+        return " ".join([first.lower(), *words[1:]])
     return text
 
 

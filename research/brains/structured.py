@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import openai
 from langchain_core.exceptions import ContextOverflowError
@@ -48,7 +48,9 @@ M = TypeVar("M", bound=BaseModel)
 Method = Literal["json_schema", "json_mode", "json_object", "function_calling", "json_prompt"]
 METHODS: tuple[Method, ...] = ("json_schema", "json_mode", "json_object", "function_calling", "json_prompt")
 _MAX_ERROR_CHARS = 200
-Invoke = Callable[[Runnable, list[BaseMessage]], AIMessage]
+# What a call runs: the model, bound to a format or tools (its output is a message, or a dict holding one).
+ChatRunnable = Runnable[list[BaseMessage], Any]
+Invoke = Callable[[ChatRunnable, list[BaseMessage]], AIMessage]
 
 
 class StructuredOutputError(InvalidModelOutput):
@@ -67,7 +69,7 @@ def server_key(llm: Any) -> str:
 
 def remembered_method(llm: Any, memory: CapabilityStore | None = None) -> Method | None:
     method = (memory or store_for(None)).get(server_key(llm))
-    return method if method in METHODS else None  # type: ignore[return-value]
+    return method if method in METHODS else None
 
 
 def forget_methods() -> None:
@@ -99,7 +101,7 @@ def invoke_structured(
     start = remembered if remembered in METHODS else METHODS[0]
     total = Usage()
 
-    def call(runnable: Runnable, prompt: list[BaseMessage]) -> AIMessage:
+    def call(runnable: ChatRunnable, prompt: list[BaseMessage]) -> AIMessage:
         nonlocal total
         if before_call is not None:
             before_call()
@@ -142,7 +144,7 @@ def invoke_structured(
     raise StructuredOutputError(f"{schema.__name__}: no valid structured output ({'; '.join(reasons)})")
 
 
-Call = Callable[[Runnable, list[BaseMessage]], AIMessage]
+Call = Callable[[ChatRunnable, list[BaseMessage]], AIMessage]
 
 
 def _json_schema(llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M:
@@ -203,7 +205,13 @@ def _json_prompt(llm: Any, schema: type[M], messages: list[BaseMessage], call: C
         return _validate_text(schema, _text(second))
 
 
-_ATTEMPTS: dict[Method, Callable[[Any, type[BaseModel], list[BaseMessage], Call], BaseModel]] = {
+class _Attempt(Protocol):
+    """One method of asking for structured output: an instance of `schema`, or _InvalidOutput."""
+
+    def __call__(self, llm: Any, schema: type[M], messages: list[BaseMessage], call: Call) -> M: ...
+
+
+_ATTEMPTS: dict[Method, _Attempt] = {
     "json_schema": _json_schema,
     "json_mode": _json_mode,
     "json_object": _json_object,

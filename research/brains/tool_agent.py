@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import openai
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import BaseTool
+from langchain_openai import ChatOpenAI
 
 from research.brains.base import Brain
 from research.brains.usage_meter import UsageMeter, usage_from_message
@@ -22,7 +23,7 @@ class ToolsUnsupported(RuntimeError):
 
 
 class LLMToolAgent:
-    def __init__(self, llm, meter: UsageMeter) -> None:
+    def __init__(self, llm: ChatOpenAI, meter: UsageMeter) -> None:
         self.llm = llm
         self.meter = meter
         self.name = llm.model_name

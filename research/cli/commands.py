@@ -22,6 +22,7 @@ import sys
 from argparse import Namespace
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -178,17 +179,26 @@ def replay_line(event: Event) -> str:
     d = event.data
     match event.type:
         case "plan_review_requested":
-            return f"Paused for plan review: allocation {d.get('allocation_notation')}, {len(d.get('research_questions', []))} questions"
+            return (
+                f"Paused for plan review: allocation {d.get('allocation_notation')}, "
+                f"{len(d.get('research_questions', []))} questions"
+            )
         case "plan_approved":
             a = d.get("allocation", {})
-            return f"Plan {'edited and ' if d.get('edited') else ''}approved: allocation {a.get('web')}{a.get('academic')}{a.get('book')}"
+            return (
+                f"Plan {'edited and ' if d.get('edited') else ''}approved: "
+                f"allocation {a.get('web')}{a.get('academic')}{a.get('book')}"
+            )
         case "run_cancelled":
             return f"Run cancelled: {d.get('reason', '')}"
         case "message":
             content = " ".join(str(d.get("content", "")).split())
             return f"{d.get('name') or 'message'}: {content[:100]}{'…' if len(content) > 100 else ''}"
         case "usage":
-            return f"Usage ({d.get('node')}): {d.get('calls')} calls, {d.get('prompt_tokens')}+{d.get('completion_tokens')} tokens"
+            return (
+                f"Usage ({d.get('node')}): {d.get('calls')} calls, "
+                f"{d.get('prompt_tokens')}+{d.get('completion_tokens')} tokens"
+            )
     return event.type
 
 
@@ -226,12 +236,15 @@ def _continue(settings: Settings, args: Namespace, bad_input: BadInput, report: 
     from research.runs.remote import RemoteRunManager, ServerUnreachable
     from research.runs.runner import PlanReviewError, ResearchRunner
 
+    runner: ResearchRunner | RemoteRunManager  # declared apart, so each branch's assignment narrows it
     if settings.server_url:  # remote mode: the paused run lives on the LangGraph server
         runner = RemoteRunManager(settings)
-        go = lambda: runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, block=True)  # noqa: E731
+        go = partial(runner.continue_plan, args.run_id, args.questions, args.allocation, on_event=progress, block=True)
     else:
         runner = ResearchRunner(settings)
-        go = lambda: runner.continue_plan(args.run_id, args.questions, args.allocation, on_event=progress, llm=args.llm)  # noqa: E731
+        go = partial(
+            runner.continue_plan, args.run_id, args.questions, args.allocation, on_event=progress, llm=args.llm
+        )
     try:
         go()
     except (PlanEditError, PlanReviewError, ServerUnreachable, RunBusyError) as exc:
@@ -263,7 +276,8 @@ def _revise(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
         print(f"Warning: {warning}", file=sys.stderr)
     if not revision.check.ok:
         print(
-            f"Warning: citations to check: unresolved {revision.check.unresolved}, unknown URLs {revision.check.unknown_urls}",
+            f"Warning: citations to check: unresolved {revision.check.unresolved}, "
+            f"unknown URLs {revision.check.unknown_urls}",
             file=sys.stderr,
         )
     print(f"Saved draft version {revision.version}.", file=sys.stderr)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -29,6 +30,7 @@ from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, vali
 from research.settings import Settings
 
 if TYPE_CHECKING:
+    from research.runs.remote import RemoteRunManager
     from research.runs.runner import ResearchRunner
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -111,25 +113,26 @@ def _research(argv: list[str]) -> int:
     if settings.server_url:  # remote mode: the graph runs on the LangGraph server
         from research.runs.remote import RemoteRunManager, ServerUnreachable
 
-        runner = RemoteRunManager(settings)
-        create = runner.create
+        runner: ResearchRunner | RemoteRunManager = RemoteRunManager(settings)
+        unreachable: tuple[type[Exception], ...] = (ServerUnreachable,)
     else:
         from research.runs.runner import ResearchRunner  # heavy imports only once the input is valid
 
         runner = ResearchRunner(settings)
-        create, ServerUnreachable = runner.create, ()
+        unreachable = ()
+    create = runner.create
     try:
         run_id = create(request)
     except AllocationError as exc:
         raise BadInput(f"invalid allocation: {exc}") from None
-    except ServerUnreachable as exc:
+    except unreachable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     runner.run(request, on_event=None if args.quiet else _print_progress, run_id=run_id)
     return _report(runner, run_id, as_json=args.json)
 
 
-def _report(runner: ResearchRunner, run_id: str, *, as_json: bool) -> int:
+def _report(runner: ResearchRunner | RemoteRunManager, run_id: str, *, as_json: bool) -> int:
     from research.runs.view import fold, to_json
 
     view = fold(runner.store.events(run_id))
@@ -179,17 +182,18 @@ def _resume(settings: Settings, args: argparse.Namespace) -> int:
     from research.runs.runner import RunNotResumableError
 
     refused: tuple[type[Exception], ...] = (RunBusyError, RunNotResumableError)
+    runner: ResearchRunner | RemoteRunManager  # declared apart, so each branch's assignment narrows it
     if settings.server_url:  # remote mode: reattach to the run on the server and follow it to its end
         from research.runs.remote import RemoteRunManager, ServerUnreachable
 
-        runner: ResearchRunner | RemoteRunManager = RemoteRunManager(settings)
-        go = lambda: runner.resume(args.run_id, on_event=_print_progress, block=True)  # noqa: E731
+        runner = RemoteRunManager(settings)
+        go = partial(runner.resume, args.run_id, on_event=_print_progress, block=True)
         unreachable: tuple[type[Exception], ...] = (ServerUnreachable,)
     else:
         from research.runs.runner import ResearchRunner
 
         runner = ResearchRunner(settings)
-        go = lambda: runner.resume(args.run_id, on_event=_print_progress, llm=args.llm)  # noqa: E731
+        go = partial(runner.resume, args.run_id, on_event=_print_progress, llm=args.llm)
         unreachable = ()
     if runner.store.get_run(args.run_id) is None:
         raise BadInput(f"no run with id {args.run_id!r} in {runner.store.label}")

@@ -25,7 +25,10 @@ def describe(event: Event) -> str | None:
         case "queries_generated":
             return f"{who}queries: " + "; ".join(d["queries"])
         case "sources_found":
-            return f"{who}{len(d['sources'])} sources for {d['query']!r} via {', '.join(d.get('providers') or []) or 'none'}"
+            return (
+                f"{who}{len(d['sources'])} sources for {d['query']!r} "
+                f"via {', '.join(d.get('providers') or []) or 'none'}"
+            )
         case "researcher_finished":
             return f"{who}{d['status']}: {len(d['source_ids'])} sources in {d['seconds']}s"
         case "critique_issued":
@@ -39,7 +42,10 @@ def describe(event: Event) -> str | None:
             return f"Evidence: {d['evidence']} ({d['reason']})"
         case "claims_checked":
             precision = "n/a" if d.get("precision") is None else f"{d['precision']:.0%}"
-            return f"Claim check v{d['version']} ({d['method']}): {len(d['claims'])} claims, citation precision {precision}"
+            return (
+                f"Claim check v{d['version']} ({d['method']}): {len(d['claims'])} claims, "
+                f"citation precision {precision}"
+            )
         case "draft_revised":
             return f"Reviewer: draft v{d['version']}, {len(d['reasons'])} changes"
         case "warning":

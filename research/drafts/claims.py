@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from research.drafts.citations import CITATION, SOURCES_HEADING
+from research.drafts.citations import SOURCES_HEADING
+from research.drafts.markers import CITATION_MARKER as CITATION
 from research.schemas import CheckedClaim, ClaimVerdict
 from research.text import split_sentences, tokenize
 

@@ -142,7 +142,9 @@ def _is_known(link: str, known: set[str], hosts: set[str]) -> bool:
 
 
 def _repair_line(line: str) -> tuple[str, int]:
-    prefix = _LINE_PREFIX.match(line).group(1)
+    match = _LINE_PREFIX.match(line)
+    assert match is not None  # every part of the pattern is optional, so it matches any line
+    prefix = match.group(1)
     kept, dropped = [], 0
     for sentence in _SENTENCE_END.split(line[len(prefix) :]):
         if _GONE not in sentence:

@@ -29,7 +29,8 @@ _HTTP = re.compile(r"(?i)^https?://[^\s<>]+$")
 # A quoted source sentence that speaks to the reader or the model is an instruction, not evidence.
 _INSTRUCTION = re.compile(
     r"(?i)\b("
-    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|preceding|other) (?:instructions?|prompts?|directions?|rules?)"
+    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|preceding|other) "
+    r"(?:instructions?|prompts?|directions?|rules?)"
     r"|disregard (?:all |any |the )?(?:previous|prior|above|earlier)"
     r"|(?:system|developer) prompt|you are (?:now )?(?:an?|the) (?:ai|assistant|language model|chatbot)"
     r"|as an ai\b|(?:assistant|system|user)\s*:|new instructions?|follow (?:these|the following) instructions"

@@ -8,10 +8,12 @@ and lists unanswered questions under Known gaps; each change carries its reason.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from research import prompts
-from research.drafts.citations import CITATION, SOURCES_HEADING
+from research.drafts.citations import SOURCES_HEADING
+from research.drafts.markers import CITATION_MARKER as CITATION
 from research.schemas import CheckedClaim
 from research.text import split_sentences, tokenize
 
@@ -60,7 +62,7 @@ def _body_and_tail(markdown: str) -> tuple[str, str]:
     return (markdown, "") if index < 0 else (markdown[:index], markdown[index:])
 
 
-def _lines(body: str):
+def _lines(body: str) -> Iterator[tuple[str, str, str, list[str]]]:
     """(line, section, bullet prefix, sentences) for every line of the body; headings and blank
     lines come with no sentences. Finding and revising walk the draft the same way."""
     section = ""
@@ -71,7 +73,8 @@ def _lines(body: str):
         if heading or not line.strip():
             yield line, section, "", []
             continue
-        prefix = _BULLET.match(line).group(0) if _BULLET.match(line) else ""
+        bullet = _BULLET.match(line)
+        prefix = bullet.group(0) if bullet else ""
         yield line, section, prefix, split_sentences(line[len(prefix) :])
 
 

@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from research.events.payload_base import Payload, Readable
+from research.events.payload_base import Payload as Payload  # re-exported: the base every payload model shares
+from research.events.payload_base import Readable
 from research.events.payloads_agent import ToolCalledData, WorkerMessageData
 from research.events.payloads_model import DraftDeltaData, ModelProgressData
 from research.events.payloads_trust import (

@@ -46,7 +46,7 @@ class Table:
 
     @property
     def columns(self) -> int:
-        return max([len(self.header), *(len(r) for r in self.rows)] or [1])
+        return max([len(self.header), *(len(r) for r in self.rows)])  # never empty: the header counts
 
     def padded(self) -> tuple[list[str], list[list[str]]]:
         """Header and rows all `columns` wide (short rows filled with "")."""

@@ -57,8 +57,8 @@ def find_fonts() -> FontSet | None:
         base = Path(folder)
         if (base / "DejaVuSans.ttf").is_file():
 
-            def opt(name: str) -> Path | None:
-                return base / name if (base / name).is_file() else None
+            def opt(name: str) -> Path | None:  # called in this iteration only, so `base` is this folder's
+                return base / name if (base / name).is_file() else None  # noqa: B023
 
             return FontSet(
                 regular=base / "DejaVuSans.ttf",

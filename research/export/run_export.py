@@ -64,7 +64,7 @@ class ExportDocument:
     sources: list[Source] = field(default_factory=list)  # every source the run found, in order
     numbered: dict[int, Source] = field(default_factory=dict)  # [n] of the draft -> source
     started_at: float | None = None
-    claim_check: dict = field(default_factory=dict)  # claims_checked data of the latest checked version
+    claim_check: dict[str, Any] = field(default_factory=dict)  # claims_checked data of the latest checked version
 
     @property
     def cited_as(self) -> dict[str, int]:

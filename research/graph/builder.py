@@ -5,8 +5,11 @@ for it (`review_plan`)."""
 from __future__ import annotations
 
 from functools import lru_cache, partial
+from typing import Any, Self
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
@@ -22,8 +25,15 @@ from research.graph.nodes.supervisor import dispatch, supervisor
 from research.graph.nodes.writer import writer
 from research.graph.state import ResearchState
 
+ResearchGraph = CompiledStateGraph[ResearchState, RunSpec, ResearchState, ResearchState]
 
-def build_graph(*, max_consecutive_same: int = 3, checkpointer=None, researcher_mode: str = "pipeline"):
+
+def build_graph(
+    *,
+    max_consecutive_same: int = 3,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    researcher_mode: str = "pipeline",
+) -> ResearchGraph:
     """The compiled graph with `checkpointer` attached. Compiling takes about 10 ms, and every run
     would pay it before its first model call, so each loop limit is compiled once and shared: a
     compiled graph keeps no per-run state, and `copy` only swaps the checkpointer."""
@@ -32,13 +42,16 @@ def build_graph(*, max_consecutive_same: int = 3, checkpointer=None, researcher_
 
 
 @lru_cache(maxsize=8)
-def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline"):
+def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline") -> ResearchGraph:
     builder = StateGraph(ResearchState, context_schema=RunSpec)
     builder.add_node(Node.BEGIN.value, begin)
     builder.add_node(Node.SUPERVISOR.value, supervisor)
     builder.add_node(Node.PLAN_REVIEW.value, plan_review)
     # The researcher branch of the fan-out: fixed queries (pipeline) or a bounded tool loop (agent).
-    builder.add_node(Node.RESEARCHER.value, agent_researcher if researcher_mode == "agent" else researcher)
+    # langgraph runs a (state, config, runtime) node, but no overload of add_node types one.
+    builder.add_node(  # type: ignore[call-overload]
+        Node.RESEARCHER.value, agent_researcher if researcher_mode == "agent" else researcher
+    )
     builder.add_node(Node.ANALYST.value, analyst)
     builder.add_node(Node.FOLLOW_UP.value, follow_up)
     builder.add_node(Node.WRITER.value, writer)
@@ -65,7 +78,7 @@ def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline"):
     return builder.compile()
 
 
-def make_graph():
+def make_graph() -> ResearchGraph:
     """Entry point for LangGraph tooling (langgraph.json): the graph with default limits.
 
     Its checkpoints' msgpack allow-list names the project's state types. LangGraph enforces an
@@ -87,10 +100,10 @@ def make_graph():
 
 
 @lru_cache(maxsize=2)
-def _allowlist_keeping(graph_class: type) -> type:
-    class _AllowlistKeepingGraph(graph_class):
-        def copy(self, update=None):
-            clone = super().copy(update)
+def _allowlist_keeping(graph_class: type[ResearchGraph]) -> type[ResearchGraph]:
+    class _AllowlistKeepingGraph(graph_class):  # type: ignore[misc,valid-type]  # a base known only at run time
+        def copy(self, update: dict[str, Any] | None = None) -> Self:
+            clone: Self = super().copy(update)
             clone._serde_allowlist = self._serde_allowlist
             return clone
 

@@ -41,7 +41,8 @@ def judge_source(topic: str, query: str, title: str, snippet: str, text: str = "
         return Judgement(1.0, True, "the topic names no subject terms")
     head = tokenize(f"{title} {snippet}")
     body = tokenize(text) if text else []
-    head_keys, counts = {term_key(t) for t in head}, {}
+    head_keys = {term_key(t) for t in head}
+    counts: dict[str, int] = {}
     core_keys = {term_key(t) for t in core}
     for token in body:
         key = term_key(token)

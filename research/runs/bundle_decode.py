@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import io
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import ijson
+import ijson  # type: ignore[import-untyped]  # ijson ships no type information
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 MAX_BUNDLE_BYTES = 200 * 1024 * 1024  # uncompressed
 MAX_VALUES = 1_000_000  # every object, array, string, number, true/false/null counts as one
@@ -39,7 +42,8 @@ class _Inflater(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer, /) -> int:
+        view = memoryview(buffer)  # BufferedReader passes a writable byte memoryview
         while not self._pending and (self._pos < len(self._data) or (self._z and self._z.unconsumed_tail)):
             if self._z is None:
                 self._pending, self._pos = self._data[self._pos : self._pos + _CHUNK], self._pos + _CHUNK
@@ -53,11 +57,11 @@ class _Inflater(io.RawIOBase):
                 raise BundleDecodeError(f"corrupt gzip data ({exc})") from None
             if self._z.eof:
                 break
-        chunk, self._pending = self._pending[: len(buffer)], self._pending[len(buffer) :]
+        chunk, self._pending = self._pending[: len(view)], self._pending[len(view) :]
         self._out += len(chunk)
         if self._out > self._cap:
             raise BundleDecodeError(f"larger than {self._cap // (1024 * 1024)} MB uncompressed")
-        buffer[: len(chunk)] = chunk
+        view[: len(chunk)] = chunk
         return len(chunk)
 
 

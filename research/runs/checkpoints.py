@@ -10,12 +10,17 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from research.settings import Settings
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg_pool import ConnectionPool
 
 # Our own state types, allowed through the checkpoint serializer's msgpack gate.
 STATE_TYPES = [
@@ -67,7 +72,7 @@ def serializer(settings: Settings) -> SecretMaskingSerializer:
 
 
 @contextmanager
-def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver]:
+def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[str]]:
     if settings.database_url:
         with _postgres(settings) as saver:
             yield saver
@@ -87,7 +92,7 @@ def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver]:
 
 
 @contextmanager
-def _postgres(settings: Settings) -> Iterator[BaseCheckpointSaver]:
+def _postgres(settings: Settings) -> Iterator[BaseCheckpointSaver[str]]:
     from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg.rows import dict_row
     from psycopg_pool import ConnectionPool
@@ -111,7 +116,7 @@ def _postgres(settings: Settings) -> Iterator[BaseCheckpointSaver]:
         pool.close()
 
 
-def _setup_once(saver, pool, url: str) -> None:
+def _setup_once(saver: PostgresSaver, pool: ConnectionPool[Any], url: str) -> None:
     with _PG_SETUP_LOCK:
         if url in _PG_SETUP_DONE:
             return

@@ -86,7 +86,7 @@ class RunManager:
         with self._lock:
             self._spawn_locked(run_id, target)
 
-    def _spawn_locked(self, run_id: str, target) -> None:
+    def _spawn_locked(self, run_id: str, target: Callable[[], object]) -> None:
         thread = threading.Thread(target=target, name=f"run-{run_id}", daemon=True)
         self._threads[run_id] = thread
         thread.start()

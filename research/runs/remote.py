@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 from langgraph_sdk.client import SyncLangGraphClient
+from langgraph_sdk.schema import Command, Run, StreamMode
 
 from research.events import Event, EventAdapter
 from research.events.status import RunLiveness, RunStatus, display_status, liveness
@@ -37,7 +38,7 @@ log = logging.getLogger("research.runs.remote")
 EventCallback = Callable[[Event], None]
 
 ASSISTANT_ID = "research"  # the graph id in langgraph.json
-STREAM_MODES = ["custom", "updates"]
+STREAM_MODES: list[StreamMode] = ["custom", "updates"]
 CONNECTION_SOURCE = "server connection"  # warnings this client adds itself (not from the server's stream)
 _THREAD_NAMESPACE = uuid.UUID("6f0c5a4e-9d1b-4c1e-8a47-2f3d5b7e9a10")
 _ENDED = ("run_finished", "run_failed", "run_cancelled", "plan_review_requested")
@@ -113,7 +114,7 @@ class RemoteRunManager:
         record, questions, parsed = self.runner.check_plan_edit(run_id, questions, allocation)
         self.check()
         self.store.update_run(run_id, status="running", error=None)
-        command = {"resume": {"questions": questions, "allocation": parsed.notation if parsed else None}}
+        command: Command = {"resume": {"questions": questions, "allocation": parsed.notation if parsed else None}}
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation)
 
         def go() -> None:
@@ -197,7 +198,7 @@ class RemoteRunManager:
         self.check()
         return self.runner.create(request)
 
-    def _spec(self, run_id: str, request: ResearchRequest) -> dict:
+    def _spec(self, run_id: str, request: ResearchRequest) -> dict[str, Any]:
         # Only what this side chose explicitly travels; the rest is the server's own configuration.
         return dict(spec_for(run_id, self.settings, request.llm, only_set=True))
 
@@ -255,7 +256,7 @@ class RemoteRunManager:
             skip=already,
         )
 
-    def _latest_server_run(self, run_id: str) -> dict | None:
+    def _latest_server_run(self, run_id: str) -> Run | None:
         try:
             runs = self.client.runs.list(thread_id_of(run_id), limit=1)
         except httpx.HTTPStatusError as exc:
@@ -264,12 +265,17 @@ class RemoteRunManager:
             raise
         return runs[0] if runs else None
 
-    def _follow(self, run_id: str, on_event: EventCallback | None, open_stream, *, skip: int = 0) -> None:
+    def _follow(
+        self, run_id: str, on_event: EventCallback | None, open_stream: Callable[[], Iterator[Any]], *, skip: int = 0
+    ) -> None:
         """Read one server stream into the event log; a lost connection or a stream that ends
         without the run's own ending becomes a visible event, never a silent 'success'."""
         adapter = EventAdapter(run_id)  # numbers the stream's own events; the log renumbers
         ended = False
-        cancelled = lambda: getattr(self.store.get_run(run_id), "status", None) == "cancelled"  # noqa: E731
+
+        def cancelled() -> bool:
+            return getattr(self.store.get_run(run_id), "status", None) == "cancelled"
+
         try:
             for part in open_stream():
                 for event in adapter.adapt(part):
@@ -334,7 +340,7 @@ class RemoteRunManager:
     def _fail(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
         self._publish(EventAdapter(run_id).make("run_failed", error=message), on_event)
 
-    def _spawn(self, run_id: str, target) -> None:
+    def _spawn(self, run_id: str, target: Callable[[], object]) -> None:
         thread = threading.Thread(target=target, name=f"remote-run-{run_id}", daemon=True)
         with self._lock:
             self._threads[run_id] = thread

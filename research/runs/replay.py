@@ -116,7 +116,7 @@ def replay_events(
     items = list(events)
     offsets = replay_offsets(items, speed, max_gap)
     previous = 0.0
-    for event, offset in zip(items, offsets):
+    for event, offset in zip(items, offsets, strict=False):
         remaining = offset - previous
         previous = offset
         while True:

@@ -10,7 +10,9 @@ import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
@@ -22,15 +24,16 @@ from research.graph.allocation import parse_allocation
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for
 from research.graph.nodes.plan_review import validate_plan_edit
+from research.graph.state import ResearchState
 from research.logging_setup import configure_logging, run_id_scope
 from research.runs.checkpoints import STATE_TYPES as _STATE_TYPES
 from research.runs.checkpoints import SecretMaskingSerializer, open_checkpointer
 from research.runs.event_effects import apply_event
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
-from research.runs.store import DuplicateEventError, RunStore, open_run_store
-from research.schemas import ResearchRequest
+from research.runs.store import DuplicateEventError, RunRecord, RunStore, open_run_store
+from research.schemas import ResearcherAllocation, ResearchRequest
 from research.secrets import mask
-from research.settings import Settings
+from research.settings import ResearcherMode, Settings
 from research.sources.library.store import Library, LibraryProvider
 from research.sources.router import SourceRouter
 
@@ -87,7 +90,7 @@ class ResearchRunner:
     def run(self, request: ResearchRequest, on_event: EventCallback | None = None, run_id: str | None = None) -> str:
         run_id = run_id or self.create(request)
         max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
-        initial = {
+        initial: ResearchState = {
             "run_id": run_id,
             "topic": request.topic,
             "requested_allocation": request.allocation,
@@ -101,7 +104,7 @@ class ResearchRunner:
         """Take the run's lease for this runner (re-entrant); RunBusyError if another live one has it."""
         claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
 
-    def claim_for_resume(self, run_id: str):
+    def claim_for_resume(self, run_id: str) -> RunRecord:
         """Check that the run may be resumed here and take its lease; returns its record.
 
         Raises KeyError (no such run), RunNotResumableError (finished, cancelled or paused) or
@@ -119,7 +122,7 @@ class ResearchRunner:
         """Continue an interrupted run from its last checkpoint, or start it again if it stopped
         before its first one (nothing of the graph's work was kept)."""
         record = self.claim_for_resume(run_id)
-        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
+        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)
         with self.checkpointer() as saver:
             latest = saver.get_tuple({"configurable": {"thread_id": run_id}})
         # Step -1 is the input alone (written before any node ran): nothing of the graph's work is kept.
@@ -130,7 +133,7 @@ class ResearchRunner:
             return run_id
         started = next((e for e in self.store.events(run_id) if e.type == "run_started"), None)
         max_iterations = started.data.get("max_iterations") if started else None
-        initial = {
+        initial: ResearchState = {
             "run_id": run_id,
             "topic": record.topic,
             "requested_allocation": record.requested_allocation,
@@ -164,13 +167,15 @@ class ResearchRunner:
         """
         record, questions, parsed = self.check_plan_edit(run_id, questions, allocation)
         claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # two replicas' Continue: one wins
-        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)  # type: ignore[arg-type]
+        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)
         self.store.update_run(run_id, status=RunStatus.RUNNING, error=None)
         answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
         self._execute(run_id, request, Command(resume=answer), on_event, started=False, resumed_note=None)
         return run_id
 
-    def check_plan_edit(self, run_id: str, questions: list[str] | None, allocation: str | None):
+    def check_plan_edit(
+        self, run_id: str, questions: list[str] | None, allocation: str | None
+    ) -> tuple[RunRecord, list[str] | None, ResearcherAllocation | None]:
         """Validate a plan edit for a paused run without running anything (raises like continue_plan)."""
         record = self._paused_run(run_id)
         questions, parsed = validate_plan_edit(questions, allocation, max_researchers=self.settings.max_researchers)
@@ -187,7 +192,7 @@ class ResearchRunner:
         if on_event:
             on_event(event)
 
-    def _paused_run(self, run_id: str):
+    def _paused_run(self, run_id: str) -> RunRecord:
         record = self.store.get_run(run_id)
         if record is None:
             raise KeyError(f"No run with id {run_id!r}")
@@ -198,15 +203,15 @@ class ResearchRunner:
     # --- the run itself ---------------------------------------------------------------------------
     def _execute(
         self,
-        run_id,
-        request,
-        initial,
-        on_event,
+        run_id: str,
+        request: ResearchRequest,
+        initial: ResearchState | Command[Any] | None,
+        on_event: EventCallback | None,
         *,
         started: bool,
         resumed_note: str | None = "Resumed from the last checkpoint.",
     ) -> None:
-        logged = (
+        logged: set[tuple[str, str]] = (
             set()
             if started
             else {
@@ -226,7 +231,16 @@ class ResearchRunner:
             heartbeat.stop()
 
     def _execute_leased(
-        self, run_id, request, initial, on_event, heartbeat: Heartbeat, *, started, resumed_note, logged
+        self,
+        run_id: str,
+        request: ResearchRequest,
+        initial: ResearchState | Command[Any] | None,
+        on_event: EventCallback | None,
+        heartbeat: Heartbeat,
+        *,
+        started: bool,
+        resumed_note: str | None,
+        logged: set[tuple[str, str]],
     ) -> None:
         has_started = not started and any(e.type == "run_started" for e in self.store.events(run_id))
         logged_once = frozenset({"run_started"}) if has_started else frozenset()
@@ -259,7 +273,7 @@ class ResearchRunner:
             store=self.store,
             researcher_mode=mode,
         )
-        config = {
+        config: RunnableConfig = {
             "configurable": {"thread_id": run_id},
             # +1: graph.stream() parks a waiter for its output queue on one pool slot, so with
             # max_concurrency=1 no node could ever run (a deadlock); the setting counts tasks.
@@ -306,8 +320,9 @@ class ResearchRunner:
             spec["started_by"] = request.started_by
         return spec
 
-    def _stored_mode(self, run_id: str) -> str | None:
+    def _stored_mode(self, run_id: str) -> ResearcherMode | None:
         """The researcher mode a resumed run started with (its run_started event)."""
+        # run_started records the spec's researcher_mode, which was a ResearcherMode when the run began.
         started = next((e for e in self.store.events(run_id) if e.type == "run_started"), None)
         return started.data.get("researcher_mode") if started else None
 
@@ -315,7 +330,7 @@ class ResearchRunner:
         apply_event(self.store, event)
 
     @contextmanager
-    def checkpointer(self) -> Iterator[BaseCheckpointSaver]:
+    def checkpointer(self) -> Iterator[BaseCheckpointSaver[str]]:
         with open_checkpointer(self.settings) as saver:
             yield saver
 

@@ -14,22 +14,27 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    import psycopg
 
 Dialect = Literal["sqlite", "postgres"]
 _PG_SCHEMA_LOCK = 0x52534400  # advisory lock id: two replicas creating the tables at once must not race
 
 
 class Cursor(Protocol):
-    rowcount: int
+    @property
+    def rowcount(self) -> int: ...
 
     def fetchone(self) -> Any: ...
     def fetchall(self) -> list[Any]: ...
 
 
 class Tx(Protocol):
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor: ...
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+    # Positional-only, and executemany's result unused: sqlite3.Connection is a Tx as it stands.
+    def execute(self, sql: str, params: Sequence[Any] = (), /) -> Cursor: ...
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]], /) -> object: ...
 
 
 class DuplicateKeyError(Exception):
@@ -86,7 +91,7 @@ class SqliteDatabase:
 
 
 class _PgTx:
-    def __init__(self, conn) -> None:
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:

@@ -11,13 +11,19 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from research.events import Event
 from research.events.status import RunStatus
-from research.runs.sql import DuplicateKeyError, open_database
+from research.runs.sql import DuplicateKeyError, Tx, open_database
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from research.settings import Settings
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS runs (
@@ -137,7 +143,7 @@ class RunStore:
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else _NoLock()
         self._db.create_schema(_SCHEMA)
 
-    def _connect(self):
+    def _connect(self) -> AbstractContextManager[Tx]:
         return self._db.transaction()
 
     def close(self) -> None:
@@ -325,13 +331,13 @@ class _NoLock:
         return None
 
 
-def open_run_store(settings) -> RunStore:
+def open_run_store(settings: Settings) -> RunStore:
     """The run store the settings name: Postgres with RESEARCH_DATABASE_URL, else the data dir's SQLite."""
     url = settings.database_url.get_secret_value() if settings.database_url else None
     return RunStore(url or settings.runs_db)
 
 
-def _record(row) -> RunRecord:
+def _record(row: sqlite3.Row | dict[str, Any]) -> RunRecord:  # a SQLite Row, or psycopg's dict_row
     return RunRecord(
         run_id=row["run_id"],
         topic=row["topic"],

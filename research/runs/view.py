@@ -181,8 +181,9 @@ class RunView:
 
     def _add_source(self, fields: dict[str, Any]) -> str:
         """One entry per work (the graph's reducer applies the same rule); returns the kept id."""
-        if fields["id"] in self.sources:
-            return fields["id"]
+        known: str = fields["id"]  # a Source's fields, so the id is a str
+        if known in self.sources:
+            return known
         merged, replaced = self._works.add(Source.model_validate(fields))
         if replaced is None:
             self.sources[merged.id] = fields

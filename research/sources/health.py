@@ -48,7 +48,7 @@ def check_providers(
         started = time.monotonic()
         futures = [pool.submit(_check_one, p, kind, settings) if p else None for kind, p, _ in targets]
         out: list[ProviderStatus] = []
-        for (kind, provider, label), future in zip(targets, futures):
+        for (kind, _provider, label), future in zip(targets, futures, strict=True):
             if future is None:
                 out.append(ProviderStatus(label, kind, False, "could not be set up", 0.0))
                 continue

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -128,8 +128,6 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
@@ -341,4 +339,4 @@ def call_with_timeout(fn: Callable[..., T], *args: Any, timeout: float, provider
         raise ProviderError(provider, f"timed out after {timeout:g}s")
     if "error" in outcome:
         raise outcome["error"]
-    return outcome["value"]
+    return cast(T, outcome["value"])

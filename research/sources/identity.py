@@ -14,7 +14,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar, overload
 
 from research.schemas import Source, normalise_url
 
@@ -26,11 +26,15 @@ _MIN_TITLE_WORDS = 4  # "Introduction" (2019) is many works; a four-word title a
 
 
 def arxiv_id(source: Source) -> str | None:
-    match = _ARXIV_URL.search(source.url or "")
+    return _arxiv_id(source.url, getattr(source, "doi", None))
+
+
+def _arxiv_id(url: str, doi: str | None) -> str | None:
+    match = _ARXIV_URL.search(url or "")
     if match:
         return match.group(1).lower()
-    for doi in _dois(source):
-        arxiv = _ARXIV_DOI.match(doi)
+    for candidate in _dois_of(url, doi):
+        arxiv = _ARXIV_DOI.match(candidate)
         if arxiv:
             return arxiv.group(1).lower()
     return None
@@ -43,19 +47,18 @@ def work_keys(source: Source) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=16384)  # the reducer asks again for every source at every merge
 def _keys(source_id: str, url: str, doi: str | None, title: str, year: int | None) -> frozenset[str]:
-    source = Source.model_construct(id=source_id, url=url, doi=doi, title=title, year=year)
     keys: set[str] = set()
-    arxiv = arxiv_id(source)
+    arxiv = _arxiv_id(url, doi)
     if arxiv:
         keys.add(f"arxiv:{arxiv}")
-    elif source.url:
-        keys.add(f"url:{normalise_url(source.url)}")
+    elif url:
+        keys.add(f"url:{normalise_url(url)}")
     else:
-        keys.add(f"id:{source.id}")
-    keys.update(f"doi:{doi}" for doi in _dois(source) if not _ARXIV_DOI.match(doi))
-    title = normalised_title(source.title)
-    if source.year and len(title.split()) >= _MIN_TITLE_WORDS:
-        keys.add(f"title:{title}|{source.year}")
+        keys.add(f"id:{source_id}")
+    keys.update(f"doi:{d}" for d in _dois_of(url, doi) if not _ARXIV_DOI.match(d))
+    title = normalised_title(title)
+    if year and len(title.split()) >= _MIN_TITLE_WORDS:
+        keys.add(f"title:{title}|{year}")
     return frozenset(keys)
 
 
@@ -64,7 +67,7 @@ def normalised_title(title: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", folded))
 
 
-def richness(source: Source, text_chars: int = 0) -> tuple:
+def richness(source: Source, text_chars: int = 0) -> tuple[int, int, bool, str]:
     """Bigger is richer; ties broken by id so the pick never depends on arrival order."""
     return (max(len(source.snippet), text_chars), len(source.authors), source.year is not None, source.id)
 
@@ -73,7 +76,7 @@ def merge_records(records: list[Source], text_chars: Callable[[Source], int] | N
     """The richest record of one work, with authors and year filled in from the others."""
     size = text_chars or (lambda s: 0)
     best = max(records, key=lambda s: richness(s, size(s)))
-    update: dict = {}
+    update: dict[str, Any] = {}
     if not best.authors:
         authors = next((s.authors for s in records if s.authors), [])
         if authors:
@@ -85,10 +88,14 @@ def merge_records(records: list[Source], text_chars: Callable[[Source], int] | N
     return best.model_copy(update=update) if update else best
 
 
-def group_works(sources: Iterable[T], source_of: Callable[[T], Source] = lambda s: s) -> list[list[T]]:
+@overload
+def group_works(sources: Iterable[Source]) -> list[list[Source]]: ...
+@overload
+def group_works(sources: Iterable[T], source_of: Callable[[T], Source]) -> list[list[T]]: ...
+def group_works(sources: Iterable[Any], source_of: Callable[[Any], Source] = lambda s: s) -> list[list[Any]]:
     """Items grouped by work, groups in order of first appearance (a record bridging two groups
     joins them)."""
-    groups: list[list[T] | None] = []
+    groups: list[list[Any] | None] = []
     key_group: dict[str, int] = {}
     for item in sources:
         keys = work_keys(source_of(item))
@@ -98,9 +105,13 @@ def group_works(sources: Iterable[T], source_of: Callable[[T], Source] = lambda 
             index = len(groups) - 1
         else:
             index = hits[0]
-            groups[index].append(item)
+            group = groups[index]
+            assert group is not None  # key_group points only at live groups (a joined group's keys are re-pointed)
+            group.append(item)
             for other in hits[1:]:  # this record shows two groups are one work
-                groups[index].extend(groups[other])
+                joined = groups[other]
+                assert joined is not None  # live for the same reason
+                group.extend(joined)
                 groups[other] = None
                 for key, g in key_group.items():
                     if g == other:
@@ -139,12 +150,11 @@ def add_works(existing: list[Source], new: Iterable[Source]) -> list[Source]:
     return out
 
 
-def _dois(source: Source) -> list[str]:
+def _dois_of(url: str, doi: str | None) -> list[str]:
     out = []
-    match = _DOI_URL.match(source.url or "")
+    match = _DOI_URL.match(url or "")
     if match:
         out.append(match.group(1).lower().rstrip("/"))
-    doi = getattr(source, "doi", None)
     if doi:
         out.append(re.sub(r"(?i)^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", "", doi.strip()).lower().rstrip("/"))
     return out

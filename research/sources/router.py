@@ -149,7 +149,7 @@ class SourceRouter:
             providers = self._providers(kind, self.settings)
         except Exception as exc:  # noqa: BLE001 - a provider that cannot even be built is a failure too
             providers = []
-            setup_warning = RunWarning(source=kind, message=f"{kind} providers unavailable: {exc}")
+            setup_warning: RunWarning | None = RunWarning(source=kind, message=f"{kind} providers unavailable: {exc}")
         else:
             setup_warning = None
         outcome = Retrieval()
@@ -168,7 +168,7 @@ class SourceRouter:
             with ThreadPoolExecutor(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
                 secrets = self.settings.secret_values()
                 searches = pool.map(lambda p: self._search(p, query, limit, secrets), active)
-                for provider, result in zip(active, searches):
+                for provider, result in zip(active, searches, strict=True):  # pool.map: one per provider
                     if provider.name in result.providers_used:
                         self.breaker.reset(provider.name)
                         if not result.sources and not result.warnings:  # an empty reply is shown, not hidden
@@ -281,7 +281,7 @@ def _why_nothing(kind: ResearcherKind, providers: list[SourceProvider], answered
 def _safe_search(provider: SourceProvider, query: str, limit: int, secrets: Sequence[str] = ()) -> Retrieval:
     """One provider call that can never raise: failures become warnings (and no provider used)."""
     try:
-        result = provider.search(query, limit=limit)
+        result: object = provider.search(query, limit=limit)  # not always a Retrieval: see below
     except ProviderError as exc:
         log.warning("Provider %s failed: %s", provider.name, exc.message)
         return Retrieval(warnings=[RunWarning(source=provider.name, message=exc.message)])

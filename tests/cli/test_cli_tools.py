@@ -104,10 +104,10 @@ def test_replay_prints_every_event_with_its_original_offset(cli, finished) -> No
     code, out, _ = cli("replay", run_id, "--speed", "instant")
     assert code == 0
     events = runner.store.events(run_id)
-    lines = [l for l in out.splitlines() if re.match(r"^\+\s*\d+\.\d\ds  ", l)]
+    lines = [line for line in out.splitlines() if re.match(r"^\+\s*\d+\.\d\ds  ", line)]
     assert len(lines) == len(events)
     assert lines[0].startswith("+    0.00s  Run ") and "Finished in" in lines[-1]
-    offsets = [float(l.split("s", 1)[0].strip("+ ")) for l in lines]
+    offsets = [float(line.split("s", 1)[0].strip("+ ")) for line in lines]
     assert offsets == sorted(offsets)
     assert offsets[-1] == pytest.approx(events[-1].ts - events[0].ts, abs=0.01)
 

@@ -24,6 +24,7 @@ A pytest fixture is a three-liner in the test module:
 
 from __future__ import annotations
 
+import contextlib
 import json as jsonlib
 import threading
 from collections.abc import Callable
@@ -187,10 +188,9 @@ class FakeServer:
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = _serve
 
             def handle(self) -> None:
-                try:
+                # The client may hang up mid keep-alive (a size-capped read, a timeout).
+                with contextlib.suppress(ConnectionResetError, BrokenPipeError):
                     super().handle()
-                except (ConnectionResetError, BrokenPipeError):
-                    pass  # the client hung up mid keep-alive (a size-capped read, a timeout)
 
             def log_message(self, *args: object) -> None:  # keep test output clean
                 pass

@@ -88,11 +88,13 @@ def test_bullet_points_reverse_and_focus(run, settings) -> None:
 
     bullets = revise("use bullet points")
     body = split_sources_section(bullets)[0]
-    prose_lines = [l for l in body.splitlines() if l.strip() and not l.startswith(("#", "- "))]
+    prose_lines = [line for line in body.splitlines() if line.strip() and not line.startswith(("#", "- "))]
     assert prose_lines == [] and body.count("\n- ") >= 5
 
-    headings = [l for l in base.splitlines() if l.startswith("## ") and l != "## Sources"]
-    reversed_ = [l for l in revise("reverse the sections").splitlines() if l.startswith("## ") and l != "## Sources"]
+    headings = [line for line in base.splitlines() if line.startswith("## ") and line != "## Sources"]
+    reversed_ = [
+        line for line in revise("reverse the sections").splitlines() if line.startswith("## ") and line != "## Sources"
+    ]
     assert reversed_ == [headings[0], *headings[1:][::-1]]  # the summary stays first
 
     focused = revise("focus on lipid nanoparticles")

@@ -211,7 +211,7 @@ def test_rate_limiter_spaces_request_starts():
     for t in threads:
         t.join()
     starts.sort()
-    assert all(b - a >= 0.04 for a, b in zip(starts, starts[1:]))
+    assert all(b - a >= 0.04 for a, b in zip(starts, starts[1:], strict=False))
 
 
 def test_requests_share_the_provider_limiter(server):

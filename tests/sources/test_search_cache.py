@@ -3,6 +3,7 @@ and every caller free to change its copy. The router's use of it is tested in te
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -120,10 +121,8 @@ def test_a_search_that_raises_releases_the_requests_waiting_on_it() -> None:
     waiter_result: list[Retrieval] = []
 
     def leader() -> None:
-        try:
+        with contextlib.suppress(RuntimeError):
             cache.fetch(KEY, broken, always)
-        except RuntimeError:
-            pass
 
     first = threading.Thread(target=leader)
     first.start()

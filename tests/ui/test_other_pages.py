@@ -71,14 +71,14 @@ def test_settings_page_says_which_keys_are_set_but_never_shows_them(make_app, da
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     at = make_app().run().switch_page("pages/settings.py").run()
     keys = at.dataframe[0].value
-    assert dict(zip(keys["Key"], keys["Configured"])) == {
+    assert dict(zip(keys["Key"], keys["Configured"], strict=False)) == {
         "OpenAI API key": "yes",
         "OpenAI base URL": "no",
         "Tavily API key": "no",
         "GitHub token": "no",
     }
     limits = at.dataframe[1].value
-    shown = dict(zip(limits["Setting"], limits["Value"]))
+    shown = dict(zip(limits["Setting"], limits["Value"], strict=False))
     assert shown["Data directory"] == str(data_dir.resolve())
     assert shown["Revision cap (analyst rounds)"] == "2" and shown["Researcher cap (per run)"] == "3"
     everything = "\n".join(texts(at)) + "".join(d.value.to_csv() for d in at.dataframe)
@@ -93,7 +93,7 @@ def test_history_names_each_allocation_origin_truthfully(make_app, data_dir):
         store.update_run(run_id, allocation_origin=origin)
         time.sleep(0.002)  # canned ids come from the clock
     table = _history(make_app).dataframe[0].value
-    origins = dict(zip(table["Topic"], table["Origin"]))
+    origins = dict(zip(table["Topic"], table["Origin"], strict=False))
     assert origins == {
         "Origin user": "user",
         "Origin llm": "model",

@@ -57,7 +57,7 @@ def test_export_offers_every_format_under_the_file_name_the_export_gives_it(make
     at = make_app(run_id).run()
     buttons = _export_buttons(at, run_id)
     assert [b.label for b in buttons] == [*LABELS, "Download run file"]
-    for (fmt, _label, _icon), button in zip(BUTTONS, buttons):
+    for (fmt, _label, _icon), button in zip(BUTTONS, buttons, strict=False):
         exported = export_run(store, run_id, fmt)
         assert button.help == f"Saves {exported.filename}" and not button.disabled
     assert buttons[-1].help.startswith("Saves how-do-mrna-vaccines-work.rdrun.json.gz")

@@ -40,10 +40,10 @@ def test_sources_table_has_one_row_per_source_with_citations(make_app, data_dir)
     frame = table.value
     assert len(frame) == 4
     assert set(frame["Kind"]) == {"web", "academic", "book"}
-    cited = dict(zip(frame["Title"], frame["Cited"]))
+    cited = dict(zip(frame["Title"], frame["Cited"], strict=False))
     assert cited["Lipid Nanoparticles Explained"] and cited["Phase 3 Trials Review"]
     assert not cited["Cold Chain Logistics"]
-    assert dict(zip(frame["Title"], frame["Researcher"]))["Cold Chain Logistics"] == "book-1-r1"
+    assert dict(zip(frame["Title"], frame["Researcher"], strict=False))["Cold Chain Logistics"] == "book-1-r1"
     assert [b.label for b in at.download_button][:1] == ["Download table (CSV)"]
 
 

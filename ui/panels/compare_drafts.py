@@ -51,7 +51,7 @@ def render(stats: list[RunStats]) -> None:
     if len(with_draft) > 1:
         _diff(with_draft)
     columns = st.columns(len(with_draft), gap="medium")
-    for column, s in zip(columns, with_draft):
+    for column, s in zip(columns, with_draft, strict=False):
         with column:
             st.markdown(f"**{s.label}** :gray[· {plural(len(s.headings), 'section')} · {s.cited} cited]")
             with st.container(height=DRAFT_HEIGHT, border=True, key=f"compare-draft-{s.run_id}"):

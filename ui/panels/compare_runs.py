@@ -34,7 +34,7 @@ def render_summary_lines(stats: list[RunStats]) -> None:
 def render_cards(stats: list[RunStats]) -> None:
     mixed_topics = len({s.topic for s in stats}) > 1
     columns = st.columns(len(stats))
-    for column, s in zip(columns, stats):
+    for column, s in zip(columns, stats, strict=False):
         with column, st.container(border=True, key=f"compare-card-{s.run_id}"):
             st.markdown(f"#### :material/groups: {md_escape(s.label)}")
             st.markdown(run_status_badge(s.status))

@@ -40,7 +40,7 @@ def render(view: RunView) -> None:
     states = phase_states(view)
     with st.container(border=True, key="pipeline-strip"):
         columns = st.columns(len(PHASES) + 1, vertical_alignment="center")
-        for column, phase in zip(columns, PHASES):
+        for column, phase in zip(columns, PHASES, strict=False):
             column.markdown(_cell(phase, states[phase]))
         cap = view.max_iterations if view.max_iterations is not None else "?"
         revisions = sum(1 for c in view.critiques if c.get("status") == "NEEDS_IMPROVEMENT")

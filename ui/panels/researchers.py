@@ -33,7 +33,7 @@ def render(view: RunView) -> None:
     st.caption(f"{plural(len(researchers), 'researcher')} · {running} running")
     for start in range(0, len(researchers), PER_ROW):
         columns = st.columns(PER_ROW)
-        for column, researcher in zip(columns, researchers[start : start + PER_ROW]):
+        for column, researcher in zip(columns, researchers[start : start + PER_ROW], strict=False):
             with column:
                 _card(view, researcher)
 
@@ -90,7 +90,8 @@ def render_dropped(r: ResearcherView) -> None:
     with st.expander(f":material/filter_alt_off: {plural(len(r.dropped), 'result')} dropped as off-topic"):
         st.markdown(
             "\n".join(
-                f"- {md_escape(d.get('title', ''))} · score {float(d.get('score') or 0):.2f} · {md_escape(d.get('reason', ''))}"
+                f"- {md_escape(d.get('title', ''))} · score {float(d.get('score') or 0):.2f}"
+                f" · {md_escape(d.get('reason', ''))}"
                 for d in r.dropped[:30]
             )
         )

@@ -34,7 +34,7 @@ _COLUMN_CONFIG = {
 
 def styled(shown: pd.DataFrame) -> Styler:
     """The table with each link cell displaying its source's title (shown as text, never HTML)."""
-    titles = dict(zip(shown["Link"], shown["Title"]))
+    titles = dict(zip(shown["Link"], shown["Title"], strict=False))
     return shown.style.format(lambda link: titles.get(link, link), subset=["Link"])
 
 

@@ -20,7 +20,7 @@ def render(view: RunView) -> None:
     left, right = st.columns([1, 2], gap="large")
     with left:
         counts = st.columns(len(RESEARCHER_KINDS))
-        for column, kind in zip(counts, RESEARCHER_KINDS):
+        for column, kind in zip(counts, RESEARCHER_KINDS, strict=False):
             column.metric(f"{kind_icon(kind)} {KIND_LABELS[kind]}", view.allocation.get(kind, 0))
         origin = view.allocation_origin or "default"
         color = _ORIGIN_COLORS.get(origin, "gray")

@@ -69,7 +69,7 @@ def render_worker_transcripts(view: RunView) -> None:
             f"{plural(len(workers), 'worker')}: what each researcher was told, which tools it called "
             "with which arguments, what came back, and how it closed."
         )
-        for tab, worker in zip(st.tabs([w.id for w in workers]), workers):
+        for tab, worker in zip(st.tabs([w.id for w in workers]), workers, strict=False):
             with tab:
                 for message in worker.transcript:
                     _worker_message(worker.id, message)

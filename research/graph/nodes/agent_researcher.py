@@ -11,6 +11,8 @@ cannot call tools runs this researcher as the pipeline does, with a warning.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
@@ -51,7 +53,7 @@ def directive_text(task: ResearcherTask) -> str:
     return prompts.AGENT_DIRECTIVE.format(reason=reason)
 
 
-def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict:
+def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     task, ctx = state["task"], services_of(runtime)
     try:
         return _agent_loop(task, ctx)
@@ -100,7 +102,7 @@ def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Ru
         return {"reports": [report], "warnings": [RunWarning(source=task.researcher_id, message=message)]}
 
 
-def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
+def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict[str, Any]:
     started = time.time()
     rid, settings = task.researcher_id, ctx.settings
     emit(
@@ -118,6 +120,7 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
         task.focus_queries + ctx.offline.queries(task, task.kind),
         lambda: ctx.offline.notes(task, log.sources, ctx.text_of),
     )
+    directive = directive_text(task)
     messages = [
         SystemMessage(
             prompts.AGENT_SYSTEM.format(
@@ -126,10 +129,10 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
                 untrusted_rule=prompts.UNTRUSTED_DATA_RULE,
             )
         ),
-        HumanMessage(directive_text(task), name="Supervisor"),
+        HumanMessage(directive, name="Supervisor"),
     ]
-    log.message("directive", "Supervisor", messages[1].content)
-    agent_log.info("[RESEARCHER %s] Directive: %s | Tools: %s", rid, messages[1].content, [t.name for t in tools])
+    log.message("directive", "Supervisor", directive)
+    agent_log.info("[RESEARCHER %s] Directive: %s | Tools: %s", rid, directive, [t.name for t in tools])
     by_name = {t.name: t for t in tools}
     calls = invalid_streak = repeats = 0
     seen: set[str] = set()
@@ -155,14 +158,17 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
         finally:
             report_usage(ctx, "researcher", rid)
         reply.name = rid
-        requested = list(reply.tool_calls) + [
-            {
-                "name": c.get("name") or "?",
-                "args": {"raw": c.get("args")},
-                "id": c.get("id") or "",
-                "invalid": c.get("error") or "arguments are not valid JSON",
-            }
-            for c in reply.invalid_tool_calls
+        requested: list[Mapping[str, Any]] = [
+            *reply.tool_calls,
+            *(
+                {
+                    "name": c.get("name") or "?",
+                    "args": {"raw": c.get("args")},
+                    "id": c.get("id") or "",
+                    "invalid": c.get("error") or "arguments are not valid JSON",
+                }
+                for c in reply.invalid_tool_calls
+            ),
         ]
         if not requested:
             if model is not None and not calls and not log.sources:
@@ -175,7 +181,10 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict:
         for call in requested:
             refusal = None
             if calls >= settings.max_tool_calls_per_researcher:
-                refusal = f"this researcher's tool-call limit ({settings.max_tool_calls_per_researcher}, RESEARCH_MAX_TOOL_CALLS_PER_RESEARCHER) is reached"
+                refusal = (
+                    f"this researcher's tool-call limit ({settings.max_tool_calls_per_researcher}, "
+                    "RESEARCH_MAX_TOOL_CALLS_PER_RESEARCHER) is reached"
+                )
             else:
                 refusal = ctx.tool_budget.acquire(
                     task.iteration,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +48,7 @@ class WorkerLog:
         name: str,
         content: str,
         *,
-        tool_calls: list[dict] | None = None,
+        tool_calls: list[Mapping[str, Any]] | None = None,
         tool_call_id: str | None = None,
     ) -> None:
         data = WorkerMessageData(
@@ -64,7 +65,13 @@ class WorkerLog:
         emit("worker_message", iteration=self.task.iteration, **data.model_dump())
 
     def tool_called(
-        self, call: dict, status: ToolCallStatus, *, count: int = 0, seconds: float = 0.0, error: str | None = None
+        self,
+        call: Mapping[str, Any],
+        status: ToolCallStatus,
+        *,
+        count: int = 0,
+        seconds: float = 0.0,
+        error: str | None = None,
     ) -> None:
         data = ToolCalledData(
             researcher_id=self.task.researcher_id,
@@ -78,16 +85,16 @@ class WorkerLog:
         )
         emit("tool_called", iteration=self.task.iteration, **data.model_dump())
 
-    def refused(self, call: dict, text: str) -> ToolMessage:
+    def refused(self, call: Mapping[str, Any], text: str) -> ToolMessage:
         self.tool_called(call, "refused", error=text)
         return self._answer(call, text, status="error")
 
-    def _answer(self, call: dict, text: str, *, status: str = "success") -> ToolMessage:
+    def _answer(self, call: Mapping[str, Any], text: str, *, status: str = "success") -> ToolMessage:
         message = ToolMessage(content=text, tool_call_id=call.get("id") or "", name=call["name"], status=status)
         self.message("tool", call["name"], text, tool_call_id=message.tool_call_id)
         return message
 
-    def add_findings(self, call: dict, findings: ToolFindings) -> list[Source]:
+    def add_findings(self, call: Mapping[str, Any], findings: ToolFindings) -> list[Source]:
         query = str((call.get("args") or {}).get("query") or (call.get("args") or {}).get("url") or "")
         rid = self.task.researcher_id
         sources = [s.model_copy(update={"researcher_id": rid, "query": query}) for s in findings.sources]
@@ -111,7 +118,7 @@ class WorkerLog:
         return sources
 
 
-def run_tool_call(call: dict, tools: dict[str, BaseTool], seen: set[str], log: WorkerLog) -> ToolOutcome:
+def run_tool_call(call: Mapping[str, Any], tools: dict[str, BaseTool], seen: set[str], log: WorkerLog) -> ToolOutcome:
     """Run one requested call (or explain why not) and answer it with a ToolMessage of the same id."""
     name, rid = call["name"], log.task.researcher_id
     log_tool("researcher", name, _json_safe(call.get("args")), who=rid)
@@ -149,13 +156,13 @@ def run_tool_call(call: dict, tools: dict[str, BaseTool], seen: set[str], log: W
     return ToolOutcome(message, status)
 
 
-def _invalid(call: dict, text: str, log: WorkerLog, *, seconds: float = 0.0) -> ToolOutcome:
+def _invalid(call: Mapping[str, Any], text: str, log: WorkerLog, *, seconds: float = 0.0) -> ToolOutcome:
     log.tool_called(call, "invalid", seconds=seconds, error=text)
     log_tool("researcher", call["name"], _json_safe(call.get("args")), who=log.task.researcher_id, preview=text)
     return ToolOutcome(log._answer(call, text, status="error"), "invalid")
 
 
-def _texts_of(findings: ToolFindings, sources: list[Source]):
+def _texts_of(findings: ToolFindings, sources: list[Source]) -> list[tuple[Source, str]]:
     return [(s, findings.texts[s.id]) for s in sources if s.id in findings.texts]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -15,12 +17,12 @@ from research.graph.nodes.stopping import announce_stop
 from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import Critique, ResearcherAllocation
+from research.schemas import Critique, ResearcherAllocation, ResearcherTask
 
 MAX_FOLLOW_UP_RESEARCHERS = 3
 
 
-def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     review = len(state.get("critiques") or []) + 1
     emit("phase", phase="analyst", iteration=state.get("research_iterations", 0))
@@ -55,7 +57,7 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
         verdict.recommended_queries,
     )
     summary = f"Verdict {verdict.status}. " + " ".join(verdict.critique[:4])
-    update: dict = {
+    update: ResearchState = {
         "critiques": [critique],
         "route_history": [Node.ANALYST.value],
         "messages": [AIMessage(content=summary, name="analyst")],
@@ -66,7 +68,7 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     return update
 
 
-def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     """Counts the revision round and records the directives; `dispatch_follow_up` sends the team."""
     iteration = state.get("research_iterations", 0) + 1
     emit("phase", phase="researchers", iteration=iteration)
@@ -79,7 +81,7 @@ def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     }
 
 
-def follow_up_tasks(state: ResearchState, iteration: int, researcher_mode: str = "pipeline"):
+def follow_up_tasks(state: ResearchState, iteration: int, researcher_mode: str = "pipeline") -> list[ResearcherTask]:
     """Researchers aimed at the gaps only: one per missing topic (up to the team's size), of the
     kinds the run already uses, with the analyst's recommended queries as their focus. In agent
     mode every recommended query goes to a worker (round-robin): they become its directive."""

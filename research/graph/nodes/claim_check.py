@@ -4,6 +4,8 @@ A judge that fails degrades to the offline verdicts with a warning."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from research.brains.claim_judge import judge_claims
@@ -36,7 +38,7 @@ def checked(ctx: RunContext, draft: Draft, version: int) -> list[CheckedClaim]:
     return claims
 
 
-def claim_check(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+def claim_check(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     draft = state.get("draft")
     if draft is None:
         return {}

@@ -4,6 +4,7 @@ so the event log is complete wherever the graph runs (in-process, `langgraph dev
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -13,7 +14,7 @@ from research.graph.services import services_of
 from research.graph.state import ResearchState
 
 
-def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     emit(
         "run_started",
@@ -29,7 +30,7 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     return {"run_started_at": time.time()}
 
 
-def finish(state: ResearchState) -> dict:
+def finish(state: ResearchState) -> dict[str, Any]:
     """The outcome is the run's own: a draft means finished, whatever status the host reports."""
     counts = run_counts(state)
     seconds = round(time.time() - state.get("run_started_at", time.time()), 3)

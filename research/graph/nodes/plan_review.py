@@ -34,11 +34,12 @@ class PlanEditError(ValueError):
 
 
 def validate_plan_edit(
-    questions: list[str] | None, allocation: str | None, *, max_researchers: int
+    questions: list[str] | str | None, allocation: str | None, *, max_researchers: int
 ) -> tuple[list[str] | None, ResearcherAllocation | None]:
     """Check a user's edit of the plan. None keeps that part of the plan as the supervisor made it.
 
     Blank lines are dropped; then 1-5 questions of at most 300 characters each are required.
+    `questions` comes from a resume value (any JSON), so a single string is refused, not split.
     """
     cleaned: list[str] | None = None
     if questions is not None:
@@ -77,7 +78,7 @@ def plan_payload(state: ResearchState, max_researchers: int) -> dict[str, Any]:
     }
 
 
-def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     if not state.get("review_plan"):
         return {}
     cap = services_of(runtime).settings.max_researchers

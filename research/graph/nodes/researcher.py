@@ -4,11 +4,13 @@ parallel (Send) -> sources merged by the `merge_sources` reducer -> short notes.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -25,7 +27,7 @@ from research.secrets import mask
 MAX_QUERIES = 3
 
 
-def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict:
+def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     task = state["task"]
     emit(
@@ -51,9 +53,10 @@ def fan_out_queries(state: ResearcherState) -> list[Send]:
     return [Send("retrieve", {"task": state["task"], "query": q}) for q in state["queries"]]
 
 
-def retrieve(payload: RetrieveTask, runtime: Runtime[RunSpec]) -> dict:
+def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+    """`state` is one Send() payload (add_node's node protocols name their first parameter `state`)."""
     ctx = services_of(runtime)
-    task, query = payload["task"], payload["query"]
+    task, query = state["task"], state["query"]
     limit = ctx.settings.results_per_query
     log_tool("researcher", f"search_{task.kind}", {"researcher": task.researcher_id, "query": query, "limit": limit})
     result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic)
@@ -91,7 +94,7 @@ def retrieve(payload: RetrieveTask, runtime: Runtime[RunSpec]) -> dict:
     }
 
 
-def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict:
+def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     task = state["task"]
     sources = state.get("sources", [])
@@ -127,7 +130,7 @@ def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict:
     return {"reports": [report], "messages": [AIMessage(content=notes, name=task.researcher_id)]}
 
 
-def build_researcher_graph():
+def build_researcher_graph() -> CompiledStateGraph[ResearcherState, RunSpec, ResearcherState, ResearcherState]:
     builder = StateGraph(ResearcherState, context_schema=RunSpec)
     builder.add_node("plan_queries", plan_queries)
     builder.add_node("retrieve", retrieve)
@@ -142,7 +145,7 @@ def build_researcher_graph():
 RESEARCHER_GRAPH = build_researcher_graph()
 
 
-def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict:
+def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     """Run one researcher's subgraph and hand back only what the parent graph keeps."""
     task = state["task"]
     try:

@@ -8,11 +8,13 @@ again. The writer's draft stays version 1.
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from research.brains.base import NumberedSource
 from research.drafts.citations import finalize_citations
-from research.drafts.review import find_issues, revise_offline
+from research.drafts.review import ReviewIssues, find_issues, revise_offline
 from research.events import emit
 from research.graph.context import RunContext, RunSpec
 from research.graph.nodes import Node
@@ -20,11 +22,11 @@ from research.graph.nodes.claim_check import checked
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import Draft
+from research.schemas import Draft, Source
 from research.secrets import mask
 
 
-def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     draft, claims = state.get("draft"), state.get("claims") or []
     version = state.get("draft_version") or 1
@@ -55,7 +57,7 @@ def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     return {"draft": draft, "claims": claims, "draft_version": version, "route_history": [Node.REVIEWER.value]}
 
 
-def _revise(ctx: RunContext, markdown: str, issues, numbered) -> tuple[str, list[str]]:
+def _revise(ctx: RunContext, markdown: str, issues: ReviewIssues, numbered: dict[int, Source]) -> tuple[str, list[str]]:
     if ctx.brain.kind != "offline":
         sources = [NumberedSource(n=n, source=s) for n, s in sorted(numbered.items())]
         try:
@@ -69,7 +71,7 @@ def _revise(ctx: RunContext, markdown: str, issues, numbered) -> tuple[str, list
     return revise_offline(markdown, issues)
 
 
-def _model_reasons(issues) -> list[str]:
+def _model_reasons(issues: ReviewIssues) -> list[str]:
     return (
         [f'Asked the model to fix an unsupported claim: "{s[:160]}"' for s in issues.unsupported]
         + [f'Asked the model to remove a repeated sentence: "{s[:160]}"' for s in issues.repeated]

@@ -10,9 +10,9 @@ from research.graph.nodes.routing import StopReason, consecutive_follow_ups, sto
 from research.graph.state import ResearchState
 
 
-def announce_stop(state: ResearchState, update: dict, max_consecutive_same: int) -> StopReason | None:
+def announce_stop(state: ResearchState, update: ResearchState, max_consecutive_same: int) -> StopReason | None:
     """After the analyst: the state the router will see, and, if research stops, why."""
-    after = {
+    after: ResearchState = {
         **state,
         **update,
         "critiques": [*(state.get("critiques") or []), *update.get("critiques", [])],

@@ -3,11 +3,14 @@ and dispatches one researcher per allocated slot."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 from pydantic import ValidationError
 
+from research.brains.base import Plan
 from research.events import emit
 from research.graph.allocation import parse_allocation, researcher_ids, resolve_allocation
 from research.graph.context import RunContext, RunSpec
@@ -31,12 +34,13 @@ _ANGLES: dict[ResearcherKind, tuple[str, ...]] = {
 }
 
 
-def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     topic = state["topic"]
     cap = ctx.settings.max_researchers
     emit("phase", phase="supervisor", iteration=0)
-    user = parse_allocation(state["requested_allocation"], cap) if state.get("requested_allocation") else None
+    requested = state.get("requested_allocation")
+    user = parse_allocation(requested, cap) if requested else None
     plan = ctx.brain.plan(topic, max_researchers=cap, wants_allocation=user is None)
     report_usage(ctx, Node.SUPERVISOR)
 
@@ -83,7 +87,7 @@ def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
     }
 
 
-def _validated_model_allocation(plan, cap: int) -> tuple[ResearcherAllocation | None, list[str]]:
+def _validated_model_allocation(plan: Plan, cap: int) -> tuple[ResearcherAllocation | None, list[str]]:
     """Check the model's allocation against SupervisorDecision's rules; invalid -> None + warning."""
     if plan.allocation is None:
         return None, []

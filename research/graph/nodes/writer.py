@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
@@ -28,7 +30,7 @@ def known_gaps(state: ResearchState) -> list[str]:
     return gaps
 
 
-def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict:
+def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     emit("phase", phase="writer", iteration=state.get("research_iterations", 0))
     numbered = [

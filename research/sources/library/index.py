@@ -188,7 +188,7 @@ def ranked_ids(
     chosen = _rankable(terms, counts)
     if chosen:
         return _ranked(conn, table, _any_of(chosen), limit)
-    present = [t for t, n in zip(terms, counts) if n][: _affordable_common_terms(conn)]
+    present = [t for t, n in zip(terms, counts, strict=True) if n][: _affordable_common_terms(conn)]
     if not present:
         return []
     # Every term is common: rank the newest documents that have them all (or, failing that, any).

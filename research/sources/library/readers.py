@@ -157,7 +157,7 @@ class _HTMLText(HTMLParser):
         self._in_title = False
         self._in_h1 = False
 
-    def handle_starttag(self, tag: str, attrs: list) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self._SKIP:
             self._skip_depth += 1
         if tag == "title":
@@ -289,7 +289,7 @@ def to_document(parsed: ParsedFile, *, kind: ResearcherKind | None, url: str, sa
     return NewDocument(
         title=" ".join(parsed.title.split())[:_TITLE_MAX] or "Untitled",
         text=parsed.text,
-        kind=chosen,  # type: ignore[arg-type]
+        kind=chosen,
         url=_public_url(meta.get("url")) or url,
         authors=_authors(meta.get("authors") or meta.get("author")),
         year=_year(meta.get("year") or meta.get("date")),

@@ -70,7 +70,7 @@ def extract(
     except subprocess.TimeoutExpired:
         raise ExtractionRefused(f"reading it took longer than {timeout:g} s (stopped)") from None
     try:
-        answer = json.loads(out.stdout.decode("utf-8").splitlines()[-1])
+        answer: dict[str, Any] = json.loads(out.stdout.decode("utf-8").splitlines()[-1])
     except (IndexError, ValueError):
         if out.returncode < 0 or b"MemoryError" in out.stderr:
             raise ExtractionRefused(
@@ -110,7 +110,7 @@ def _pdf(data: bytes) -> dict[str, Any]:
         if size > MAX_TEXT_CHARS:
             return {"error": f"the PDF holds more than {MAX_TEXT_CHARS // (1024 * 1024)} M characters of text"}
         pages.append(text)
-    info = reader.metadata or {}
+    info: dict[Any, Any] = reader.metadata or {}
     meta = {k: str(info.get(f"/{k.title()}") or "") for k in ("title", "author")}
     meta["created"] = str(info.get("/CreationDate") or "")
     return {"pages": pages, "meta": meta}

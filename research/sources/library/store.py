@@ -10,6 +10,7 @@ library_index.py for the query planner); only the top rows are read back from `d
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -19,6 +20,7 @@ import time
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, cast
 
 from research.relevance.passages import carried_text
 from research.schemas import RESEARCHER_KINDS, SNIPPET_CHARS, ResearcherKind, Source
@@ -37,8 +39,9 @@ _META_COLUMNS = "id, kind, title, url, authors, year, publisher, topic, sample, 
 
 
 def _check_kind(kind: str) -> ResearcherKind:
-    fts_table(kind)  # raises ValueError for an unknown kind
-    return kind  # type: ignore[return-value]
+    checked = cast(ResearcherKind, kind)
+    fts_table(checked)  # raises ValueError for an unknown kind, so past it `kind` is a ResearcherKind
+    return checked
 
 
 def default_url(title: str, text: str) -> str:
@@ -96,10 +99,8 @@ class Library:
     def close(self) -> None:
         with self._registry_lock:
             for conn in list(self._connections):
-                try:
+                with contextlib.suppress(sqlite3.Error):  # closing is best effort
                     conn.close()
-                except sqlite3.Error:  # pragma: no cover - closing is best effort
-                    pass
             self._connections.clear()
         self._local = threading.local()
 
@@ -207,7 +208,7 @@ class Library:
 
     def counts(self) -> dict[str, int]:
         """Documents per kind, every kind present (0 when none)."""
-        out = {kind: 0 for kind in RESEARCHER_KINDS}
+        out: dict[str, int] = {kind: 0 for kind in RESEARCHER_KINDS}
         for kind, n in self._conn().execute("SELECT kind, COUNT(*) FROM documents GROUP BY kind"):
             out[kind] = int(n)
         return out
@@ -296,7 +297,7 @@ class _WriteTransaction:
             self.lock.release()
 
 
-def _document_fields(row: sqlite3.Row) -> dict:
+def _document_fields(row: sqlite3.Row) -> dict[str, Any]:
     return {
         "id": int(row["id"]),
         "kind": row["kind"],

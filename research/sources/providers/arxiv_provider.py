@@ -19,7 +19,7 @@ import arxiv
 from arxiv import _feed as arxiv_feed  # the library's own Atom parser (arxiv >= 4)
 from lxml import etree
 
-from research.schemas import RunWarning, Source
+from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, request_with_retries
@@ -28,7 +28,7 @@ ATOM_NS = "http://www.w3.org/2005/Atom"
 MAX_QUERY_CHARS = 300  # arXiv rejects very long search_query values
 
 
-class _BoundedArxivClient(arxiv.Client):
+class _BoundedArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type information
     """An `arxiv.Client` pointed at `query_url` whose every page fetch goes through the HTTP core."""
 
     def __init__(self, *, query_url: str, policy: HttpPolicy, provider: str, page_size: int) -> None:
@@ -75,7 +75,7 @@ class ArxivProvider:
     """Academic preprints from arXiv (settings.arxiv_url is the `api/query` endpoint)."""
 
     name = "arxiv"
-    kind = "academic"
+    kind: ResearcherKind = "academic"
 
     def __init__(self, settings: Settings) -> None:
         self.query_url = settings.arxiv_url

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 from ddgs.engines.duckduckgo import Duckduckgo
 from ddgs.exceptions import DDGSException, TimeoutException
 
-from research.schemas import Source
+from research.schemas import ResearcherKind, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval
@@ -68,7 +68,7 @@ class _StatusKeepingDuckduckgo(Duckduckgo):
 
 class DuckDuckGoProvider:
     name = NAME
-    kind = "web"
+    kind: ResearcherKind = "web"
 
     def __init__(self, settings: Settings) -> None:
         self._search_url = settings.ddgs_url

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.schemas import Source
+from research.schemas import ResearcherKind, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval
@@ -19,7 +19,7 @@ MAX_QUERY_CHARS = 256  # GitHub rejects longer search queries with 422
 
 class GitHubProvider:
     name = NAME
-    kind = "web"
+    kind: ResearcherKind = "web"
 
     def __init__(self, settings: Settings) -> None:
         self._base_url = settings.github_url.rstrip("/")

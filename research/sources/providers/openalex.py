@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.schemas import RunWarning, Source
+from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, get_json
@@ -36,7 +36,7 @@ class OpenAlexProvider:
     """Scholarly works from OpenAlex (settings.openalex_url, e.g. https://api.openalex.org)."""
 
     name = "openalex"
-    kind = "academic"
+    kind: ResearcherKind = "academic"
 
     def __init__(self, settings: Settings) -> None:
         self.base_url = settings.openalex_url.rstrip("/")

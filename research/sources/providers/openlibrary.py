@@ -15,7 +15,7 @@ import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from research.schemas import RunWarning, Source
+from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, get_json
@@ -38,7 +38,7 @@ class OpenLibraryProvider:
     """Books from Open Library (settings.openlibrary_url, e.g. https://openlibrary.org)."""
 
     name = "openlibrary"
-    kind = "book"
+    kind: ResearcherKind = "book"
 
     def __init__(self, settings: Settings, *, fetch_descriptions: bool = True) -> None:
         self.base_url = settings.openlibrary_url.rstrip("/")
@@ -105,7 +105,7 @@ class OpenLibraryProvider:
                     message=f"{len(failures)} of {len(keys)} work descriptions unavailable ({failures[0]})",
                 )
             )
-        return {key: text for key, (text, _) in zip(keys, outcomes) if text}
+        return {key: text for key, (text, _) in zip(keys, outcomes, strict=True) if text}
 
     def _description(self, key: str) -> tuple[str, str | None]:
         """(description, error message or None) for one work key such as /works/OL45804W."""

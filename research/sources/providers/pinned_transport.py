@@ -10,9 +10,12 @@ socket's address) keep the name. A host that was not checked is refused.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
+from typing import Any
 
 import httpcore
 import httpx
+from httpcore._backends.base import SOCKET_OPTION, NetworkStream
 from httpcore._backends.sync import SyncBackend
 
 
@@ -29,7 +32,14 @@ class _PinnedBackend(SyncBackend):
         with self._lock:
             self._pins[host.lower().strip("[]")] = address
 
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):  # type: ignore[override]
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> NetworkStream:
         with self._lock:
             address = self._pins.get(str(host).lower().strip("[]"))
         if address is None:
@@ -40,11 +50,11 @@ class _PinnedBackend(SyncBackend):
 class PinnedTransport(httpx.HTTPTransport):
     """httpx.HTTPTransport whose connections go to pinned addresses (see `pin`)."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._backend = _PinnedBackend()
         # httpx builds its httpcore pool without a network_backend argument; give it ours.
-        self._pool._network_backend = self._backend  # type: ignore[attr-defined]
+        self._pool._network_backend = self._backend
 
     def pin(self, host: str, address: str) -> None:
         self._backend.pin(host, address)

@@ -155,7 +155,7 @@ def enrich_with_page_text(
 
     with ThreadPoolExecutor(max_workers=len(wanted), thread_name_prefix="scrape") as pool:
         outcomes = list(pool.map(fetch, [s.url for s in wanted]))
-    for source, outcome in zip(wanted, outcomes):
+    for source, outcome in zip(wanted, outcomes, strict=True):
         if isinstance(outcome, str):
             retrieval.texts[source.id] = outcome
             continue

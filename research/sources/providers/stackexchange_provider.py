@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Any
 
-from research.schemas import RunWarning, Source
+from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval
@@ -47,7 +47,7 @@ BACKOFF = BackoffGate()
 
 class StackExchangeProvider:
     name = NAME
-    kind = "web"
+    kind: ResearcherKind = "web"
 
     def __init__(self, settings: Settings) -> None:
         self._base_url = settings.stackexchange_url.rstrip("/")

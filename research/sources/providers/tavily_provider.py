@@ -15,7 +15,7 @@ import requests
 from tavily import TavilyClient
 from tavily import errors as tavily_errors
 
-from research.schemas import Source
+from research.schemas import ResearcherKind, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval
@@ -27,7 +27,7 @@ _YEAR = re.compile(r"\b(19|20)\d{2}\b")
 
 class TavilyProvider:
     name = NAME
-    kind = "web"
+    kind: ResearcherKind = "web"
 
     def __init__(self, settings: Settings) -> None:
         if settings.tavily_api_key is None or not settings.tavily_api_key.get_secret_value():
@@ -51,13 +51,14 @@ class TavilyProvider:
             client_source="research-desk",
         )
         try:
-            return client.search(
+            reply: dict[str, Any] = client.search(
                 query,
                 max_results=limit,
                 search_depth="basic",
                 include_raw_content="text",
                 timeout=self._policy.timeout,
             )
+            return reply
         except Exception as exc:  # the client's exceptions, mapped to retryable or final
             raise _classify(exc, last.get("response"), self._policy.timeout) from None
         finally:
@@ -71,7 +72,7 @@ def _classify(exc: Exception, response: requests.Response | None, timeout: float
         return Retryable(f"timed out after {timeout:g}s")
     if isinstance(exc, requests.ConnectionError):
         return Retryable("connection failed")
-    if status is not None and (status == 429 or status >= 500):
+    if response is not None and status is not None and (status == 429 or status >= 500):
         retry_after = http_core.parse_retry_after(response.headers.get("Retry-After"))
         return Retryable(f"HTTP {status}", retry_after)
     if isinstance(exc, tavily_errors.InvalidAPIKeyError):

@@ -17,7 +17,7 @@ import re
 from typing import Any
 from urllib.parse import quote, urljoin
 
-from research.schemas import RunWarning, Source
+from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, get_json
@@ -34,7 +34,7 @@ class WikipediaProvider:
     """Encyclopedia articles (settings.wikipedia_url is the `api.php` endpoint)."""
 
     name = "wikipedia"
-    kind = "book"
+    kind: ResearcherKind = "book"
 
     def __init__(self, settings: Settings) -> None:
         self.api_url = settings.wikipedia_url
