@@ -17,9 +17,17 @@ from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import Draft
+from research.schemas import Draft, Source
 
 MAX_SOURCES_FOR_WRITER = 40
+
+
+def writing_order(sources: list[Source]) -> list[Source]:
+    """The sources the writer gets, most relevant first, then by kind and id: the same draft whatever
+    order the parallel researchers happened to finish in (in-process or on a server)."""
+    kinds = {"web": 0, "academic": 1, "book": 2}
+    ranked = sorted(sources, key=lambda s: (-(s.relevance or 0.0), kinds.get(s.kind, 3), s.id))
+    return ranked[:MAX_SOURCES_FOR_WRITER]
 
 
 def known_gaps(state: ResearchState) -> list[str]:
@@ -33,9 +41,7 @@ def known_gaps(state: ResearchState) -> list[str]:
 def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     emit("phase", phase="writer", iteration=state.get("research_iterations", 0))
-    numbered = [
-        NumberedSource(n=i, source=s) for i, s in enumerate(state.get("sources", [])[:MAX_SOURCES_FOR_WRITER], 1)
-    ]
+    numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(state.get("sources", [])), 1)]
     gaps = known_gaps(state)
     evidence = assess_evidence(
         state["research_questions"],
