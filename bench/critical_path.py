@@ -2,8 +2,8 @@
 
 The ideal comes from the run's own event log: the longest chain of dependent model calls and
 search requests (supervisor, then per round the slowest researcher chain and the analyst, then the
-writer), with every independent call assumed to run in parallel and each call costing exactly its
-fixed latency. A researcher's chain is its own model calls (queries, notes) plus its slowest
+writer, then the claim check's judge and the reviewer, which run one after the other), with every
+independent call assumed to run in parallel and each call costing exactly its fixed latency. A researcher's chain is its own model calls (queries, notes) plus its slowest
 retrieve; a retrieve is the deepest chain of dependent requests among the providers that served it.
 """
 
@@ -34,10 +34,12 @@ class CriticalPath:
     supervisor: float = 0.0
     rounds: list[dict[str, float]] = field(default_factory=list)  # {researchers, analyst} per round
     writer: float = 0.0
+    review: float = 0.0  # after the writer: the claim check's judge and the reviewer's revisions
 
     @property
     def seconds(self) -> float:
-        return self.supervisor + sum(r["researchers"] + r["analyst"] for r in self.rounds) + self.writer
+        rounds = sum(r["researchers"] + r["analyst"] for r in self.rounds)
+        return self.supervisor + rounds + self.writer + self.review
 
 
 def search_depth(providers: list[str]) -> int:
@@ -77,6 +79,8 @@ def critical_path(events: list[Event], model_latency: float, search_latency: flo
             }
         )
     path.writer = sum(calls for (node, _), calls in node_calls.items() if node == "writer") * model_latency
+    after = ("claim_check", "reviewer")
+    path.review = sum(calls for (node, _), calls in node_calls.items() if node in after) * model_latency
     return path
 
 
@@ -99,6 +103,7 @@ def measure_case(
             "supervisor": rounded(path.supervisor),
             "rounds": [{k: rounded(v) for k, v in r.items()} for r in path.rounds],
             "writer": rounded(path.writer),
+            "review": rounded(path.review),
         },
         "model_calls": best.calls,
         "search_requests": best.search_requests,
