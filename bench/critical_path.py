@@ -3,8 +3,9 @@
 The ideal comes from the run's own event log: the longest chain of dependent model calls and
 search requests (supervisor, then per round the slowest researcher chain and the analyst, then the
 writer, then the claim check's judge and the reviewer, which run one after the other), with every
-independent call assumed to run in parallel and each call costing exactly its fixed latency. A researcher's chain is its own model calls (queries, notes) plus its slowest
-retrieve; a retrieve is the deepest chain of dependent requests among the providers that served it.
+independent call assumed to run in parallel and each call costing exactly its fixed latency. A
+researcher's chain is its own model calls (queries, notes) plus its slowest retrieve; a retrieve is
+the deepest chain of dependent requests among the providers that served it.
 """
 
 from __future__ import annotations
