@@ -44,20 +44,23 @@ def bundle_document(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def _mutate(document: dict, data: st.DataObject) -> dict:
+    """One to four random changes; a change whose target an earlier one replaced is skipped."""
     doc = json.loads(json.dumps(document))
     for _ in range(data.draw(st.integers(1, 4))):
         target = data.draw(st.sampled_from(["event", "run", "top", "text"]))
-        if target == "event" and doc["events"]:
-            event = doc["events"][data.draw(st.integers(0, len(doc["events"]) - 1))]
-            box = event["data"] if data.draw(st.booleans()) and event["data"] else event
-            key = data.draw(st.sampled_from(sorted(box)) | st.text(max_size=8))
+        events, run, texts = doc.get("events"), doc.get("run"), doc.get("source_texts")
+        if target == "event" and isinstance(events, list) and events and all(isinstance(e, dict) for e in events):
+            event = events[data.draw(st.integers(0, len(events) - 1))]
+            inner = event.get("data")
+            box = inner if isinstance(inner, dict) and inner and data.draw(st.booleans()) else event
+            key = data.draw(st.sampled_from(sorted(box)) | st.text(max_size=8)) if box else "x"
             box[key] = data.draw(JSON)
-        elif target == "run":
-            doc["run"][data.draw(st.sampled_from(sorted(doc["run"])))] = data.draw(JSON)
+        elif target == "run" and isinstance(run, dict) and run:
+            run[data.draw(st.sampled_from(sorted(run)))] = data.draw(JSON)
         elif target == "top":
             doc[data.draw(st.sampled_from(["version", "events", "drafts", "source_texts", "format", "junk"]))] = data.draw(JSON)
-        else:
-            doc["source_texts"][data.draw(st.text(max_size=10))] = data.draw(st.text(max_size=200))
+        elif target == "text" and isinstance(texts, dict):
+            texts[data.draw(st.text(max_size=10))] = data.draw(st.text(max_size=200))
     return doc
 
 
