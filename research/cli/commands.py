@@ -216,9 +216,11 @@ def _bundle(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
 
 
 def _import(store: RunStore, args: Namespace, bad_input: BadInput) -> int:
-    from research.runs.bundle import BundleError, import_bundle
+    from research.runs.bundle import MAX_BUNDLE_BYTES, BundleError, import_bundle
 
     try:
+        if args.file.stat().st_size > MAX_BUNDLE_BYTES:  # refused before it is read into memory
+            raise bad_input(f"{args.file}: larger than {MAX_BUNDLE_BYTES // (1024 * 1024)} MB, not a run bundle")
         data = args.file.read_bytes()
     except OSError as exc:
         raise bad_input(f"cannot read {args.file}: {exc.strerror or exc}") from None

@@ -61,6 +61,7 @@ def test_sign_in_with_oidc_then_guarded_actions_and_started_by(page, login_desk)
     expect(page.get_by_role("button", name="Run research")).to_be_enabled(timeout=30_000)
     page.get_by_role("button", name="Run research").click()
     expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=90_000)
+    expect(page.locator(".st-key-run-header")).to_contain_text("by ada@")  # who started it
     screenshot(page, "browser-13-signed-in")
     store = RunStore(data_dir / "runs.sqlite")
     (record,) = store.list_runs()

@@ -50,7 +50,7 @@ def _pdf(objects: list[bytes]) -> bytes:
     return out.getvalue()
 
 
-def docx_bomb(inflated_mb: int = 1024, *, honest_header: bool = True) -> bytes:
+def docx_bomb(inflated_mb: int = 1024) -> bytes:
     """A docx whose document.xml inflates to `inflated_mb` MB (written in chunks: small in memory)."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
@@ -70,22 +70,4 @@ def docx_bomb(inflated_mb: int = 1024, *, honest_header: bool = True) -> bytes:
             for _ in range(inflated_mb):
                 member.write(chunk)
             member.write(b"</w:t></w:r></w:p></w:body></w:document>")
-    data = out.getvalue()
-    if not honest_header:
-        data = _lie_about_sizes(data)
-    return data
-
-
-def _lie_about_sizes(data: bytes) -> bytes:
-    """Rewrite the central directory so every member declares a tiny size (a lying bomb)."""
-    import struct
-
-    buf = bytearray(data)
-    pos = buf.find(b"PK\x01\x02")
-    while pos != -1:
-        name_len, extra_len = struct.unpack_from("<HH", buf, pos + 28)
-        extra = buf[pos + 46 + name_len : pos + 46 + name_len + extra_len]
-        if b"\x01\x00" not in bytes(extra[:2]):  # not zip64: the 32-bit size fields are real
-            struct.pack_into("<I", buf, pos + 24, 1000)
-        pos = buf.find(b"PK\x01\x02", pos + 4)
-    return bytes(buf)
+    return out.getvalue()

@@ -44,6 +44,7 @@ def bundle_document(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def _mutate(document: dict, data: st.DataObject) -> dict:
+    """One to four random changes; a change whose target an earlier one replaced is skipped."""
     doc = json.loads(json.dumps(document))
     for _ in range(data.draw(st.integers(1, 4))):
         target = data.draw(st.sampled_from(["event", "run", "top", "text"]))

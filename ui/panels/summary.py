@@ -18,7 +18,8 @@ def render_header(view: RunView, *, orphaned: bool = False) -> None:
     with st.container(key="run-header"):
         st.markdown(f"### {md_escape(view.topic) or 'Untitled run'}")
         st.markdown(
-            f"{status} · :gray[run {md_escape(view.run_id)} · started {when(view.started_ts)} · {brain}"
+            f"{status} · :gray[run {md_escape(view.run_id)} · started {when(view.started_ts)}"
+            f"{' by ' + md_escape(view.started_by) if view.started_by else ''} · {brain}"
             f" · sources: {md_escape(view.source_mode or '?')}]"
         )
     warnings.render_inline(view, "run")
