@@ -40,6 +40,9 @@ def login_desk(tmp_path: Path):
 
 def test_sign_in_with_oidc_then_guarded_actions_and_started_by(page, login_desk) -> None:
     url, issuer, data_dir = login_desk
+    # The app first (a deep link's first load on a fresh server is tests/browser/test_pages.py's concern).
+    page.goto(url)
+    expect(page.get_by_role("heading", name="Research Desk")).to_be_visible(timeout=30_000)
     page.goto(f"{url}/settings")
     expect(page.get_by_text("Sign in to check connections.")).to_be_visible(timeout=30_000)
     assert page.get_by_role("button", name="Check connections").count() == 0
