@@ -14,5 +14,6 @@ STATE_TYPES = [
         "RunWarning",
         "Draft",
         "AnalystVerdict",
+        "CheckedClaim",
     )
 ]

@@ -16,28 +16,13 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from research.graph.serde_types import STATE_TYPES
 from research.settings import Settings
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg_pool import ConnectionPool
 
-# Our own state types, allowed through the checkpoint serializer's msgpack gate.
-STATE_TYPES = [
-    ("research.schemas", name)
-    for name in (
-        "Source",
-        "ResearcherTask",
-        "ResearcherReport",
-        "Critique",
-        "QuestionCoverage",
-        "ResolvedAllocation",
-        "ResearcherAllocation",
-        "RunWarning",
-        "Draft",
-        "AnalystVerdict",
-    )
-]
 _PG_SETUP_DONE: set[str] = set()
 _PG_SETUP_LOCK = threading.Lock()
 _PG_SETUP_ADVISORY_LOCK = 0x52534401  # two processes running the saver's migrations at once must not race

@@ -24,9 +24,9 @@ from research.graph.allocation import parse_allocation
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for
 from research.graph.nodes.plan_review import validate_plan_edit
+from research.graph.serde_types import STATE_TYPES as _STATE_TYPES
 from research.graph.state import ResearchState
 from research.logging_setup import configure_logging, run_id_scope
-from research.runs.checkpoints import STATE_TYPES as _STATE_TYPES
 from research.runs.checkpoints import SecretMaskingSerializer, open_checkpointer
 from research.runs.event_effects import apply_event
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
