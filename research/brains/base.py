@@ -57,6 +57,43 @@ class NumberedSource:
     source: Source
 
 
+# One request object per step with many inputs: the graph node builds it once, and the protocol,
+# every brain and the fallback wrapper take it whole, so the list of inputs is written here only.
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """What the analyst judges: the research so far against the plan's questions."""
+
+    topic: str
+    questions: list[str]
+    sources: list[Source]
+    reports: list[ResearcherReport]
+    iteration: int  # the analyst's review number, 1 for the first
+    text_of: TextLookup
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """What the writer drafts from: every [n] it cites must be one of `sources`."""
+
+    topic: str
+    questions: list[str]
+    sources: list[NumberedSource]
+    text_of: TextLookup
+    known_gaps: list[str]
+
+
+@dataclass(frozen=True)
+class ReviseRequest:
+    """A draft (markdown without its Sources list) to rewrite on the user's instruction."""
+
+    draft: str
+    instruction: str
+    sources: list[NumberedSource]
+    text_of: TextLookup
+
+
 class Brain(Protocol):
     name: str  # "offline" or the model name
     kind: str  # "offline" | "openai"
@@ -67,34 +104,13 @@ class Brain(Protocol):
 
     def notes(self, task: ResearcherTask, sources: list[Source], text_of: TextLookup) -> str: ...
 
-    def judge(
-        self,
-        topic: str,
-        questions: list[str],
-        sources: list[Source],
-        reports: list[ResearcherReport],
-        iteration: int,
-        text_of: TextLookup,
-    ) -> AnalystVerdict: ...
+    def judge(self, request: JudgeRequest) -> AnalystVerdict: ...
 
-    def write(
-        self,
-        topic: str,
-        questions: list[str],
-        sources: list[NumberedSource],
-        text_of: TextLookup,
-        known_gaps: list[str],
-    ) -> str: ...
+    def write(self, request: WriteRequest) -> str: ...
 
-    def revise(
-        self,
-        draft: str,
-        instruction: str,
-        sources: list[NumberedSource],
-        text_of: TextLookup,
-    ) -> str:
-        """Rewrite `draft` (markdown without its Sources list) on the user's instruction, citing [n]
-        only from `sources`. Raises research.brains.offline_revise.RevisionError when it cannot."""
+    def revise(self, request: ReviseRequest) -> str:
+        """Rewrite the draft on the instruction, citing [n] only from the request's sources.
+        Raises research.brains.offline_revise.RevisionError when it cannot."""
         ...
 
     def take_usage(self) -> Usage:

@@ -15,10 +15,18 @@ from typing import TypeVar
 
 import openai
 
-from research.brains.base import Brain, BudgetExceeded, NumberedSource, Plan, TextLookup
+from research.brains.base import (
+    Brain,
+    BudgetExceeded,
+    JudgeRequest,
+    Plan,
+    ReviseRequest,
+    TextLookup,
+    WriteRequest,
+)
 from research.brains.call_context import in_step
 from research.brains.model_output import InvalidModelOutput
-from research.schemas import AnalystVerdict, ResearcherKind, ResearcherReport, ResearcherTask, Source, Usage
+from research.schemas import AnalystVerdict, ResearcherKind, ResearcherTask, Source, Usage
 from research.secrets import mask
 
 T = TypeVar("T")
@@ -58,29 +66,14 @@ class FallbackBrain:
     def notes(self, task: ResearcherTask, sources: list[Source], text_of: TextLookup) -> str:
         return self._step("notes", lambda b: b.notes(task, sources, text_of), researcher_id=task.researcher_id)
 
-    def judge(
-        self,
-        topic: str,
-        questions: list[str],
-        sources: list[Source],
-        reports: list[ResearcherReport],
-        iteration: int,
-        text_of: TextLookup,
-    ) -> AnalystVerdict:
-        return self._step("judge", lambda b: b.judge(topic, questions, sources, reports, iteration, text_of))
+    def judge(self, request: JudgeRequest) -> AnalystVerdict:
+        return self._step("judge", lambda b: b.judge(request))
 
-    def write(
-        self,
-        topic: str,
-        questions: list[str],
-        sources: list[NumberedSource],
-        text_of: TextLookup,
-        known_gaps: list[str],
-    ) -> str:
-        return self._step("write", lambda b: b.write(topic, questions, sources, text_of, known_gaps))
+    def write(self, request: WriteRequest) -> str:
+        return self._step("write", lambda b: b.write(request))
 
-    def revise(self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup) -> str:
-        return self._step("revise", lambda b: b.revise(draft, instruction, sources, text_of))
+    def revise(self, request: ReviseRequest) -> str:
+        return self._step("revise", lambda b: b.revise(request))
 
     def take_usage(self) -> Usage:
         return self.primary.take_usage() + self.fallback.take_usage()

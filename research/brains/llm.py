@@ -17,7 +17,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
 from research import prompts
-from research.brains.base import NumberedSource, Plan, TextLookup
+from research.brains.base import JudgeRequest, NumberedSource, Plan, ReviseRequest, TextLookup, WriteRequest
 from research.brains.llm_calls import ModelCaller
 from research.brains.model_output import InvalidModelOutput, strip_think
 from research.brains.plan_decision import (
@@ -178,82 +178,54 @@ class LLMBrain:
         ]
         return self._text(self._fast, messages, role="notes")
 
-    def judge(
-        self,
-        topic: str,
-        questions: list[str],
-        sources: list[Source],
-        reports: list[ResearcherReport],
-        iteration: int,
-        text_of: TextLookup,
-    ) -> AnalystVerdict:
+    def judge(self, request: JudgeRequest) -> AnalystVerdict:
         blocks = [
-            _source_block(f'id="{s.id}"', s, text_of, JUDGE_SOURCE_CHARS, prefer_snippet=True)
-            for s in sources[:JUDGE_MAX_SOURCES]
+            _source_block(f'id="{s.id}"', s, request.text_of, JUDGE_SOURCE_CHARS, prefer_snippet=True)
+            for s in request.sources[:JUDGE_MAX_SOURCES]
         ]
-        notes = "\n\n".join(_report_block(r) for r in reports) or "(no researcher notes)"
+        notes = "\n\n".join(_report_block(r) for r in request.reports) or "(no researcher notes)"
         messages = [
             SystemMessage(
-                prompts.ANALYST_SYSTEM.format(iteration=iteration, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
+                prompts.ANALYST_SYSTEM.format(iteration=request.iteration, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
             ),
             HumanMessage(
                 prompts.ANALYST_USER.format(
-                    topic=topic,
-                    questions=prompts.numbered_list(questions),
+                    topic=request.topic,
+                    questions=prompts.numbered_list(request.questions),
                     notes=notes,
                     sources=prompts.render_sources(blocks),
                 )
             ),
         ]
         verdict = self._structured(self._main, AnalystVerdict, messages)
-        return _complete_verdict(verdict, questions, has_sources=bool(sources))
+        return _complete_verdict(verdict, request.questions, has_sources=bool(request.sources))
 
-    def write(
-        self,
-        topic: str,
-        questions: list[str],
-        sources: list[NumberedSource],
-        text_of: TextLookup,
-        known_gaps: list[str],
-    ) -> str:
-        shown = sources[:WRITER_MAX_SOURCES]
-        blocks = [_source_block(f'n="{ns.n}"', ns.source, text_of, WRITER_SOURCE_CHARS) for ns in shown]
+    def write(self, request: WriteRequest) -> str:
         gaps = (
-            prompts.WRITER_GAPS_INSTRUCTION.format(gaps=prompts.bullet_list(known_gaps))
-            if known_gaps
+            prompts.WRITER_GAPS_INSTRUCTION.format(gaps=prompts.bullet_list(request.known_gaps))
+            if request.known_gaps
             else prompts.WRITER_NO_GAPS_INSTRUCTION
         )
-        numbers = ", ".join(str(ns.n) for ns in shown) or "none"
+        sources, numbers = _citable_sources(request.sources, request.text_of)
+        rule = prompts.UNTRUSTED_DATA_RULE
+        questions = prompts.numbered_list(request.questions)
         messages = [
-            SystemMessage(
-                prompts.WRITER_SYSTEM.format(
-                    gaps_instruction=gaps, numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
-                )
-            ),
-            HumanMessage(
-                prompts.WRITER_USER.format(
-                    topic=topic, questions=prompts.numbered_list(questions), sources=prompts.render_sources(blocks)
-                )
-            ),
+            SystemMessage(prompts.WRITER_SYSTEM.format(gaps_instruction=gaps, numbers=numbers, untrusted_rule=rule)),
+            HumanMessage(prompts.WRITER_USER.format(topic=request.topic, questions=questions, sources=sources)),
         ]
         draft = self._text(self._main, messages, role="writer")
         # Unknown citations and links are removed by the writer node, which warns about each.
         draft = draft_guard.strip_reference_section(draft)
-        draft = draft_guard.ensure_title(draft, topic)
-        return draft_guard.tidy_spacing(draft_guard.ensure_known_gaps(draft, known_gaps))
+        draft = draft_guard.ensure_title(draft, request.topic)
+        return draft_guard.tidy_spacing(draft_guard.ensure_known_gaps(draft, request.known_gaps))
 
-    def revise(self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup) -> str:
+    def revise(self, request: ReviseRequest) -> str:
         """The writer again, on the user's instruction, with the same numbered sources."""
-        shown = sources[:WRITER_MAX_SOURCES]
-        blocks = [_source_block(f'n="{ns.n}"', ns.source, text_of, WRITER_SOURCE_CHARS) for ns in shown]
-        numbers = ", ".join(str(ns.n) for ns in shown) or "none"
+        sources, numbers = _citable_sources(request.sources, request.text_of)
+        draft = prompts.neutralise(request.draft)
         messages = [
             SystemMessage(prompts.REVISE_SYSTEM.format(numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
-            HumanMessage(
-                prompts.REVISE_USER.format(
-                    instruction=instruction, draft=prompts.neutralise(draft), sources=prompts.render_sources(blocks)
-                )
-            ),
+            HumanMessage(prompts.REVISE_USER.format(instruction=request.instruction, draft=draft, sources=sources)),
         ]
         revised = self._text(self._main, messages, role="writer")
         revised = draft_guard.strip_reference_section(revised)
@@ -290,6 +262,13 @@ def _source_block(label: str, source: Source, text_of: TextLookup, limit: int, *
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return prompts.render_source(label, kind=source.kind, title=source.title, url=source.url, text=text)
+
+
+def _citable_sources(sources: list[NumberedSource], text_of: TextLookup) -> tuple[str, str]:
+    """What the writer (and the reviser) sees: the rendered [n] sources, and the numbers it may cite."""
+    shown = sources[:WRITER_MAX_SOURCES]
+    blocks = [_source_block(f'n="{ns.n}"', ns.source, text_of, WRITER_SOURCE_CHARS) for ns in shown]
+    return prompts.render_sources(blocks), ", ".join(str(ns.n) for ns in shown) or "none"
 
 
 def _report_block(report: ResearcherReport) -> str:

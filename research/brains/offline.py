@@ -11,7 +11,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from research.brains.base import NumberedSource, Plan, TextLookup
+from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
 from research.brains.topics import (
     ALLOCATION_GUIDANCE,
     GUIDANCE_LABEL,
@@ -25,7 +25,6 @@ from research.schemas import (
     AnalystVerdict,
     QuestionCoverage,
     ResearcherKind,
-    ResearcherReport,
     ResearcherTask,
     Source,
     Usage,
@@ -110,22 +109,15 @@ class OfflineBrain:
         lines = [f"- {sentence} ({source.title})" for sentence, source in picked]
         return f'{len(sources)} sources for "{task.question}".\n' + "\n".join(lines)
 
-    def judge(
-        self,
-        topic: str,
-        questions: list[str],
-        sources: list[Source],
-        reports: list[ResearcherReport],
-        iteration: int,
-        text_of: TextLookup,
-    ) -> AnalystVerdict:
+    def judge(self, request: JudgeRequest) -> AnalystVerdict:
+        sources = request.sources
         coverage: list[QuestionCoverage] = []
         critique: list[str] = []
         missing: list[str] = []
         queries: list[str] = []
-        subject = subject_of(topic)
-        for question in questions:
-            relevant = _relevant_sources(question, subject, sources, text_of)
+        subject = subject_of(request.topic)
+        for question in request.questions:
+            relevant = _relevant_sources(question, subject, sources, request.text_of)
             origins = {_origin(s) for s in relevant}
             covered = len(relevant) >= MIN_SOURCES_PER_QUESTION and len(origins) >= 2
             note = f"{len(relevant)} relevant sources from {len(origins)} origins"
@@ -139,7 +131,7 @@ class OfflineBrain:
                 missing.append(question)
                 focus = " ".join(_focus_terms(question, subject)[:3])
                 queries.append(" ".join(f"{subject} {focus}".split()))
-        failed = [r.researcher_id for r in reports if r.status == "failed"]
+        failed = [r.researcher_id for r in request.reports if r.status == "failed"]
         if failed:
             critique.append(f"Researchers that failed: {', '.join(failed)}.")
         kinds = {s.kind for s in sources}
@@ -156,24 +148,17 @@ class OfflineBrain:
             coverage=coverage,
         )
 
-    def write(
-        self,
-        topic: str,
-        questions: list[str],
-        sources: list[NumberedSource],
-        text_of: TextLookup,
-        known_gaps: list[str],
-    ) -> str:
+    def write(self, request: WriteRequest) -> str:
         """One coherent, cited paragraph per question (research/brains/offline_writer.py)."""
         from research.brains.offline_writer import write_draft
 
-        return write_draft(topic, questions, sources, text_of, known_gaps)
+        return write_draft(request.topic, request.questions, request.sources, request.text_of, request.known_gaps)
 
-    def revise(self, draft: str, instruction: str, sources: list[NumberedSource], text_of: TextLookup) -> str:
+    def revise(self, request: ReviseRequest) -> str:
         """A deterministic restructure (shorten, expand, reorder, bullets, focus): see revise_offline."""
         from research.brains.offline_revise import offline_revise
 
-        return offline_revise(draft, instruction, sources, text_of)
+        return offline_revise(request.draft, request.instruction, request.sources, request.text_of)
 
     def take_usage(self) -> Usage:
         return Usage()

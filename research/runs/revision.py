@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from research.brains.base import Brain, NumberedSource, TextLookup
+from research.brains.base import Brain, NumberedSource, ReviseRequest, TextLookup
 from research.brains.offline import OfflineBrain
 from research.brains.offline_revise import MAX_INSTRUCTION_CHARS, RevisionError, parse_instruction
 from research.drafts.citations import CitationCheck, check_citations, format_source_entry
@@ -99,7 +99,7 @@ def revise_draft(
         parse_instruction(instruction)  # fail fast with the clear message, before any work
     body, _ = split_sources_section(markdown)
     numbered = number_sources(markdown, sources, citations)
-    revised = brain.revise(body.strip() + "\n", instruction, numbered, text_of or (lambda _sid: ""))
+    revised = brain.revise(ReviseRequest(body.strip() + "\n", instruction, numbered, text_of or (lambda _sid: "")))
     repair = repair_draft(revised, {ns.n for ns in numbered}, {ns.source.url for ns in numbered if ns.source.url})
     if warnings is not None:
         warnings.extend(repair.warnings())

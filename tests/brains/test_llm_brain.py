@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from research.brains.base import BudgetExceeded, NumberedSource, Plan
+from research.brains.base import BudgetExceeded, JudgeRequest, NumberedSource, Plan, WriteRequest
 from research.brains.fallback import FallbackBrain
 from research.brains.llm import LLMBrain
 from research.brains.structured import forget_methods
@@ -276,7 +276,7 @@ def test_judge_parses_a_verdict_and_fills_coverage_and_gaps(server: FakeOpenAISe
     )
     report = ResearcherReport(researcher_id="web-1", kind="web", question=QUESTIONS[0], notes="- LNPs [s1]")
 
-    verdict = LLMBrain(settings_for(server)).judge(TOPIC, QUESTIONS, SOURCES, [report], 0, no_text)
+    verdict = LLMBrain(settings_for(server)).judge(JudgeRequest(TOPIC, QUESTIONS, SOURCES, [report], 0, no_text))
 
     assert verdict.status == "NEEDS_IMPROVEMENT"
     assert [c.question for c in verdict.coverage] == QUESTIONS
@@ -301,7 +301,7 @@ def test_judge_never_approves_an_empty_source_list(server: FakeOpenAIServer) -> 
         }
     )
 
-    verdict = LLMBrain(settings_for(server)).judge(TOPIC, QUESTIONS, [], [], 1, no_text)
+    verdict = LLMBrain(settings_for(server)).judge(JudgeRequest(TOPIC, QUESTIONS, [], [], 1, no_text))
 
     assert verdict.status == "NEEDS_IMPROVEMENT" and verdict.missing_topics == QUESTIONS
 
@@ -317,7 +317,9 @@ def test_write_leaves_citation_repair_to_the_writer_node_and_adds_known_gaps(ser
     )
     server.responder = scripted(text=lambda r: draft_from_model)
 
-    draft = LLMBrain(settings_for(server)).write(TOPIC, QUESTIONS, NUMBERED, no_text, ["Long-term safety data"])
+    draft = LLMBrain(settings_for(server)).write(
+        WriteRequest(TOPIC, QUESTIONS, NUMBERED, no_text, ["Long-term safety data"])
+    )
 
     assert draft.startswith("# mRNA vaccines")
     assert "<think>" not in draft and "outline first" not in draft
@@ -333,7 +335,7 @@ def test_write_leaves_citation_repair_to_the_writer_node_and_adds_known_gaps(ser
 
 
 def test_write_with_the_scripted_model_cites_only_numbered_sources(server: FakeOpenAIServer) -> None:
-    draft = LLMBrain(settings_for(server)).write(TOPIC, QUESTIONS, NUMBERED, no_text, [])
+    draft = LLMBrain(settings_for(server)).write(WriteRequest(TOPIC, QUESTIONS, NUMBERED, no_text, []))
 
     assert draft.startswith("# ") and "## Summary" in draft
     for question in QUESTIONS:
@@ -349,7 +351,7 @@ def test_usage_is_counted_per_call_and_taken_once(server: FakeOpenAIServer, monk
     brain = LLMBrain(settings_for(server))
 
     brain.plan(TOPIC, max_researchers=3, wants_allocation=True)
-    brain.write(TOPIC, QUESTIONS, NUMBERED, no_text, [])
+    brain.write(WriteRequest(TOPIC, QUESTIONS, NUMBERED, no_text, []))
     usage = brain.take_usage()
 
     assert usage.calls == 2
@@ -363,7 +365,7 @@ def test_streaming_calls_are_metered_from_the_final_usage_chunk(server: FakeOpen
     brain = LLMBrain(settings_for(server), streaming=True)
 
     plan = brain.plan(TOPIC, max_researchers=3, wants_allocation=True)
-    draft = brain.write(TOPIC, plan.research_questions, NUMBERED, no_text, [])
+    draft = brain.write(WriteRequest(TOPIC, plan.research_questions, NUMBERED, no_text, []))
 
     assert draft.startswith("# ") and all(r["stream"] for r in server.requests)
     assert brain.take_usage().total_tokens == server.stats.total_tokens > 0
@@ -375,7 +377,7 @@ def test_call_budget_raises_budget_exceeded_before_the_request(server: FakeOpenA
     brain.queries(TASK, "web")
 
     with pytest.raises(BudgetExceeded) as caught:
-        brain.judge(TOPIC, QUESTIONS, SOURCES, [], 0, no_text)
+        brain.judge(JudgeRequest(TOPIC, QUESTIONS, SOURCES, [], 0, no_text))
 
     assert caught.value.limit == "max_llm_calls" and "RESEARCH_MAX_LLM_CALLS" in str(caught.value)
     assert len(server.requests) == 2
@@ -384,7 +386,7 @@ def test_call_budget_raises_budget_exceeded_before_the_request(server: FakeOpenA
 def test_token_budget_stops_the_next_call(server: FakeOpenAIServer) -> None:
     server.responder = scripted(text=lambda r: "# Long\n\n" + "word " * 5000)  # ~6,000 tokens
     brain = LLMBrain(settings_for(server, max_tokens=1000))
-    brain.write(TOPIC, QUESTIONS, NUMBERED, no_text, [])
+    brain.write(WriteRequest(TOPIC, QUESTIONS, NUMBERED, no_text, []))
 
     with pytest.raises(BudgetExceeded) as caught:
         brain.queries(TASK, "web")
@@ -448,11 +450,11 @@ class StubBrain:
         self.called.append("notes")
         return "stub notes"
 
-    def judge(self, topic, questions, sources, reports, iteration, text_of) -> AnalystVerdict:  # noqa: ANN001
+    def judge(self, request: JudgeRequest) -> AnalystVerdict:
         self.called.append("judge")
         return AnalystVerdict(status="APPROVED")
 
-    def write(self, topic, questions, sources, text_of, known_gaps) -> str:  # noqa: ANN001
+    def write(self, request: WriteRequest) -> str:
         self.called.append("write")
         return "# stub draft\n"
 
@@ -496,7 +498,7 @@ def test_fallback_on_timeout_and_refused_connection(server: FakeOpenAIServer) ->
     refused, stub, warnings = fallback_pair(
         settings_for(server, openai_base_url=f"http://127.0.0.1:{closed_port}/v1"), max_retries=0
     )
-    assert refused.write(TOPIC, QUESTIONS, NUMBERED, no_text, []) == "# stub draft\n"
+    assert refused.write(WriteRequest(TOPIC, QUESTIONS, NUMBERED, no_text, [])) == "# stub draft\n"
     assert "write failed (connection failed" in warnings[-1][1]
 
 
@@ -504,7 +506,7 @@ def test_fallback_on_output_that_stays_invalid(server: FakeOpenAIServer) -> None
     server.responder = lambda request: "I would rather not."
     brain, stub, warnings = fallback_pair(settings_for(server))
 
-    verdict = brain.judge(TOPIC, QUESTIONS, SOURCES, [], 0, no_text)
+    verdict = brain.judge(JudgeRequest(TOPIC, QUESTIONS, SOURCES, [], 0, no_text))
 
     assert verdict.status == "APPROVED" and stub.called == ["judge"]
     assert "judge failed (invalid output after retries" in warnings[0][1]
@@ -516,7 +518,7 @@ def test_budget_exceeded_passes_through_the_fallback(server: FakeOpenAIServer) -
     brain.plan(TOPIC, max_researchers=3, wants_allocation=True)
 
     with pytest.raises(BudgetExceeded):
-        brain.write(TOPIC, QUESTIONS, NUMBERED, no_text, [])
+        brain.write(WriteRequest(TOPIC, QUESTIONS, NUMBERED, no_text, []))
 
     assert stub.called == [] and warnings == []
 

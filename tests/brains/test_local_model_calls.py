@@ -162,10 +162,10 @@ def test_a_reply_cut_by_its_cap_is_used_and_noted(tmp_path: Path, caplog: pytest
 def test_the_writer_stops_before_its_own_reference_list(tmp_path: Path) -> None:
     with FakeOpenAIServer(lambda request: "# Draft\n\nText [1].") as server:
         brain = LLMBrain(settings_for(server, tmp_path))
-        from research.brains.base import NumberedSource
+        from research.brains.base import NumberedSource, WriteRequest
 
         source = Source(id="s1", title="LNP", url="https://example.org/a", kind="web", provider="fake", snippet="x")
-        brain.write(TOPIC, ["q"], [NumberedSource(1, source)], lambda _id: "", [])
+        brain.write(WriteRequest(TOPIC, ["q"], [NumberedSource(1, source)], lambda _id: "", []))
         assert "\n## Sources" in server.requests[-1]["stop"]
 
 

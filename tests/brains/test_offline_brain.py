@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from research.brains.base import NumberedSource
+from research.brains.base import JudgeRequest, NumberedSource, WriteRequest
 from research.brains.offline import OfflineBrain
 from research.brains.topics import ALLOCATION_GUIDANCE, classify_topic
 from research.schemas import ResearcherTask, Source
@@ -138,7 +138,7 @@ def web(url: str, title: str = "Heat pumps in winter", snippet: str = ON_TOPIC) 
 
 def judge(sources: list[Source], texts: dict[str, str] | None = None):
     texts = texts or {}
-    return OfflineBrain().judge(TOPIC, [Q], sources, [], 1, lambda sid: texts.get(sid, ""))
+    return OfflineBrain().judge(JudgeRequest(TOPIC, [Q], sources, [], 1, lambda sid: texts.get(sid, "")))
 
 
 def test_a_question_needs_two_sources_from_two_origins() -> None:
@@ -227,7 +227,9 @@ def test_the_report_quotes_the_sources_by_question_and_cites_each_sentence() -> 
         ),
     ]
     questions = ["How do heat pumps move heat?", Q]
-    body = OfflineBrain().write(TOPIC, questions, numbered, lambda sid: texts.get(sid, ""), ["Installation cost"])
+    body = OfflineBrain().write(
+        WriteRequest(TOPIC, questions, numbered, lambda sid: texts.get(sid, ""), ["Installation cost"])
+    )
     lines = body.splitlines()
     assert lines[0] == "# How do heat pumps work?"
     headings = [line for line in lines if line.startswith("## ")]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from research.brains.base import WriteRequest
 from research.brains.offline import OfflineBrain
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
@@ -25,8 +26,8 @@ def _run(data_dir: Path, topic: str) -> str:
 def test_the_draft_panel_shows_claim_support(page, app_url, app_data_dir, monkeypatch):
     original = OfflineBrain.write
 
-    def write(self, topic, questions, sources, text_of, known_gaps):  # one fabricated claim for the reviewer
-        body = original(self, topic, questions, sources, text_of, known_gaps)
+    def write(self, request: WriteRequest):  # one fabricated claim for the reviewer
+        body = original(self, request)
         return body.replace("## Summary\n\n", "## Summary\n\nPenguins brewed the first vaccine on the moon [1]. ", 1)
 
     monkeypatch.setattr(OfflineBrain, "write", write)

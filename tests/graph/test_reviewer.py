@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from research.brains.base import WriteRequest
 from research.brains.offline import OfflineBrain
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
@@ -19,8 +20,8 @@ def sloppy_writer(monkeypatch: pytest.MonkeyPatch) -> None:
     """The offline writer plus an unsupported claim and a sentence repeated in a later section."""
     original = OfflineBrain.write
 
-    def write(self, topic, questions, sources, text_of, known_gaps):
-        lines = original(self, topic, questions, sources, text_of, known_gaps).splitlines()
+    def write(self, request: WriteRequest):
+        lines = original(self, request).splitlines()
         summary = lines.index("## Summary") + 2
         repeated = split_sentences(lines[summary])[0]
         lines[summary] += f" {FABRICATED}"

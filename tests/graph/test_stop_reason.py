@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 import research.runs.runner
-from research.brains.base import BudgetExceeded
+from research.brains.base import BudgetExceeded, JudgeRequest
 from research.brains.offline import OfflineBrain
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
@@ -25,7 +25,7 @@ class NeverSatisfied(OfflineBrain):
     def __init__(self, *, same_gaps: bool, budget_at: int | None = None) -> None:
         self.same_gaps, self.budget_at, self.rounds = same_gaps, budget_at, itertools.count(1)
 
-    def judge(self, topic, questions, sources, reports, iteration, text_of) -> AnalystVerdict:
+    def judge(self, request: JudgeRequest) -> AnalystVerdict:
         n = next(self.rounds)
         if self.budget_at == n:
             raise BudgetExceeded("the run's budget of 3 calls is spent")
@@ -91,7 +91,7 @@ def test_the_budget_says_research_stopped(settings, monkeypatch) -> None:
 
 
 class Satisfied(OfflineBrain):
-    def judge(self, topic, questions, sources, reports, iteration, text_of) -> AnalystVerdict:
+    def judge(self, request: JudgeRequest) -> AnalystVerdict:
         return AnalystVerdict(status="APPROVED")
 
 

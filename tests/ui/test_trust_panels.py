@@ -87,12 +87,13 @@ def test_unsupported_claims_are_marked(make_app, data_dir):
 
 
 def test_the_reviewers_version_shows_its_reasons(make_app, data_dir, monkeypatch):
+    from research.brains.base import WriteRequest
     from research.brains.offline import OfflineBrain
 
     original = OfflineBrain.write
 
-    def write(self, topic, questions, sources, text_of, known_gaps):
-        body = original(self, topic, questions, sources, text_of, known_gaps)
+    def write(self, request: WriteRequest):
+        body = original(self, request)
         return body.replace("## Summary\n\n", "## Summary\n\nPenguins brewed the vaccine on the moon in glass [1]. ", 1)
 
     monkeypatch.setattr(OfflineBrain, "write", write)

@@ -8,7 +8,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from research.brains.base import BudgetExceeded
+from research.brains.base import BudgetExceeded, JudgeRequest
 from research.events import emit
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
@@ -27,25 +27,19 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     review = len(state.get("critiques") or []) + 1
     emit("phase", phase="analyst", iteration=state.get("research_iterations", 0))
     budget_hit = False
+    request = JudgeRequest(
+        topic=state["topic"],
+        questions=state["research_questions"],
+        sources=state.get("sources", []),
+        reports=state.get("reports", []),
+        iteration=review,
+        text_of=ctx.text_of,
+    )
     try:
-        verdict = ctx.brain.judge(
-            state["topic"],
-            state["research_questions"],
-            state.get("sources", []),
-            state.get("reports", []),
-            review,
-            ctx.text_of,
-        )
+        verdict = ctx.brain.judge(request)
     except BudgetExceeded as exc:
         warn("budget", f"{exc}; research stops here and the writer uses what was gathered.")
-        verdict = ctx.offline.judge(
-            state["topic"],
-            state["research_questions"],
-            state.get("sources", []),
-            state.get("reports", []),
-            review,
-            ctx.text_of,
-        )
+        verdict = ctx.offline.judge(request)
         budget_hit = True
     report_usage(ctx, Node.ANALYST)
     critique = Critique(iteration=state.get("research_iterations", 0), **verdict.model_dump())

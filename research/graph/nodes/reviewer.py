@@ -12,7 +12,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research.brains.base import NumberedSource
+from research.brains.base import NumberedSource, ReviseRequest
 from research.drafts.citations import finalize_citations
 from research.drafts.review import ReviewIssues, find_issues, revise_offline
 from research.events import emit
@@ -61,7 +61,7 @@ def _revise(ctx: RunContext, markdown: str, issues: ReviewIssues, numbered: dict
     if ctx.brain.kind != "offline":
         sources = [NumberedSource(n=n, source=s) for n, s in sorted(numbered.items())]
         try:
-            body = ctx.brain.revise(markdown, issues.instruction(), sources, ctx.text_of)
+            body = ctx.brain.revise(ReviseRequest(markdown, issues.instruction(), sources, ctx.text_of))
             report_usage(ctx, Node.REVIEWER)
             return body, _model_reasons(issues)
         except Exception as exc:  # noqa: BLE001 - a failed model reviser falls back, never loses the draft

@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from research.brains.base import BudgetExceeded, NumberedSource
+from research.brains.base import BudgetExceeded, NumberedSource, WriteRequest
 from research.drafts.citations import finalize_citations
 from research.drafts.evidence import assess_evidence, empty_draft
 from research.drafts.guard import repair_draft
@@ -52,15 +52,15 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     emit("evidence_assessed", **{k: v for k, v in evidence.__dict__.items()})
     if evidence.warning:
         warn("evidence", evidence.warning)
-    args = (state["topic"], state["research_questions"], numbered, ctx.text_of, gaps)
+    request = WriteRequest(state["topic"], state["research_questions"], numbered, ctx.text_of, gaps)
     if evidence.evidence == "none":  # nothing to write from: say what was searched, claim nothing
         body = empty_draft(state["topic"], state["research_questions"], evidence.searched)
     else:
         try:
-            body = ctx.brain.write(*args)
+            body = ctx.brain.write(request)
         except BudgetExceeded as exc:
             warn("budget", f"{exc}; the offline writer wrote the draft from what was gathered.")
-            body = ctx.offline.write(*args)
+            body = ctx.offline.write(request)
         report_usage(ctx, Node.WRITER)
     # Repairs are said out loud: what the guard removed and how the rest was renumbered.
     repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
