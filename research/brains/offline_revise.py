@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 __all__ = ["MAX_INSTRUCTION_CHARS", "Operations", "RevisionError", "offline_revise", "parse_instruction"]
@@ -147,33 +148,23 @@ def offline_revise(draft: str, instruction: str, sources: list[NumberedSource], 
 
 
 def _shorten(sections: list[Section]) -> list[Section]:
-    changed = False
-    out = []
-    for section in sections:
-        if section.role == "gaps":
-            out.append(section)
-            continue
-        chunks = []
-        for chunk in section.chunks:
-            kind = chunk_kind(chunk)
-            if kind == "prose":
-                sentences = split_sentences(chunk)
-                keep = max(1, math.ceil(len(sentences) / 2))
-                changed |= keep < len(sentences)
-                chunks.append(" ".join(sentences[:keep]))
-            elif kind == "list":
-                items = _list_items(chunk)
-                keep = len(items) if len(items) <= 2 else math.ceil(len(items) / 2)
-                changed |= keep < len(items)
-                chunks.append("\n".join(items[:keep]))
-            else:
-                chunks.append(chunk)
-        out.append(Section(section.heading, chunks))
-    if not changed:
-        raise RevisionError(
-            "The draft is already as short as the offline reviser can make it (one sentence per paragraph)."
-        )
-    return out
+    def shorten(section: Section, chunk: str) -> tuple[str, bool]:
+        kind = chunk_kind(chunk)
+        if section.role == "gaps" or kind not in ("prose", "list"):
+            return chunk, False
+        if kind == "prose":
+            sentences = split_sentences(chunk)
+            keep = max(1, math.ceil(len(sentences) / 2))
+            return " ".join(sentences[:keep]), keep < len(sentences)
+        items = _list_items(chunk)
+        keep = len(items) if len(items) <= 2 else math.ceil(len(items) / 2)
+        return "\n".join(items[:keep]), keep < len(items)
+
+    return _rewrite_chunks(
+        sections,
+        shorten,
+        "The draft is already as short as the offline reviser can make it (one sentence per paragraph).",
+    )
 
 
 def _expand(title: str, sections: list[Section], sources: list[NumberedSource], text_of: TextLookup) -> list[Section]:
@@ -305,37 +296,40 @@ def _focus(sections: list[Section], what: str) -> list[Section]:
 
 
 def _to_bullets(sections: list[Section]) -> list[Section]:
-    changed = False
-    out = []
-    for section in sections:
-        chunks = []
-        for chunk in section.chunks:
-            if chunk_kind(chunk) == "prose":
-                chunks.append("\n".join(f"- {s}" for s in split_sentences(chunk)))
-                changed = True
-            else:
-                chunks.append(chunk)
-        out.append(Section(section.heading, chunks))
-    if not changed:
-        raise RevisionError("The draft has no paragraphs to turn into bullet points.")
-    return out
+    def bullets(section: Section, chunk: str) -> tuple[str, bool]:
+        if chunk_kind(chunk) != "prose":
+            return chunk, False
+        return "\n".join(f"- {s}" for s in split_sentences(chunk)), True
+
+    return _rewrite_chunks(sections, bullets, "The draft has no paragraphs to turn into bullet points.")
 
 
 def _to_prose(sections: list[Section]) -> list[Section]:
+    def prose(section: Section, chunk: str) -> tuple[str, bool]:
+        if chunk_kind(chunk) != "list" or section.role == "gaps":
+            return chunk, False
+        items = [_LIST_LINE.sub("", item).strip() for item in _list_items(chunk)]
+        return " ".join(i if i[-1:] in ".!?" else i + "." for i in items if i), True
+
+    return _rewrite_chunks(sections, prose, "The draft has no bullet lists to turn into prose.")
+
+
+def _rewrite_chunks(
+    sections: list[Section], rewrite: Callable[[Section, str], tuple[str, bool]], unchanged: str
+) -> list[Section]:
+    """The sections with every chunk passed through `rewrite` (which says whether it changed it).
+    A revision that changes nothing is refused with `unchanged`, so the user learns why."""
     changed = False
     out = []
     for section in sections:
         chunks = []
         for chunk in section.chunks:
-            if chunk_kind(chunk) == "list" and section.role != "gaps":
-                items = [_LIST_LINE.sub("", item).strip() for item in _list_items(chunk)]
-                chunks.append(" ".join(i if i[-1:] in ".!?" else i + "." for i in items if i))
-                changed = True
-            else:
-                chunks.append(chunk)
+            new, did_change = rewrite(section, chunk)
+            changed |= did_change
+            chunks.append(new)
         out.append(Section(section.heading, chunks))
     if not changed:
-        raise RevisionError("The draft has no bullet lists to turn into prose.")
+        raise RevisionError(unchanged)
     return out
 
 
