@@ -14,7 +14,6 @@ import pytest
 from research.brains.base import BudgetExceeded, JudgeRequest, NumberedSource, Plan, WriteRequest
 from research.brains.fallback import FallbackBrain
 from research.brains.llm import LLMBrain
-from research.brains.structured import forget_methods
 from research.schemas import (
     AnalystVerdict,
     ResearcherAllocation,
@@ -54,13 +53,6 @@ TASK = ResearcherTask(
 
 def no_text(_source_id: str) -> str:
     return ""
-
-
-@pytest.fixture(autouse=True)
-def _fresh_method_memory() -> Iterator[None]:
-    forget_methods()
-    yield
-    forget_methods()
 
 
 @pytest.fixture

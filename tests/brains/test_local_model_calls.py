@@ -9,7 +9,6 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +31,6 @@ TASK = ResearcherTask(researcher_id="web-1", kind="web", question="How do mRNA v
 VALID_QUERIES = {"queries": ["mrna vaccine mechanism", "lipid nanoparticle delivery"]}
 
 
-@pytest.fixture(autouse=True)
-def _fresh_memory() -> Iterator[None]:
-    forget_methods()
-    yield
-    forget_methods()
-
-
 def settings_for(server: FakeOpenAIServer, tmp_path: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = dict(
         _env_file=None,
@@ -50,6 +42,17 @@ def settings_for(server: FakeOpenAIServer, tmp_path: Path, **overrides: Any) -> 
     )
     values.update(overrides)
     return Settings(**values)
+
+
+ONE_SOURCE = Source(id="s1", title="LNP", url="https://example.org/a", kind="web", provider="fake", snippet="x")
+
+
+def eight_sources(snippet: str) -> list[Source]:
+    """Eight web sources of one long snippet each: more than a small context holds."""
+    return [
+        Source(id=f"s{i}", title=f"Source {i}", url=f"https://e.org/{i}", kind="web", provider="fake", snippet=snippet)
+        for i in range(8)
+    ]
 
 
 def llama_like(responder) -> FakeOpenAIServer:
@@ -147,9 +150,8 @@ def test_a_reply_cut_by_its_cap_is_used_and_noted(tmp_path: Path, caplog: pytest
     long_notes = "Lipid nanoparticles carry mRNA into cells [s1]. " * 200
     with llama_like(lambda request: long_notes) as server:
         brain = LLMBrain(settings_for(server, tmp_path, reply_tokens_notes=40))
-        source = Source(id="s1", title="LNP", url="https://example.org/a", kind="web", provider="fake", snippet="x")
         with caplog.at_level(logging.WARNING, logger="research.agents"):
-            notes = brain.notes(TASK, [source], lambda _id: "")
+            notes = brain.notes(TASK, [ONE_SOURCE], lambda _id: "")
 
         assert notes.startswith("Lipid nanoparticles") and count_tokens(notes) <= 41
         assert any(
@@ -164,8 +166,7 @@ def test_the_writer_stops_before_its_own_reference_list(tmp_path: Path) -> None:
         brain = LLMBrain(settings_for(server, tmp_path))
         from research.brains.base import NumberedSource, WriteRequest
 
-        source = Source(id="s1", title="LNP", url="https://example.org/a", kind="web", provider="fake", snippet="x")
-        brain.write(WriteRequest(TOPIC, ["q"], [NumberedSource(1, source)], lambda _id: "", []))
+        brain.write(WriteRequest(TOPIC, ["q"], [NumberedSource(1, ONE_SOURCE)], lambda _id: "", []))
         assert "\n## Sources" in server.requests[-1]["stop"]
 
 
@@ -203,17 +204,7 @@ def test_the_context_setting_trims_sources_up_front(tmp_path: Path) -> None:
     with llama_like(lambda request: "Notes [s3].") as server:
         server.context_tokens = 1200
         brain = LLMBrain(settings_for(server, tmp_path, context_tokens=1200, reply_tokens_notes=100))
-        sources = [
-            Source(
-                id=f"s{i}",
-                title=f"Source {i}",
-                url=f"https://e.org/{i}",
-                kind="web",
-                provider="fake",
-                snippet="unrelated gardening " * 70,
-            )
-            for i in range(8)
-        ]
+        sources = eight_sources("unrelated gardening " * 70)
         brain.notes(TASK, sources, lambda _id: "")
         assert len(server.requests) == 1  # fitted before sending: no overflow
 
@@ -222,17 +213,7 @@ def test_a_context_overflow_trims_and_retries_before_failing(tmp_path: Path) -> 
     with llama_like(lambda request: "Notes.") as server:
         server.context_tokens = 1500
         brain = LLMBrain(settings_for(server, tmp_path, reply_tokens_notes=100))  # no context setting
-        sources = [
-            Source(
-                id=f"s{i}",
-                title=f"Source {i}",
-                url=f"https://e.org/{i}",
-                kind="web",
-                provider="fake",
-                snippet="gardening " * 140,
-            )
-            for i in range(8)
-        ]
+        sources = eight_sources("gardening " * 140)
         assert brain.notes(TASK, sources, lambda _id: "") == "Notes."
         first, second = server.requests
         assert count_tokens(json.dumps(second["messages"])) < count_tokens(json.dumps(first["messages"]))
@@ -313,9 +294,8 @@ def test_a_reply_that_never_ends_is_cut_by_the_reply_deadline(tmp_path: Path) ->
     with FakeOpenAIServer(lambda request: "word " * 400, stream_chunk_chars=4) as server:
         server.chunk_delay = 0.01
         brain = LLMBrain(settings_for(server, tmp_path, llm_reply_seconds=0.3))
-        source = Source(id="s1", title="LNP", url="https://example.org/a", kind="web", provider="fake", snippet="x")
         started = time.monotonic()
-        notes = brain.notes(TASK, [source], lambda _id: "")
+        notes = brain.notes(TASK, [ONE_SOURCE], lambda _id: "")
         assert time.monotonic() - started < 2.5
         assert 0 < len(notes) < len("word " * 400)
         assert brain.meter.calls[-1].finish_reason == "deadline"

@@ -28,13 +28,6 @@ MESSAGES = [SystemMessage("Role: web researcher writing search queries."), Human
 VALID = {"queries": ["rust ownership guide", "rust borrow checker forum"]}
 
 
-@pytest.fixture(autouse=True)
-def _fresh_method_memory() -> Iterator[None]:
-    forget_methods()
-    yield
-    forget_methods()
-
-
 @pytest.fixture
 def server() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer(lambda request: VALID) as fake:
