@@ -28,6 +28,7 @@ from research.brains.question_words import (
     looks_verb,
     participle,
 )
+from research.relevance.subject import VERSUS
 
 FormKind = Literal["noun_phrase", "wh", "yes_no", "imperative", "comparison"]
 
@@ -42,7 +43,6 @@ _NEWS_LEAD = re.compile(
     re.IGNORECASE,
 )
 _COMPARE_LEAD = re.compile(r"^(compare|comparing|contrast)\s+", re.IGNORECASE)
-_VS = re.compile(r"\s+(?:vs\.?|versus)\s+", re.IGNORECASE)
 _CONTEXT = re.compile(r"\s+(for|in|on|when|as|at|under)\s+", re.IGNORECASE)
 _ASPECT = re.compile(
     r"^(?:the\s+)?(?:\w+\s+){0,2}?(?:effects?|impacts?|benefits|risks|causes|consequences|origins?|history|role|"
@@ -86,7 +86,7 @@ def topic_form(topic: str) -> TopicForm:
             words = ["the", *words]  # "Breaking: earthquake in Chile" -> "the earthquake in Chile"
             text = " ".join(words)
     first = words[0].lower()
-    if _VS.search(text) or _COMPARE_LEAD.match(text):
+    if VERSUS.search(text) or _COMPARE_LEAD.match(text):
         return _comparison(_COMPARE_LEAD.sub("", _IMPERATIVE.sub("", text)))
     imperative = _IMPERATIVE.match(text)
     if imperative:
@@ -133,7 +133,7 @@ def _wh(words: list[str], text: str) -> TopicForm:
 
 
 def _comparison(text: str) -> TopicForm:
-    parts = _VS.split(text, maxsplit=1)
+    parts = VERSUS.split(text, maxsplit=1)
     if len(parts) < 2:
         parts = re.split(r"\s+(?:and|with|to)\s+", text, maxsplit=1)
     left, right = (parts + [""])[:2]

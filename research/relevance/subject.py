@@ -25,7 +25,8 @@ _ASPECT = re.compile(
 )
 # A second question joined on ("... painters and how were they received") is not the subject.
 _JOINED_QUESTION = re.compile(r"\s*,?\s+(and|or|but)\s+(how|why|what|when|where|who|which|whether)\b.*$", re.IGNORECASE)
-_COMPARISON = re.compile(r"\s+(vs\.?|versus)\s+", re.IGNORECASE)
+# "Rust vs Go", "Rust versus Go": a comparison (brains/question_forms.py splits on it too).
+VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+", re.IGNORECASE)
 
 
 def subject_of(topic: str) -> str:
@@ -37,8 +38,8 @@ def subject_of(topic: str) -> str:
     text = _TRAILING.sub("", text)
     text = _ASPECT.sub("", text)
     text = re.sub(r"^(a|an)\s+", "", text, flags=re.IGNORECASE)
-    return _COMPARISON.sub(" and ", text).strip(" ,;:") or topic.strip()
+    return VERSUS.sub(" and ", text).strip(" ,;:") or topic.strip()
 
 
 def is_comparison(topic: str) -> bool:
-    return bool(_COMPARISON.search(topic)) or topic.lower().lstrip().startswith("compare")
+    return bool(VERSUS.search(topic)) or topic.lower().lstrip().startswith("compare")
