@@ -22,6 +22,22 @@ store = manager.store
 comparisons = ComparisonStore(manager.store)
 
 
+def picked_id(rows: list[dict[str, object]], *, key: str, id_column: str) -> str | None:
+    """A table of `rows` (its Topic column wide) where one row can be picked: the picked row's
+    `id_column`, or None."""
+    frame = pd.DataFrame(rows)
+    picked = st.dataframe(
+        frame,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=key,
+        column_config={"Topic": st.column_config.TextColumn(width="large")},
+    )
+    selected = picked.selection.rows if picked else []
+    return str(frame.iloc[selected[0]][id_column]) if selected else None
+
+
 def runs_tab(manager: RunManager) -> None:
     records = store.list_runs()
     note_col, import_col = st.columns([5, 1.4], vertical_alignment="center")
@@ -31,7 +47,7 @@ def runs_tab(manager: RunManager) -> None:
         note_col.info("No runs yet. Start one on the Research page.", icon=":material/info:")
         return
     note_col.caption("Select a run to see all its panels as they ended.")
-    frame = pd.DataFrame(
+    run_id = picked_id(
         [
             {
                 "Topic": r.topic,
@@ -44,20 +60,12 @@ def runs_tab(manager: RunManager) -> None:
                 "Run": r.run_id,
             }
             for r in records
-        ]
-    )
-    picked = st.dataframe(
-        frame,
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="single-row",
+        ],
         key="history-table",
-        column_config={"Topic": st.column_config.TextColumn(width="large")},
+        id_column="Run",
     )
-    rows = picked.selection.rows if picked else []
-    if not rows:
+    if run_id is None:
         return
-    run_id = frame.iloc[rows[0]]["Run"]
     open_col, delete_col, _ = st.columns([1.3, 1, 4])
     if open_col.button(
         "Open on Research page", icon=":material/open_in_new:", help="Replay, revise and export it there."
@@ -87,7 +95,8 @@ def comparisons_tab() -> None:
         labels[c.id] = " vs ".join(
             (r.allocation or r.requested_allocation or "model") if r else "deleted" for r in records
         )
-    frame = pd.DataFrame(
+    st.caption("Select a comparison to open it on the Compare page.")
+    comparison_id = picked_id(
         [
             {
                 "Topic": c.title,
@@ -97,23 +106,15 @@ def comparisons_tab() -> None:
                 "Comparison": c.id,
             }
             for c in saved
-        ]
-    )
-    st.caption("Select a comparison to open it on the Compare page.")
-    picked = st.dataframe(
-        frame,
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="single-row",
+        ],
         key="history-comparisons",
-        column_config={"Topic": st.column_config.TextColumn(width="large")},
+        id_column="Comparison",
     )
-    rows = picked.selection.rows if picked else []
-    if rows:
-        comparison_id = frame.iloc[rows[0]]["Comparison"]
-        if st.button("Open on Compare page", icon=":material/compare_arrows:", type="primary"):
-            compare_session.attach(comparison_id)
-            st.switch_page(page(AppPage.COMPARE), query_params={compare_session.PARAM: comparison_id})
+    if comparison_id is not None and st.button(
+        "Open on Compare page", icon=":material/compare_arrows:", type="primary"
+    ):
+        compare_session.attach(comparison_id)
+        st.switch_page(page(AppPage.COMPARE), query_params={compare_session.PARAM: comparison_id})
 
 
 st.title(":material/history: History", anchor=False)

@@ -7,21 +7,15 @@ from pydantic import ValidationError
 from research.api import AllocationError, ResearchRequest, ServerUnreachable
 from ui import auth, session, stored_run
 from ui.allocation_controls import render_inputs, render_run_button
-from ui.app_entry import ensure_app_entry
+from ui.page_start import open_page
 from ui.researcher_mode import render_researcher_mode
-from ui.resources import get_manager, load_settings
 from ui.run_options import render_run_options
 from ui.text import md_escape
 
-ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
-
-settings = load_settings()
-manager = get_manager(settings)
-
-st.title(":material/travel_explore: Research Desk", anchor=False)
-st.caption(
+settings, manager = open_page(
+    ":material/travel_explore: Research Desk",
     "A supervisor sends web, academic and book researchers out on your topic; an analyst "
-    "sends them back until the evidence holds; a writer drafts a cited report you can edit."
+    "sends them back until the evidence holds; a writer drafts a cited report you can edit.",
 )
 
 with st.container(border=True, key="run-inputs"):

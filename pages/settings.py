@@ -5,20 +5,14 @@ import streamlit as st
 
 from research.api import RESEARCHER_KINDS, check_providers
 from ui import auth
-from ui.app_entry import ensure_app_entry
-from ui.resources import get_manager, load_settings
+from ui.page_start import open_page
 from ui.sidebar import SOURCE_MODES, brain_label
 from ui.text import KIND_LABELS
 
-ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
-
-settings = load_settings()
-manager = get_manager(settings)
-
-st.title(":material/settings: Settings", anchor=False)
-st.caption(
+settings, manager = open_page(
+    ":material/settings: Settings",
     "Set keys in `.streamlit/secrets.toml` or the environment (`RESEARCH_*`, `OPENAI_API_KEY`, "
-    "`TAVILY_API_KEY`); restart the app after changing them."
+    "`TAVILY_API_KEY`); restart the app after changing them.",
 )
 
 if settings.server_url:  # remote mode: what is shown below is this dashboard's side only

@@ -301,11 +301,11 @@ BUNDLE_FORMAT = "research-desk-run"
 BUNDLE_VERSION = 1
 
 
-class BundleRun(BaseModel):
-    """The run record as a bundle carries it (timestamps as recorded on the exporting machine)."""
+class RunRecordFields(BaseModel):
+    """A run's record as the run store keeps it: `RunRecord` (runs/store.py) and a bundle's copy."""
 
-    run_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
-    topic: str = Field(min_length=1)
+    run_id: str
+    topic: str
     status: str
     created_at: float
     requested_allocation: str | None = None
@@ -316,6 +316,14 @@ class BundleRun(BaseModel):
     source_count: int = 0
     error: str | None = None
     summary: dict[str, Any] = Field(default_factory=dict)
+
+
+class BundleRun(RunRecordFields):
+    """The run record as a bundle carries it (timestamps as recorded on the exporting machine); an
+    imported id and topic are checked."""
+
+    run_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    topic: str = Field(min_length=1)
 
 
 class BundleDraft(BaseModel):

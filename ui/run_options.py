@@ -23,23 +23,29 @@ SOURCE_MODES = {"auto": "Auto (live, library fallback)", "live": "Live only", "l
 Option = Callable[[Settings], dict[str, Any]]
 
 
-def _brain(settings: Settings) -> dict[str, Any]:
+def _choice(label: str, labels: dict[str, str], setting: str, *, key: str, help: str | None = None) -> str | None:
+    """A select box over `labels` that starts at the setting: the choice, or None when it is the setting."""
     choice = st.selectbox(
-        "Brain",
-        list(BRAINS),
-        index=list(BRAINS).index(settings.llm),
-        format_func=BRAINS.get,
-        key="opt_brain",
-        help="Offline needs nothing; a model needs RESEARCH_OPENAI_BASE_URL or a key.",
+        label, list(labels), index=list(labels).index(setting), format_func=labels.get, key=key, help=help
     )
-    return {"llm": None if choice == settings.llm else choice}
+    return None if choice == setting else choice
+
+
+def _changed_text(text: str, setting: str) -> str | None:
+    """A typed value, stripped, or None when it is blank or the setting."""
+    return text.strip() if text.strip() and text.strip() != setting else None
+
+
+def _brain(settings: Settings) -> dict[str, Any]:
+    help_text = "Offline needs nothing; a model needs RESEARCH_OPENAI_BASE_URL or a key."
+    return {"llm": _choice("Brain", BRAINS, settings.llm, key="opt_brain", help=help_text)}
 
 
 def _model(settings: Settings) -> dict[str, Any]:
     text = st.text_input(
         "Model", value=settings.model, key="opt_model", max_chars=200, help="Plans, judges and writes (RESEARCH_MODEL)."
     )
-    return {"model": text.strip() if text.strip() and text.strip() != settings.model else None}
+    return {"model": _changed_text(text, settings.model)}
 
 
 def _fast_model(settings: Settings) -> dict[str, Any]:
@@ -52,18 +58,11 @@ def _fast_model(settings: Settings) -> dict[str, Any]:
         placeholder="same as the model",
         help="Writes queries and notes (RESEARCH_FAST_MODEL).",
     )
-    return {"fast_model": text.strip() if text.strip() and text.strip() != default else None}
+    return {"fast_model": _changed_text(text, default)}
 
 
 def _sources(settings: Settings) -> dict[str, Any]:
-    choice = st.selectbox(
-        "Sources",
-        list(SOURCE_MODES),
-        index=list(SOURCE_MODES).index(settings.sources),
-        format_func=SOURCE_MODES.get,
-        key="opt_sources",
-    )
-    return {"sources": None if choice == settings.sources else choice}
+    return {"sources": _choice("Sources", SOURCE_MODES, settings.sources, key="opt_sources")}
 
 
 def _revision_rounds(settings: Settings) -> dict[str, Any]:

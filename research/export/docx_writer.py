@@ -19,20 +19,7 @@ from docx.oxml.ns import qn
 from docx.shared import Pt, RGBColor
 from docx.text.paragraph import Paragraph as DocxParagraph
 
-from research.export.markdown_blocks import (
-    Block,
-    CodeBlock,
-    Heading,
-    ListBlock,
-    Paragraph,
-    Quote,
-    Rule,
-    Run,
-    Table,
-    parse_blocks,
-    parse_inline,
-    scrub_surrogates,
-)
+from research.export import markdown_blocks as md
 
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 MONO_FONT = "Courier New"
@@ -40,27 +27,27 @@ LINK_RGB = RGBColor(0x14, 0x46, 0xA0)
 
 
 def xml_safe(text: str) -> str:
-    return _XML_ILLEGAL.sub("", scrub_surrogates(text))
+    return _XML_ILLEGAL.sub("", md.scrub_surrogates(text))
 
 
 def render_docx(markdown: str, *, title: str = "") -> bytes:
     document = Document()
     document.core_properties.title = xml_safe(title)[:255]
     document.core_properties.author = "Research Desk"
-    for block in parse_blocks(markdown):
+    for block in md.parse_blocks(markdown):
         _block(document, block)
     out = io.BytesIO()
     document.save(out)
     return out.getvalue()
 
 
-def _block(document: DocxDocument, block: Block) -> None:
-    if isinstance(block, Heading):
+def _block(document: DocxDocument, block: md.Block) -> None:
+    if isinstance(block, md.Heading):
         paragraph = document.add_heading(level=min(block.level, 9))
-        _add_runs(paragraph, parse_inline(block.text))
-    elif isinstance(block, Paragraph):
-        _add_runs(document.add_paragraph(), parse_inline(block.text))
-    elif isinstance(block, ListBlock):
+        _add_runs(paragraph, md.parse_inline(block.text))
+    elif isinstance(block, md.Paragraph):
+        _add_runs(document.add_paragraph(), md.parse_inline(block.text))
+    elif isinstance(block, md.ListBlock):
         for n, item in enumerate(block.items, block.start):
             nested = item.startswith("  ")
             if block.ordered and not nested:
@@ -71,10 +58,10 @@ def _block(document: DocxDocument, block: Block) -> None:
                 paragraph.add_run(f"{n}.\t")
             else:
                 paragraph = document.add_paragraph(style="List Bullet 2" if nested else "List Bullet")
-            _add_runs(paragraph, parse_inline(item.strip()))
-    elif isinstance(block, Table):
+            _add_runs(paragraph, md.parse_inline(item.strip()))
+    elif isinstance(block, md.Table):
         _table(document, block)
-    elif isinstance(block, CodeBlock):
+    elif isinstance(block, md.CodeBlock):
         paragraph = document.add_paragraph()
         for i, line in enumerate(block.text.split("\n")):
             if i:
@@ -83,24 +70,24 @@ def _block(document: DocxDocument, block: Block) -> None:
             run.font.name = MONO_FONT
             run.font.size = Pt(9)
             run.font.highlight_color = WD_COLOR_INDEX.GRAY_25
-    elif isinstance(block, Quote):
-        _add_runs(document.add_paragraph(style="Quote"), parse_inline(block.text))
-    elif isinstance(block, Rule):
+    elif isinstance(block, md.Quote):
+        _add_runs(document.add_paragraph(style="Quote"), md.parse_inline(block.text))
+    elif isinstance(block, md.Rule):
         document.add_paragraph("―" * 12)
 
 
-def _table(document: DocxDocument, block: Table) -> None:
+def _table(document: DocxDocument, block: md.Table) -> None:
     header, rows = block.padded()
     grid = document.add_table(rows=1 + len(rows), cols=block.columns)
     grid.style = "Table Grid"
     for r, cells in enumerate([header, *rows]):
         for c, text in enumerate(cells):
             paragraph = grid.cell(r, c).paragraphs[0]
-            _add_runs(paragraph, parse_inline(text), bold=r == 0)
+            _add_runs(paragraph, md.parse_inline(text), bold=r == 0)
     document.add_paragraph()
 
 
-def _add_runs(paragraph: DocxParagraph, runs: list[Run], *, bold: bool = False) -> None:
+def _add_runs(paragraph: DocxParagraph, runs: list[md.Run], *, bold: bool = False) -> None:
     for run in runs:
         if run.url:
             _hyperlink(paragraph, run)
@@ -112,7 +99,7 @@ def _add_runs(paragraph: DocxParagraph, runs: list[Run], *, bold: bool = False) 
             piece.font.name = MONO_FONT
 
 
-def _hyperlink(paragraph: DocxParagraph, run: Run) -> None:
+def _hyperlink(paragraph: DocxParagraph, run: md.Run) -> None:
     """A clickable link (python-docx has no API for it: the w:hyperlink element by hand)."""
     rel_id = paragraph.part.relate_to(xml_safe(run.url or ""), RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
     link = OxmlElement("w:hyperlink")

@@ -15,21 +15,7 @@ from collections.abc import Callable, Iterable
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from research.export.markdown_blocks import (
-    Block,
-    CodeBlock,
-    Heading,
-    ListBlock,
-    Paragraph,
-    Quote,
-    Rule,
-    Run,
-    Table,
-    parse_blocks,
-    parse_inline,
-    plain_text,
-    scrub_surrogates,
-)
+from research.export import markdown_blocks as md
 from research.export.pdf_fonts import FontSet, find_fonts
 
 BODY_PT = 10.5
@@ -147,13 +133,13 @@ class _Writer:
     # --- document ---------------------------------------------------------------------------
     def render(self, markdown: str, title: str) -> bytes:
         pdf = self.pdf
-        pdf.set_title(self.clean(scrub_surrogates(title))[:200] or "Research draft")
+        pdf.set_title(self.clean(md.scrub_surrogates(title))[:200] or "Research draft")
         pdf.set_creator("Research Desk")
         pdf.set_margins(18, 18, 18)
         pdf.set_auto_page_break(True, margin=18)
         pdf.add_page()
         pdf.set_font(self.family, "", BODY_PT)
-        for block in parse_blocks(markdown):
+        for block in md.parse_blocks(markdown):
             self._block(block)
         if self.clean.replaced:
             pdf.ln(4)
@@ -162,34 +148,36 @@ class _Writer:
             pdf.multi_cell(0, 4.5, self.clean.note(), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         return bytes(pdf.output())
 
-    def _block(self, block: Block) -> None:
+    def _block(self, block: md.Block) -> None:
         pdf = self.pdf
         pdf.set_text_color(0, 0, 0)
-        if isinstance(block, Heading):
+        if isinstance(block, md.Heading):
             self._heading(block)
-        elif isinstance(block, Paragraph):
-            self._runs(parse_inline(block.text))
+        elif isinstance(block, md.Paragraph):
+            self._runs(md.parse_inline(block.text))
             pdf.ln(LINE_MM + 1.6)
-        elif isinstance(block, ListBlock):
+        elif isinstance(block, md.ListBlock):
             self._list(block)
-        elif isinstance(block, Table):
+        elif isinstance(block, md.Table):
             self._table(block)
-        elif isinstance(block, CodeBlock):
+        elif isinstance(block, md.CodeBlock):
             self._set_font("", 9, mono=True)
             pdf.set_fill_color(242, 242, 242)
             pdf.multi_cell(
                 0, 4.6, self.clean(block.text) or " ", fill=True, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT
             )
             pdf.ln(2)
-        elif isinstance(block, Quote):
-            self._indented(LIST_INDENT_MM, lambda: self._runs(parse_inline(block.text), italic=True, rgb=(80, 80, 80)))
+        elif isinstance(block, md.Quote):
+            self._indented(
+                LIST_INDENT_MM, lambda: self._runs(md.parse_inline(block.text), italic=True, rgb=(80, 80, 80))
+            )
             pdf.ln(LINE_MM + 1.6)
-        elif isinstance(block, Rule):
+        elif isinstance(block, md.Rule):
             y = pdf.get_y() + 2
             pdf.line(pdf.l_margin, y, pdf.w - pdf.r_margin, y)
             pdf.ln(5)
 
-    def _heading(self, block: Heading) -> None:
+    def _heading(self, block: md.Heading) -> None:
         pdf = self.pdf
         size = HEADING_PT.get(block.level, 11)
         if pdf.get_y() > pdf.page_break_trigger - 25:
@@ -197,11 +185,11 @@ class _Writer:
         pdf.ln(2 if block.level > 1 else 0)
         self._set_font("B", size)
         pdf.multi_cell(
-            0, size * 0.5, self.clean(plain_text(block.text)), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT
+            0, size * 0.5, self.clean(md.plain_text(block.text)), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT
         )
         pdf.ln(2)
 
-    def _list(self, block: ListBlock) -> None:
+    def _list(self, block: md.ListBlock) -> None:
         pdf = self.pdf
         bullet = "\u2022" if not self.core else "-"
         for n, item in enumerate(block.items, block.start):
@@ -212,11 +200,11 @@ class _Writer:
             x = pdf.l_margin + indent - LIST_INDENT_MM
             pdf.set_x(x)
             pdf.cell(LIST_INDENT_MM, LINE_MM, marker)
-            self._indented(indent, functools.partial(self._runs, parse_inline(item.strip())), keep_y=True)
+            self._indented(indent, functools.partial(self._runs, md.parse_inline(item.strip())), keep_y=True)
             pdf.ln(LINE_MM + 0.6)
         pdf.ln(1.2)
 
-    def _table(self, table: Table) -> None:
+    def _table(self, table: md.Table) -> None:
         pdf = self.pdf
         header, rows = table.padded()
         size = BODY_PT - 1 if table.columns <= 4 else max(6.5, BODY_PT - 1 - (table.columns - 4))
@@ -230,12 +218,12 @@ class _Writer:
             for cells in [header, *rows]:
                 row = grid.row()
                 for cell in cells:
-                    text = self.clean(plain_text(cell))
+                    text = self.clean(md.plain_text(cell))
                     row.cell(text[:MAX_CELL_CHARS] + ("…" if len(text) > MAX_CELL_CHARS and not self.core else ""))
         pdf.ln(3)
 
     # --- inline -------------------------------------------------------------------------------
-    def _runs(self, runs: Iterable[Run], *, italic: bool = False, rgb: tuple[int, int, int] = (0, 0, 0)) -> None:
+    def _runs(self, runs: Iterable[md.Run], *, italic: bool = False, rgb: tuple[int, int, int] = (0, 0, 0)) -> None:
         pdf = self.pdf
         for run in runs:
             style = ("B" if run.bold else "") + ("I" if run.italic or italic else "")

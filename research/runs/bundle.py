@@ -53,7 +53,7 @@ def build_bundle(store: RunStore, run_id: str) -> RunBundle:
         format=BUNDLE_FORMAT,
         version=BUNDLE_VERSION,
         exported_at=time.time(),
-        run=BundleRun(**{name: getattr(record, name) for name in BundleRun.model_fields}),
+        run=BundleRun.model_validate(record.model_dump()),
         events=[e.model_dump(mode="json") for e in events],
         drafts=[
             BundleDraft(version=d.version, created_at=d.created_at, note=d.note, markdown=d.markdown)
@@ -94,11 +94,16 @@ def read_bundle(data: bytes) -> RunBundle:
     try:
         bundle = RunBundle.model_validate(document)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise BundleError(f"malformed run bundle: {where}: {first['msg']}") from None
+        raise _malformed(exc) from None
     _check_events(bundle)
     return bundle
+
+
+def _malformed(exc: ValidationError, within: str = "") -> BundleError:
+    """The first validation error, said with where it is in the bundle (`within` leads the path)."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return BundleError(f"malformed run bundle: {within}{where}: {first['msg']}")
 
 
 def _check_events(bundle: RunBundle) -> list[Event]:
@@ -109,17 +114,11 @@ def _check_events(bundle: RunBundle) -> list[Event]:
             if raw.get("type") in PAYLOADS:
                 PAYLOADS[raw["type"]].model_validate_json(json.dumps(raw.get("data") or {}), strict=True)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise BundleError(
-                f"malformed run bundle: events.{i} ({raw.get('type')}).data.{where}: {first['msg']}"
-            ) from None
+            raise _malformed(exc, f"events.{i} ({raw.get('type')}).data.") from None
         try:
             event = Event.model_validate(raw)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise BundleError(f"malformed run bundle: events.{i}.{where}: {first['msg']}") from None
+            raise _malformed(exc, f"events.{i}.") from None
         if event.run_id != bundle.run.run_id:
             raise BundleError(
                 f"malformed run bundle: event {event.seq} belongs to run {event.run_id!r}, not {bundle.run.run_id!r}"

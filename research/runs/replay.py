@@ -19,6 +19,7 @@ import bisect
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import TypedDict, Unpack
 
 from research.events import Event
 from research.runs.store import RunStore
@@ -138,19 +139,18 @@ def replay_events(
         yield event
 
 
-def replay_run(
-    store: RunStore,
-    run_id: str,
-    *,
-    speed: float | None = 1.0,
-    control: ReplayControl | None = None,
-    should_pause: Callable[[], bool] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    max_gap: float | None = DEFAULT_MAX_GAP,
-) -> Iterator[Event]:
+class ReplayOptions(TypedDict, total=False):
+    """`replay_events`' pacing keywords, which `replay_run` passes on (their defaults are its)."""
+
+    speed: float | None
+    control: ReplayControl | None
+    should_pause: Callable[[], bool] | None
+    sleep: Callable[[float], None]
+    max_gap: float | None
+
+
+def replay_run(store: RunStore, run_id: str, **options: Unpack[ReplayOptions]) -> Iterator[Event]:
     """Replay a stored run. Raises KeyError (before yielding) when the store has no such run."""
     if store.get_run(run_id) is None:
         raise KeyError(f"No run with id {run_id!r}")
-    return replay_events(
-        store.events(run_id), speed=speed, control=control, should_pause=should_pause, sleep=sleep, max_gap=max_gap
-    )
+    return replay_events(store.events(run_id), **options)

@@ -12,13 +12,14 @@ import json
 import threading
 import time
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from research.events import Event
 from research.events.status import RunStatus
 from research.runs.sql import DuplicateKeyError, Tx, open_database
+from research.schemas import RunRecordFields
 
 if TYPE_CHECKING:
     import sqlite3
@@ -85,20 +86,10 @@ class DuplicateEventError(RuntimeError):
     the run (events are never replaced)."""
 
 
-@dataclass
-class RunRecord:
-    run_id: str
-    topic: str
+class RunRecord(RunRecordFields):
+    """A run as the store returns it, its status typed."""
+
     status: RunStatus
-    created_at: float
-    requested_allocation: str | None = None
-    allocation: str | None = None
-    allocation_origin: str | None = None
-    brain: str | None = None
-    finished_at: float | None = None
-    source_count: int = 0
-    error: str | None = None
-    summary: dict[str, Any] = field(default_factory=dict)
 
     @property
     def seconds(self) -> float | None:

@@ -3,6 +3,8 @@ runs' sources overlap, and analyst rounds against gaps left."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -55,34 +57,40 @@ def _runs_axis(figure: go.Figure, stats: list[RunStats]) -> None:
     figure.update_xaxes(type="category", categoryorder="array", categoryarray=[s.label for s in stats])
 
 
+def _run_bars(frame: pd.DataFrame, stats: list[RunStats], title: str, *, y: str, **style: Any) -> go.Figure:
+    """Bars of `y` per run, in the runs' order, each labelled with its value."""
+    figure = px.bar(frame, x="Run", y=y, text=y, **style)
+    _runs_axis(figure, stats)
+    return _layout(figure, title)
+
+
 def sources_by_kind(stats: list[RunStats]) -> go.Figure:
-    figure = px.bar(
+    order = {"Kind": [KIND_LABELS[k] for k in RESEARCHER_KINDS]}
+    figure = _run_bars(
         kind_frame(stats),
-        x="Run",
+        stats,
+        "Sources by kind",
         y="Sources",
         color="Kind",
-        text="Sources",
         color_discrete_map=KIND_COLORS,
-        category_orders={"Kind": [KIND_LABELS[k] for k in RESEARCHER_KINDS]},
+        category_orders=order,
     )
     figure.update_traces(textposition="inside", texttemplate="%{text:.0f}", insidetextanchor="middle")
     figure.for_each_trace(lambda t: t.update(text=[v if v else None for v in t.y]))  # no "0" labels
-    _runs_axis(figure, stats)
-    return _layout(figure, "Sources by kind")
+    return figure
 
 
 def sources_by_provider(stats: list[RunStats]) -> go.Figure:
-    figure = px.bar(
+    palette = px.colors.qualitative.Safe
+    figure = _run_bars(
         provider_frame(stats),
-        x="Run",
+        stats,
+        "Sources by provider",
         y="Sources",
         color="Provider",
-        text="Sources",
-        color_discrete_sequence=px.colors.qualitative.Safe,
+        color_discrete_sequence=palette,
     )
-    figure.update_traces(textposition="inside", insidetextanchor="middle")
-    _runs_axis(figure, stats)
-    return _layout(figure, "Sources by provider")
+    return figure.update_traces(textposition="inside", insidetextanchor="middle")
 
 
 def publication_years(stats: list[RunStats]) -> go.Figure:
@@ -135,26 +143,23 @@ def rounds_and_gaps(stats: list[RunStats]) -> go.Figure:
         [{"Run": s.label, "Measure": "Analyst rounds", "Count": s.rounds} for s in stats]
         + [{"Run": s.label, "Measure": "Gaps left", "Count": len(s.gaps)} for s in stats]
     )
-    figure = px.bar(
+    colors = {"Analyst rounds": "#1F5FAD", "Gaps left": "#D9534F"}
+    figure = _run_bars(
         frame,
-        x="Run",
+        stats,
+        "Analyst rounds and gaps left",
         y="Count",
         color="Measure",
         barmode="group",
-        text="Count",
-        color_discrete_map={"Analyst rounds": "#1F5FAD", "Gaps left": "#D9534F"},
+        color_discrete_map=colors,
     )
-    figure.update_yaxes(dtick=1)
-    _runs_axis(figure, stats)
-    return _layout(figure, "Analyst rounds and gaps left")
+    return figure.update_yaxes(dtick=1)
 
 
 def time_taken(stats: list[RunStats]) -> go.Figure:
     frame = pd.DataFrame([{"Run": s.label, "Seconds": round(s.seconds or 0.0, 1)} for s in stats])
-    figure = px.bar(frame, x="Run", y="Seconds", text="Seconds", color_discrete_sequence=["#5B8DB8"])
-    figure.update_traces(texttemplate="%{text:.1f} s")
-    _runs_axis(figure, stats)
-    return _layout(figure, "Time to finish (seconds)")
+    figure = _run_bars(frame, stats, "Time to finish (seconds)", y="Seconds", color_discrete_sequence=["#5B8DB8"])
+    return figure.update_traces(texttemplate="%{text:.1f} s")
 
 
 def render(stats: list[RunStats]) -> None:

@@ -25,15 +25,14 @@ from research.brains.fallback import describe_model_error
 from research.brains.model_output import strip_think
 from research.brains.offline_tools import OfflineToolPolicy
 from research.brains.tool_agent import ToolsUnsupported, tool_agent_for
-from research.events import emit
 from research.graph.context import RunContext, RunSpec
 from research.graph.nodes.agent_worker import WorkerLog, run_tool_call
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.researcher import researcher
+from research.graph.nodes.researcher_report import announce_start, failed_branch, finish
 from research.graph.services import services_of
 from research.graph.state import ResearcherState
-from research.schemas import ResearcherReport, ResearcherTask, RunWarning
-from research.secrets import mask
+from research.schemas import ResearcherTask, RunWarning
 from research.sources.tools import build_tools
 
 MAX_INVALID_STREAK = 2  # an invalid call may be retried once; a second in a row ends the loop
@@ -78,41 +77,13 @@ def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Ru
     except GraphBubbleUp:
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
-        message = mask(f"{type(exc).__name__}: {exc}", ctx.settings.secret_values())
-        warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
-        emit(
-            "researcher_finished",
-            researcher_id=task.researcher_id,
-            iteration=task.iteration,
-            kind=task.kind,
-            status="failed",
-            source_ids=[],
-            seconds=0.0,
-            notes="",
-            error=message,
-        )
-        report = ResearcherReport(
-            researcher_id=task.researcher_id,
-            kind=task.kind,
-            question=task.question,
-            iteration=task.iteration,
-            status="failed",
-            error=message,
-        )
-        return {"reports": [report], "warnings": [RunWarning(source=task.researcher_id, message=message)]}
+        return failed_branch(task, exc, ctx.settings.secret_values())
 
 
 def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict[str, Any]:
     started = time.time()
     rid, settings = task.researcher_id, ctx.settings
-    emit(
-        "researcher_started",
-        researcher_id=rid,
-        iteration=task.iteration,
-        kind=task.kind,
-        question=task.question,
-        angle=task.angle,
-    )
+    announce_start(task)
     tools = build_tools(task.kind, ctx.sources, settings, topic=task.topic or task.question)
     log = WorkerLog(task, ctx)
     model = tool_agent_for(ctx.brain)
@@ -208,29 +179,7 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict[str, Any]:
         closing = _bounded_closing(task, ctx, log, stop or "the model's closing reply was empty")
     log.message("closing", rid, closing)
     seconds = round(time.time() - started, 3)
-    report = ResearcherReport(
-        researcher_id=rid,
-        kind=task.kind,
-        question=task.question,
-        iteration=task.iteration,
-        queries=log.queries,
-        source_ids=[s.id for s in log.sources],
-        notes=closing,
-        seconds=seconds,
-        status="done" if log.sources else "failed",
-        error=None if log.sources else "no sources found",
-    )
-    emit(
-        "researcher_finished",
-        researcher_id=rid,
-        iteration=task.iteration,
-        kind=task.kind,
-        status=report.status,
-        source_ids=report.source_ids,
-        seconds=seconds,
-        notes=closing,
-        error=report.error,
-    )
+    report = finish(task, queries=log.queries, sources=log.sources, notes=closing, seconds=seconds)
     return {
         "sources": log.sources,
         "reports": [report],

@@ -13,13 +13,4 @@ def report_usage(ctx: RunContext, node: str, researcher_id: str | None = None) -
     """Emit the model usage since the last report (nothing for the offline brain)."""
     usage = ctx.brain.take_usage()
     if usage.calls:
-        emit(
-            "usage",
-            researcher_id=researcher_id,
-            node=node,
-            calls=usage.calls,
-            failed_calls=usage.failed_calls,
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            cost_usd=usage.cost_usd,
-        )
+        emit("usage", researcher_id=researcher_id, node=node, **usage.model_dump())  # the payload is the Usage

@@ -94,9 +94,7 @@ def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, An
     edited = resolved is not current or questions != list(state["research_questions"])
     emit(
         "plan_approved",
-        allocation=resolved.allocation.model_dump(),
-        origin=resolved.origin,
-        reasoning=resolved.reasoning,
+        **resolved.model_dump(),  # allocation, origin, reasoning
         research_questions=questions,
         edited=edited,
     )

@@ -18,11 +18,10 @@ from research.brains.base import BudgetExceeded
 from research.events import emit
 from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
+from research.graph.nodes.researcher_report import announce_start, failed_branch, finish
 from research.graph.services import services_of
 from research.graph.state import ResearcherState, RetrieveTask
 from research.relevance.passages import carried_text
-from research.schemas import ResearcherReport, RunWarning
-from research.secrets import mask
 
 MAX_QUERIES = 3
 
@@ -30,14 +29,7 @@ MAX_QUERIES = 3
 def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     task = state["task"]
-    emit(
-        "researcher_started",
-        researcher_id=task.researcher_id,
-        iteration=task.iteration,
-        kind=task.kind,
-        question=task.question,
-        angle=task.angle,
-    )
+    announce_start(task)
     try:
         queries = ctx.brain.queries(task, task.kind)
     except BudgetExceeded as exc:
@@ -104,29 +96,7 @@ def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str, 
         notes = ctx.offline.notes(task, sources, ctx.text_of)
     report_usage(ctx, "researcher", task.researcher_id)
     seconds = round(time.time() - state.get("started_at", time.time()), 3)
-    report = ResearcherReport(
-        researcher_id=task.researcher_id,
-        kind=task.kind,
-        question=task.question,
-        iteration=task.iteration,
-        queries=state.get("queries", []),
-        source_ids=[s.id for s in sources],
-        notes=notes,
-        seconds=seconds,
-        status="done" if sources else "failed",
-        error=None if sources else "no sources found",
-    )
-    emit(
-        "researcher_finished",
-        researcher_id=task.researcher_id,
-        iteration=task.iteration,
-        kind=task.kind,
-        status=report.status,
-        source_ids=report.source_ids,
-        seconds=seconds,
-        notes=notes,
-        error=report.error,
-    )
+    report = finish(task, queries=state.get("queries", []), sources=sources, notes=notes, seconds=seconds)
     return {"reports": [report], "messages": [AIMessage(content=notes, name=task.researcher_id)]}
 
 
@@ -153,27 +123,5 @@ def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[
     except GraphBubbleUp:  # interrupts and other control flow belong to LangGraph
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
-        message = f"{type(exc).__name__}: {exc}"
-        message = mask(message, services_of(runtime).settings.secret_values())  # exception texts may quote a key
-        warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
-        emit(
-            "researcher_finished",
-            researcher_id=task.researcher_id,
-            iteration=task.iteration,
-            kind=task.kind,
-            status="failed",
-            source_ids=[],
-            seconds=0.0,
-            notes="",
-            error=message,
-        )
-        report = ResearcherReport(
-            researcher_id=task.researcher_id,
-            kind=task.kind,
-            question=task.question,
-            iteration=task.iteration,
-            status="failed",
-            error=message,
-        )
-        return {"reports": [report], "warnings": [RunWarning(source=task.researcher_id, message=message)]}
+        return failed_branch(task, exc, services_of(runtime).settings.secret_values())
     return {key: result.get(key, []) for key in ("sources", "reports", "warnings", "messages")}

@@ -63,9 +63,7 @@ def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any
 
     emit(
         "allocation_decided",
-        allocation=resolved.allocation.model_dump(),
-        origin=resolved.origin,
-        reasoning=resolved.reasoning,
+        **resolved.model_dump(),  # allocation, origin, reasoning
         research_questions=questions,
         plan_reasoning=plan.reasoning,
     )

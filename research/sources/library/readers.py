@@ -158,22 +158,19 @@ class _HTMLText(HTMLParser):
         self._in_h1 = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIP:
-            self._skip_depth += 1
-        if tag == "title":
-            self._in_title = True
-        if tag == "h1":
-            self._in_h1 = True
-        if tag in self._BLOCKS:
-            self.parts.append("\n\n")
+        self._tag(tag, opening=True)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP and self._skip_depth:
-            self._skip_depth -= 1
+        self._tag(tag, opening=False)
+
+    def _tag(self, tag: str, *, opening: bool) -> None:
+        """An opening tag enters what its closing tag leaves; block tags break paragraphs either way."""
+        if tag in self._SKIP:
+            self._skip_depth = self._skip_depth + 1 if opening else max(0, self._skip_depth - 1)
         if tag == "title":
-            self._in_title = False
+            self._in_title = opening
         if tag == "h1":
-            self._in_h1 = False
+            self._in_h1 = opening
         if tag in self._BLOCKS:
             self.parts.append("\n\n")
 

@@ -19,10 +19,11 @@ import arxiv
 from arxiv import _feed as arxiv_feed  # the library's own Atom parser (arxiv >= 4)
 from lxml import etree
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas import ResearcherKind, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, request_with_retries
+from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 MAX_QUERY_CHARS = 300  # arXiv rejects very long search_query values
@@ -71,36 +72,23 @@ def _count_atom_entries(content: bytes, provider: str) -> int:
     return len(root.findall(f"{{{ATOM_NS}}}entry"))
 
 
-class ArxivProvider:
+class ArxivProvider(QueryProvider):
     """Academic preprints from arXiv (settings.arxiv_url is the `api/query` endpoint)."""
 
     name = "arxiv"
     kind: ResearcherKind = "academic"
+    max_query_chars = MAX_QUERY_CHARS
 
     def __init__(self, settings: Settings) -> None:
-        self.query_url = settings.arxiv_url
-        self.policy = HttpPolicy.from_settings(settings)
+        super().__init__(settings, settings.arxiv_url)
 
-    def search(self, query: str, *, limit: int) -> Retrieval:
-        query = " ".join(query.split())[:MAX_QUERY_CHARS]
-        retrieval = Retrieval(providers_used=[self.name])
-        if not query or limit < 1:
-            return retrieval
-        client = _BoundedArxivClient(query_url=self.query_url, policy=self.policy, provider=self.name, page_size=limit)
+    def fill(self, retrieval: Retrieval, query: str, limit: int) -> None:
+        client = _BoundedArxivClient(query_url=self.url, policy=self.policy, provider=self.name, page_size=limit)
         results = list(client.results(arxiv.Search(query=query, max_results=limit)))
         for rank, result in enumerate(results):
-            source = self._to_source(result, query=query, score=1.0 - rank / len(results))
-            retrieval.sources.append(source)
-            if result.summary.strip():
-                retrieval.texts[source.id] = " ".join(result.summary.split())
-        if client.skipped_entries:
-            retrieval.warnings.append(
-                RunWarning(
-                    source=self.name,
-                    message=f"skipped {client.skipped_entries} unreadable arXiv entries for {query!r}",
-                )
-            )
-        return retrieval
+            source = self._to_source(result, query=query, score=rank_score(rank, len(results)))
+            add_source(retrieval, source, " ".join(result.summary.split()))
+        self.warn_skipped(retrieval, client.skipped_entries, "arXiv entries", query)
 
     def _to_source(self, result: arxiv.Result, *, query: str, score: float) -> Source:
         return Source(
@@ -112,6 +100,6 @@ class ArxivProvider:
             authors=[a.name for a in result.authors if a.name],
             year=result.published.year if result.published else None,
             doi=(result.doi or None),  # the published version's DOI: the same work as OpenAlex's record
-            score=round(score, 3),
+            score=score,
             query=query,
         )

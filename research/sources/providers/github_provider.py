@@ -12,18 +12,18 @@ from research.schemas import ResearcherKind, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval
+from research.sources.providers.http_provider import HttpProvider, listed_items
 
 NAME = "github"
 MAX_QUERY_CHARS = 256  # GitHub rejects longer search queries with 422
 
 
-class GitHubProvider:
+class GitHubProvider(HttpProvider):
     name = NAME
     kind: ResearcherKind = "web"
 
     def __init__(self, settings: Settings) -> None:
-        self._base_url = settings.github_url.rstrip("/")
-        self._policy = http_core.HttpPolicy.from_settings(settings)
+        super().__init__(settings, settings.github_url.rstrip("/"))
         self._token = settings.github_token
 
     def _headers(self) -> dict[str, str]:
@@ -35,9 +35,9 @@ class GitHubProvider:
     def search(self, query: str, *, limit: int) -> Retrieval:
         try:
             reply = http_core.get_json(
-                f"{self._base_url}/search/repositories",
+                f"{self.url}/search/repositories",
                 provider=NAME,
-                policy=self._policy,
+                policy=self.policy,
                 params={"q": query[:MAX_QUERY_CHARS], "per_page": max(1, min(limit, 100))},
                 headers=self._headers(),
             )
@@ -50,12 +50,8 @@ class GitHubProvider:
 
 
 def to_retrieval(reply: Any, query: str, limit: int) -> Retrieval:
-    if not isinstance(reply, dict) or not isinstance(reply.get("items"), list):
-        raise ProviderError(NAME, "malformed reply: no items list")
     retrieval = Retrieval(providers_used=[NAME])
-    for item in reply["items"][:limit]:
-        if not isinstance(item, dict) or not item.get("full_name") or not item.get("html_url"):
-            continue
+    for item in listed_items(reply, NAME, limit, "full_name", "html_url"):
         owner_field = item.get("owner")
         owner: dict[str, Any] = owner_field if isinstance(owner_field, dict) else {}
         retrieval.sources.append(

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas import ResearcherKind, Source
 from research.settings import Settings
-from research.sources.base import ProviderError, Retrieval
-from research.sources.http import HttpPolicy, get_json
+from research.sources.base import Retrieval
+from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 # Only the fields we map: keeps replies small.
 SELECT_FIELDS = "id,doi,title,display_name,publication_year,authorships,abstract_inverted_index"
@@ -32,45 +32,26 @@ def rebuild_abstract(inverted: Any) -> str:
     return " ".join(word for _, word in sorted(positioned))
 
 
-class OpenAlexProvider:
+class OpenAlexProvider(QueryProvider):
     """Scholarly works from OpenAlex (settings.openalex_url, e.g. https://api.openalex.org)."""
 
     name = "openalex"
     kind: ResearcherKind = "academic"
 
     def __init__(self, settings: Settings) -> None:
-        self.base_url = settings.openalex_url.rstrip("/")
-        self.policy = HttpPolicy.from_settings(settings)
+        super().__init__(settings, settings.openalex_url.rstrip("/"))
 
-    def search(self, query: str, *, limit: int) -> Retrieval:
-        query = " ".join(query.split())
-        retrieval = Retrieval(providers_used=[self.name])
-        if not query or limit < 1:
-            return retrieval
-        payload = get_json(
-            f"{self.base_url}/works",
-            provider=self.name,
-            policy=self.policy,
-            params={"search": query, "per-page": limit, "select": SELECT_FIELDS},
-        )
-        works = payload.get("results") if isinstance(payload, dict) else None
-        if not isinstance(works, list):
-            raise ProviderError(self.name, "malformed reply: no 'results' list")
+    def fill(self, retrieval: Retrieval, query: str, limit: int) -> None:
+        params = {"search": query, "per-page": limit, "select": SELECT_FIELDS}
+        works = self.get_list(f"{self.url}/works", "results", params=params)[:limit]
         skipped = 0
-        works = works[:limit]
         for rank, work in enumerate(works):
-            source, abstract = self._to_source(work, query=query, score=1.0 - rank / len(works))
+            source, abstract = self._to_source(work, query=query, score=rank_score(rank, len(works)))
             if source is None:
                 skipped += 1
                 continue
-            retrieval.sources.append(source)
-            if abstract:
-                retrieval.texts[source.id] = abstract
-        if skipped:
-            retrieval.warnings.append(
-                RunWarning(source=self.name, message=f"skipped {skipped} unreadable OpenAlex works for {query!r}")
-            )
-        return retrieval
+            add_source(retrieval, source, abstract)
+        self.warn_skipped(retrieval, skipped, "OpenAlex works", query)
 
     def _to_source(self, work: Any, *, query: str, score: float) -> tuple[Source | None, str]:
         if not isinstance(work, dict):
@@ -88,7 +69,7 @@ class OpenAlexProvider:
             snippet=abstract,
             authors=_author_names(work.get("authorships")),
             year=year if isinstance(year, int) else None,
-            score=round(score, 3),
+            score=score,
             query=query,
         )
         return source, abstract

@@ -18,7 +18,8 @@ from typing import Any
 from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
-from research.sources.http import HttpPolicy, get_json
+from research.sources.http import get_json
+from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 SEARCH_FIELDS = "key,title,author_name,first_publish_year,first_sentence,subject"
 # Descriptions are fetched all at once; the process-wide openlibrary rate limiter (2 in flight) is
@@ -34,61 +35,42 @@ def description_text(value: Any) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
-class OpenLibraryProvider:
+class OpenLibraryProvider(QueryProvider):
     """Books from Open Library (settings.openlibrary_url, e.g. https://openlibrary.org)."""
 
     name = "openlibrary"
     kind: ResearcherKind = "book"
 
     def __init__(self, settings: Settings, *, fetch_descriptions: bool = True) -> None:
-        self.base_url = settings.openlibrary_url.rstrip("/")
-        self.policy = HttpPolicy.from_settings(settings)
+        super().__init__(settings, settings.openlibrary_url.rstrip("/"))
         self.fetch_descriptions = fetch_descriptions
         # One attempt per description: optional detail must not multiply a query's worst case.
         self.description_policy = dataclasses.replace(self.policy, retries=1)
 
-    def search(self, query: str, *, limit: int) -> Retrieval:
-        query = " ".join(query.split())
-        retrieval = Retrieval(providers_used=[self.name])
-        if not query or limit < 1:
-            return retrieval
-        payload = get_json(
-            f"{self.base_url}/search.json",
-            provider=self.name,
-            policy=self.policy,
-            params={"q": query, "limit": limit, "fields": SEARCH_FIELDS},
-        )
-        docs = payload.get("docs") if isinstance(payload, dict) else None
-        if not isinstance(docs, list):
-            raise ProviderError(self.name, "malformed reply: no 'docs' list")
-        docs = [
-            d for d in docs[:limit] if isinstance(d, dict) and isinstance(d.get("title"), str) and d["title"].strip()
+    def fill(self, retrieval: Retrieval, query: str, limit: int) -> None:
+        params = {"q": query, "limit": limit, "fields": SEARCH_FIELDS}
+        listed = self.get_list(f"{self.url}/search.json", "docs", params=params)[:limit]
+        docs: list[dict[str, Any]] = [
+            d for d in listed if isinstance(d, dict) and isinstance(d.get("title"), str) and d["title"].strip()
         ]
-        skipped = min(len(payload["docs"]), limit) - len(docs)
         descriptions = self._descriptions(docs, retrieval) if self.fetch_descriptions else {}
         for rank, doc in enumerate(docs):
-            key = doc.get("key") if isinstance(doc.get("key"), str) else ""
+            key: str = doc["key"] if isinstance(doc.get("key"), str) else ""
             description = descriptions.get(key, "")
             fallback = _first_sentence(doc.get("first_sentence"))
             source = Source(
                 title=" ".join(doc["title"].split()),
-                url=f"{self.base_url}{key}" if key else "",
+                url=f"{self.url}{key}" if key else "",
                 kind="book",
                 provider=self.name,
                 snippet=description or fallback or _subjects(doc.get("subject")),
                 authors=[a for a in doc.get("author_name") or [] if isinstance(a, str)],
                 year=doc.get("first_publish_year") if isinstance(doc.get("first_publish_year"), int) else None,
-                score=round(1.0 - rank / len(docs), 3),
+                score=rank_score(rank, len(docs)),
                 query=query,
             )
-            retrieval.sources.append(source)
-            if description or fallback:
-                retrieval.texts[source.id] = description or fallback
-        if skipped:
-            retrieval.warnings.append(
-                RunWarning(source=self.name, message=f"skipped {skipped} unreadable Open Library docs for {query!r}")
-            )
-        return retrieval
+            add_source(retrieval, source, description or fallback)
+        self.warn_skipped(retrieval, len(listed) - len(docs), "Open Library docs", query)
 
     def _descriptions(self, docs: list[dict[str, Any]], retrieval: Retrieval) -> dict[str, str]:
         keys = [d["key"] for d in docs if isinstance(d.get("key"), str) and d["key"].startswith("/")]
@@ -110,7 +92,7 @@ class OpenLibraryProvider:
     def _description(self, key: str) -> tuple[str, str | None]:
         """(description, error message or None) for one work key such as /works/OL45804W."""
         try:
-            work = get_json(f"{self.base_url}{key}.json", provider=self.name, policy=self.description_policy)
+            work = get_json(f"{self.url}{key}.json", provider=self.name, policy=self.description_policy)
         except ProviderError as exc:
             return "", exc.message
         return description_text(work.get("description") if isinstance(work, dict) else None), None

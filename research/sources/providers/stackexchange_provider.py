@@ -19,6 +19,7 @@ from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval
 from research.sources.providers.html_text import html_to_text
+from research.sources.providers.http_provider import HttpProvider, listed_items
 
 NAME = "stackexchange"
 SITE = "stackoverflow"
@@ -45,20 +46,19 @@ class BackoffGate:
 BACKOFF = BackoffGate()
 
 
-class StackExchangeProvider:
+class StackExchangeProvider(HttpProvider):
     name = NAME
     kind: ResearcherKind = "web"
 
     def __init__(self, settings: Settings) -> None:
-        self._base_url = settings.stackexchange_url.rstrip("/")
-        self._policy = http_core.HttpPolicy.from_settings(settings)
+        super().__init__(settings, settings.stackexchange_url.rstrip("/"))
 
     def search(self, query: str, *, limit: int) -> Retrieval:
         self._respect_backoff()
         reply = http_core.get_json(
-            f"{self._base_url}/search/advanced",
+            f"{self.url}/search/advanced",
             provider=NAME,
-            policy=self._policy,
+            policy=self.policy,
             params={
                 "order": "desc",
                 "sort": "relevance",
@@ -69,25 +69,21 @@ class StackExchangeProvider:
             },
         )
         if isinstance(reply, dict) and _positive(reply.get("backoff")):
-            BACKOFF.hold(self._base_url, float(reply["backoff"]))
+            BACKOFF.hold(self.url, float(reply["backoff"]))
         return to_retrieval(reply, query, limit)
 
     def _respect_backoff(self) -> None:
-        wait = BACKOFF.remaining(self._base_url)
+        wait = BACKOFF.remaining(self.url)
         if not wait:
             return
-        if wait > self._policy.retry_after_cap:
+        if wait > self.policy.retry_after_cap:
             raise ProviderError(NAME, f"the API asked to back off for another {wait:.0f}s")
         http_core._sleep(wait)
 
 
 def to_retrieval(reply: Any, query: str, limit: int) -> Retrieval:
-    if not isinstance(reply, dict) or not isinstance(reply.get("items"), list):
-        raise ProviderError(NAME, "malformed reply: no items list")
     retrieval = Retrieval(providers_used=[NAME])
-    for item in reply["items"][:limit]:
-        if not isinstance(item, dict) or not item.get("title") or not item.get("link"):
-            continue
+    for item in listed_items(reply, NAME, limit, "title", "link"):
         source = Source(
             title=html.unescape(str(item["title"])),
             url=str(item["link"]),

@@ -20,7 +20,8 @@ from urllib.parse import quote, urljoin
 from research.schemas import ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
-from research.sources.http import HttpPolicy, get_json
+from research.sources.http import get_json
+from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 _TAG = re.compile(r"<[^>]+>")
 
@@ -30,21 +31,16 @@ def strip_markup(text: str) -> str:
     return " ".join(html.unescape(_TAG.sub("", text)).split())
 
 
-class WikipediaProvider:
+class WikipediaProvider(QueryProvider):
     """Encyclopedia articles (settings.wikipedia_url is the `api.php` endpoint)."""
 
     name = "wikipedia"
     kind: ResearcherKind = "book"
 
     def __init__(self, settings: Settings) -> None:
-        self.api_url = settings.wikipedia_url
-        self.policy = HttpPolicy.from_settings(settings)
+        super().__init__(settings, settings.wikipedia_url)
 
-    def search(self, query: str, *, limit: int) -> Retrieval:
-        query = " ".join(query.split())
-        retrieval = Retrieval(providers_used=[self.name])
-        if not query or limit < 1:
-            return retrieval
+    def fill(self, retrieval: Retrieval, query: str, limit: int) -> None:
         hits, skipped = self._search_hits(query, limit)
         pages = self._pages(hits, retrieval) if hits else {}
         for rank, hit in enumerate(hits):
@@ -56,17 +52,11 @@ class WikipediaProvider:
                 kind="book",
                 provider=self.name,
                 snippet=intro or strip_markup(str(hit.get("snippet") or "")),
-                score=round(1.0 - rank / len(hits), 3),
+                score=rank_score(rank, len(hits)),
                 query=query,
             )
-            retrieval.sources.append(source)
-            if intro:
-                retrieval.texts[source.id] = intro
-        if skipped:
-            retrieval.warnings.append(
-                RunWarning(source=self.name, message=f"skipped {skipped} unreadable Wikipedia hits for {query!r}")
-            )
-        return retrieval
+            add_source(retrieval, source, intro)
+        self.warn_skipped(retrieval, skipped, "Wikipedia hits", query)
 
     def _search_hits(self, query: str, limit: int) -> tuple[list[dict[str, Any]], int]:
         payload = self._api({"list": "search", "srsearch": query, "srlimit": limit, "srprop": "snippet"})
@@ -114,7 +104,7 @@ class WikipediaProvider:
 
     def _api(self, params: dict[str, Any]) -> dict[str, Any]:
         payload = get_json(
-            self.api_url,
+            self.url,
             provider=self.name,
             policy=self.policy,
             params={"action": "query", "format": "json", "formatversion": 2, **params},
@@ -129,4 +119,4 @@ class WikipediaProvider:
 
     def _article_url(self, title: str) -> str:
         """/wiki/Title on the API's host (api.php lives at /w/api.php on Wikimedia wikis)."""
-        return urljoin(self.api_url, "/wiki/" + quote(title.replace(" ", "_")))
+        return urljoin(self.url, "/wiki/" + quote(title.replace(" ", "_")))
