@@ -27,6 +27,7 @@ from bench.harness import (
     median,
     rounded,
 )
+from tests.browser.research_form import fill_research_form
 from tests.streamlit_server import offline_env, streamlit_server
 
 CHROMIUM = Path(os.environ.get("RESEARCH_BENCH_CHROMIUM", "/usr/bin/chromium"))
@@ -120,10 +121,7 @@ def streamlit_app(data_dir: Path):
 def _open_inputs(page, url: str) -> None:
     page.goto(url)
     page.get_by_role("button", name=RUN_BUTTON).wait_for(state="visible")
-    page.get_by_role("textbox", name="Research topic", exact=True).fill(TOPIC)
-    allocation = page.get_by_role("textbox", name="Allocation", exact=True)
-    allocation.fill("111")
-    allocation.press("Enter")
+    fill_research_form(page, TOPIC, "111")
     page.get_by_text("of at most 3 researchers: 1 web").wait_for(state="visible")
 
 

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from research.runs.store import RunStore
 from tests.browser.conftest import ARTIFACTS
+from tests.browser.research_form import fill_research_form
 from tests.child_server import stop_group
 from tests.streamlit_server import offline_env, start_streamlit
 
@@ -31,10 +32,7 @@ def _replica(data_dir: Path, pg_url: str, name: str) -> tuple[subprocess.Popen, 
 
 def _start_run(page, url: str, topic: str, notation: str) -> str:
     page.goto(url)
-    page.get_by_role("textbox", name="Research topic", exact=True).fill(topic)
-    allocation = page.get_by_role("textbox", name="Allocation", exact=True)
-    allocation.fill(notation)
-    allocation.press("Enter")
+    fill_research_form(page, topic, notation)
     expect(page.get_by_text(f"of at most 3 researchers: {notation[0]} web")).to_be_visible()
     page.get_by_role("button", name="Run research").click()
     expect(page.locator(".st-key-researcher-card-web-1")).to_be_visible()
