@@ -13,9 +13,7 @@ Playwright or the dashboard is not there.
 
 from __future__ import annotations
 
-import itertools
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ from bench.harness import (
     median,
     rounded,
 )
+from tests.browser.research_form import fill_research_form
 from tests.streamlit_server import offline_env, streamlit_server
 
 CHROMIUM = Path(os.environ.get("RESEARCH_BENCH_CHROMIUM", "/usr/bin/chromium"))
@@ -45,24 +44,13 @@ RUN_BUTTON = "Run research"
 
 def store_sources_run(data_dir: Path, count: int) -> str:
     """A finished run whose one researcher found `count` sources, written as the runner would."""
-    from research.api import Event, RunStore
+    from research.api import RunStore
+    from tests.run_events import RunEvents, store_finished_run
 
     store = RunStore(data_dir / "runs.sqlite")
     run_id = f"bench{count:07d}"[:12]
     store.create_run(run_id, f"Table of {count} sources", "100", "offline")
-    seq = itertools.count(1)
-    now = time.time()
-
-    def ev(type_: str, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> Event:
-        return Event(
-            type=type_,
-            run_id=run_id,
-            seq=next(seq),
-            ts=now,
-            researcher_id=researcher_id,
-            iteration=iteration,
-            data=data,
-        )
+    ev = RunEvents(run_id)
 
     sources = [
         {
@@ -84,7 +72,7 @@ def store_sources_run(data_dir: Path, count: int) -> str:
         f"# Table of {count} sources\n\nA summary [1].\n\n## Sources\n\n"
         "[1] Source number 0. <https://site0.example.org/0>\n"
     )
-    for event in [
+    events = [
         ev(
             "run_started",
             topic=f"Table of {count} sources",
@@ -114,28 +102,11 @@ def store_sources_run(data_dir: Path, count: int) -> str:
             notes="",
             error=None,
         ),
-        ev(
-            "critique_issued",
-            iteration=0,
-            status="APPROVED",
-            critique=["Fine."],
-            missing_topics=[],
-            recommended_queries=[],
-            coverage=[],
-        ),
+        ev.critique(0, "APPROVED", ["Fine."], [], []),
         ev("draft_ready", markdown=draft, citations={"1": "s0"}, known_gaps=[]),
         ev("run_finished", status="finished", seconds=1.0, counts={"sources": count}),
-    ]:
-        store.append_event(event)
-    store.save_draft_version(run_id, draft, note="Writer's draft")
-    store.update_run(
-        run_id,
-        status="finished",
-        allocation="100",
-        allocation_origin="user",
-        finished_at=time.time(),
-        source_count=count,
-    )
+    ]
+    store_finished_run(store, run_id, events, draft, allocation="100", source_count=count)
     return run_id
 
 
@@ -150,10 +121,7 @@ def streamlit_app(data_dir: Path):
 def _open_inputs(page, url: str) -> None:
     page.goto(url)
     page.get_by_role("button", name=RUN_BUTTON).wait_for(state="visible")
-    page.get_by_role("textbox", name="Research topic", exact=True).fill(TOPIC)
-    allocation = page.get_by_role("textbox", name="Allocation", exact=True)
-    allocation.fill("111")
-    allocation.press("Enter")
+    fill_research_form(page, TOPIC, "111")
     page.get_by_text("of at most 3 researchers: 1 web").wait_for(state="visible")
 
 

@@ -132,16 +132,9 @@ class LlamaServer:
 
 
 def lane_settings(server: LlamaServer, root: Path, **overrides: Any):
-    from research.settings import Settings
+    from tests.settings_presets import loopback_llm_settings
 
     values: dict[str, Any] = dict(
-        _env_file=None,
-        data_dir=root / "data",
-        log_dir=root / "logs",
-        sources="library",
-        llm="openai",
-        openai_base_url=server.base_url,
-        model=MODEL_ALIAS,
         llm_concurrency=1,
         context_tokens=N_CTX,
         llm_timeout=180,
@@ -151,7 +144,9 @@ def lane_settings(server: LlamaServer, root: Path, **overrides: Any):
         **{f"reply_tokens_{role}": cap for role, cap in LANE_CAPS.items()},
     )
     values.update(overrides)
-    return Settings(**values)
+    return loopback_llm_settings(
+        server.base_url, data_dir=root / "data", log_dir=root / "logs", model=MODEL_ALIAS, **values
+    )
 
 
 @dataclass

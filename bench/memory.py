@@ -18,6 +18,7 @@ from typing import Any
 
 from bench.harness import BenchContext, clean_environ, log, rounded
 from research.sources.library.store import Library
+from tests.streamlit_server import offline_env
 
 TOPIC = "How do mRNA vaccines work?"
 MARKER_BYTES = 100_000
@@ -74,12 +75,10 @@ def peak_rss_mb(args: list[str], env: dict[str, str], cwd: Path, stdout: Any = s
 
 def run_in_subprocess(data_dir: Path, log_dir: Path, allocation: str, max_researchers: int) -> dict[str, Any]:
     """One CLI run in its own process; returns its JSON result and its peak RSS (MB)."""
-    env = clean_environ(dead_proxies=True)
-    env.update(
-        RESEARCH_DATA_DIR=str(data_dir),
+    env = offline_env(
+        data_dir,
+        base=clean_environ(dead_proxies=True),
         RESEARCH_LOG_DIR=str(log_dir),
-        RESEARCH_SOURCES="library",
-        RESEARCH_LLM="offline",
         RESEARCH_MAX_RESEARCHERS=str(max_researchers),
     )
     out_path = data_dir.parent / f"run-{allocation}.json"

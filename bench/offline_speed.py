@@ -13,22 +13,12 @@ from typing import Any
 from bench.harness import BenchContext, Stopwatch, clean_environ, log, median, rounded
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearchRequest
-from research.settings import Settings
+from tests.settings_presets import library_settings
+from tests.streamlit_server import offline_env
 
 TOPIC = "How do mRNA vaccines work?"
 ALLOCATIONS = [("100", 3), ("111", 3), ("210", 3), ("300", 3), ("333", 9)]
 TARGET_SECONDS = 1.0
-
-
-def offline_settings(data_dir: Path, log_dir: Path, max_researchers: int = 3) -> Settings:
-    return Settings(
-        _env_file=None,
-        data_dir=data_dir,
-        log_dir=log_dir,
-        llm="offline",
-        sources="library",
-        max_researchers=max_researchers,
-    )
 
 
 def graph_seconds(data_dir: Path, log_dir: Path, repeats: int) -> dict[str, dict[str, float]]:
@@ -36,7 +26,7 @@ def graph_seconds(data_dir: Path, log_dir: Path, repeats: int) -> dict[str, dict
     runners: dict[int, ResearchRunner] = {}
     for allocation, cap in ALLOCATIONS:
         if cap not in runners:
-            runners[cap] = ResearchRunner(offline_settings(data_dir, log_dir, cap))
+            runners[cap] = ResearchRunner(library_settings(data_dir, log_dir, llm="offline", max_researchers=cap))
             runners[cap].run(ResearchRequest(topic=TOPIC, allocation="111"))  # warm-up: imports, caches
         walls = []
         for _ in range(repeats):
@@ -51,13 +41,7 @@ def graph_seconds(data_dir: Path, log_dir: Path, repeats: int) -> dict[str, dict
 
 def cli_first_event(data_dir: Path, log_dir: Path) -> dict[str, float]:
     """Seconds from Popen to the CLI's first progress line on stderr, and to its exit."""
-    env = clean_environ(dead_proxies=True)
-    env.update(
-        RESEARCH_DATA_DIR=str(data_dir),
-        RESEARCH_LOG_DIR=str(log_dir),
-        RESEARCH_SOURCES="library",
-        RESEARCH_LLM="offline",
-    )
+    env = offline_env(data_dir, base=clean_environ(dead_proxies=True), RESEARCH_LOG_DIR=str(log_dir))
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "research", TOPIC, "--allocation", "111"],

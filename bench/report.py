@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from bench.changes import CHANGES
 from bench.harness import BENCH_DIR, REPO_ROOT, Results
@@ -58,12 +58,22 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{value}{unit}"
 
 
-def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
-    """(figure, measure, result, target, met) rows for every figure present in `doc`."""
-    rows: list[tuple[str, str, str, str, str]] = []
+class Row(NamedTuple):
+    """One line of the results table; a measure without a target leaves the last two cells empty."""
+
+    figure: str
+    measure: str
+    result: str
+    target: str = ""
+    met: str = ""
+
+
+def figure_rows(doc: dict[str, Any]) -> list[Row]:
+    """The rows for every figure present in `doc`."""
+    rows: list[Row] = []
     for allocation, ratio in (doc.get("critical_path_efficiency") or {}).items():
         rows.append(
-            (
+            Row(
                 "1 critical path",
                 f"measured / ideal, allocation {allocation}",
                 f"{ratio:.3f}",
@@ -73,12 +83,10 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         )
     for allocation, ratio in (doc.get("critical_path_without_search_cache") or {}).items():
         rows.append(
-            (
+            Row(
                 "1 critical path",
                 f"the same, allocation {allocation}, search cache off (repeated queries sent again)",
                 f"{ratio:.3f}",
-                "",
-                "",
             )
         )
     targets = {"3": 1.15, "9": 1.3}
@@ -89,7 +97,7 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         target = targets.get(size)
         team = teams.get(size, {}).get("allocation", "")
         rows.append(
-            (
+            Row(
                 "2 fan-out",
                 f"wall time, {size} researchers ({team}) / 1 researcher",
                 f"{ratio:.3f}",
@@ -101,7 +109,7 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         total = cost["prompt_tokens"] + cost["completion_tokens"]
         default = case == (doc.get("tokens_details") or {}).get("default_case")
         rows.append(
-            (
+            Row(
                 "3 cost",
                 f"{case}: {cost['calls']} calls, {cost['prompt_tokens']:,} + {cost['completion_tokens']:,} tokens",
                 f"{total:,} tokens",
@@ -113,37 +121,39 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         p, a = modes.get("pipeline") or {}, modes.get("agent") or {}
         if p and a:
             rows.append(
-                (
+                Row(
                     "8 agent vs pipeline",
                     f"{case}: wall {_fmt(a['wall_seconds'], ' s')} vs "
                     f"{_fmt(p['wall_seconds'], ' s')}, calls {a['model_calls']} vs {p['model_calls']}, sources "
                     f"{a['sources']} vs {p['sources']}, cited {a['cited_sources']} vs {p['cited_sources']}, "
                     f"{a['tool_calls']} tool calls",
                     f"tokens {a['total_tokens']:,} vs {p['total_tokens']:,}",
-                    "",
-                    "",
                 )
             )
     for allocation, seconds in (doc.get("offline_graph_seconds") or {}).items():
         rows.append(
-            ("4 offline", f"graph wall time, allocation {allocation}", _fmt(seconds, " s"), "< 1 s", _ok(seconds, 1.0))
+            Row(
+                "4 offline",
+                f"graph wall time, allocation {allocation}",
+                _fmt(seconds, " s"),
+                "< 1 s",
+                _ok(seconds, 1.0),
+            )
         )
     cli = ((doc.get("offline_details") or {}).get("cli")) or {}
     if cli:
         python_start = _fmt(cli.get("python_start_seconds"), " s")
         rows.append(
-            (
+            Row(
                 "4 offline",
                 f"CLI: process start to first event (python itself: {python_start})",
                 _fmt(cli.get("first_event_seconds"), " s"),
-                "",
-                "",
             )
         )
     for docs, lib in (doc.get("library") or {}).items():
         at_scale = docs == "100000"
         rows.append(
-            (
+            Row(
                 "5 library",
                 f"{int(docs):,} docs: import {_fmt(lib['import_seconds'], ' s')}, p95 "
                 f"{_fmt(lib['query_p95_ms'], ' ms')}",
@@ -155,20 +165,18 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     local = doc.get("local_model_run") or {}
     if local:
         rows.append(
-            (
+            Row(
                 "8 local model",
                 f"whole run on {(doc.get('local_model_details') or {}).get('server', 'a local server')}: "
                 f"{local['calls']} calls ({local['failed_calls']} failed), {local['prompt_tokens']:,} + "
                 f"{local['completion_tokens']:,} tokens, {local['steps_degraded']} steps degraded",
                 _fmt(local["seconds"], " s"),
-                "",
-                "",
             )
         )
     dash = doc.get("dashboard") or {}
     if dash:
         rows.append(
-            (
+            Row(
                 "6 dashboard",
                 "click → first researcher card",
                 _fmt(dash.get("first_card_seconds"), " s"),
@@ -176,27 +184,23 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
                 _ok(dash.get("first_card_seconds"), 1.0),
             )
         )
-        rows.append(("6 dashboard", "click → final draft", _fmt(dash.get("draft_seconds"), " s"), "", ""))
-        rows.append(
-            ("6 dashboard", "open a run → 500-row sources table", _fmt(dash.get("table_500_seconds"), " s"), "", "")
-        )
+        rows.append(Row("6 dashboard", "click → final draft", _fmt(dash.get("draft_seconds"), " s")))
+        rows.append(Row("6 dashboard", "open a run → 500-row sources table", _fmt(dash.get("table_500_seconds"), " s")))
     memory = doc.get("memory") or {}
     if memory:
         details = doc.get("memory_details") or {}
         proof = details.get("page_text_not_in_checkpoints") or {}
-        rows.append(("7 memory", "peak RSS, 9-researcher offline run", _fmt(memory.get("peak_rss_mb"), " MB"), "", ""))
+        rows.append(Row("7 memory", "peak RSS, 9-researcher offline run", _fmt(memory.get("peak_rss_mb"), " MB")))
         rows.append(
-            (
+            Row(
                 "7 memory",
                 f"checkpoint bytes per default run ({details.get('checkpoints_default_run', '?')} checkpoints)",
                 _fmt(memory.get("checkpoint_bytes_per_run"), " B"),
-                "",
-                "",
             )
         )
         if proof:
             rows.append(
-                (
+                Row(
                     "7 memory",
                     f"100 KB page text in checkpoints: {proof['markers_in_checkpoints']} of "
                     f"{proof['markers_in_text']} marker sentences (snippets)",
@@ -208,19 +212,17 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     for piece, lib in (doc.get("libraries") or {}).items():  # bench/libraries.py: library time / own time
         if "ratio" in lib:
             rows.append(
-                (
+                Row(
                     "8 libraries",
                     f"{piece}: library time / own time; code uses {lib['decision']}",
                     f"{lib['ratio']:.3g}",
-                    "",
-                    "",
                 )
             )
     hostile = doc.get("hostile_inputs") or {}
     if hostile:  # issue 13: peak RSS importing the worst bundle and the worst document
         for case, d in (doc.get("hostile_inputs_details") or {}).items():
             rows.append(
-                (
+                Row(
                     "8 hostile inputs",
                     f"{case.replace('_', ' ')} ({d['file_bytes'] // 1024} KB file): peak RSS",
                     _fmt(d["peak_rss_mb"], " MB"),
@@ -231,24 +233,20 @@ def figure_rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     remote = doc.get("remote_mode") or {}
     if remote:
         rows.append(
-            (
+            Row(
                 "8 remote mode",
                 f"default offline run via langgraph dev on loopback "
                 f"({_fmt(remote.get('remote_seconds'), ' s')}) / in-process "
                 f"({_fmt(remote.get('in_process_seconds'), ' s')})",
                 f"{remote.get('ratio', 0):.2f}x",
-                "",
-                "",
             )
         )
         rows.append(
-            (
+            Row(
                 "8 remote mode",
                 "call → first event (run_started): remote / in-process",
                 f"{_fmt(remote.get('remote_first_event_seconds'), ' s')} / "
                 f"{_fmt(remote.get('in_process_first_event_seconds'), ' s')}",
-                "",
-                "",
             )
         )
     return rows

@@ -4,95 +4,65 @@ offline settings, a health wait, and a clean stop of the whole process group."""
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests import child_server
+from tests.child_server import ROOT, ServerKind, free_port
+
 _KEYS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "GITHUB_TOKEN")
+STREAMLIT = ServerKind("streamlit", "/_stcore/health", start_timeout=60, poll=0.2, stop_timeout=10)
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+# ROOT and free_port stay importable from here (the server-lane and login tests take them from here).
+__all__ = ["ROOT", "free_port", "offline_env", "start_streamlit", "streamlit_server"]
 
 
 def offline_env(data_dir: Path, base: dict[str, str] | None = None, **extra: str) -> dict[str, str]:
-    """The environment of an offline dashboard: no keys, the sample library, the offline brain."""
+    """The environment of an offline dashboard or CLI: no keys, the sample library, the offline
+    brain; `extra` adds to it or overrides it (a log dir elsewhere)."""
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in _KEYS}
     env.update(
         RESEARCH_DATA_DIR=str(data_dir),
         RESEARCH_LOG_DIR=str(data_dir / "logs"),
         RESEARCH_SOURCES="library",
         RESEARCH_LLM="offline",
-        **extra,
     )
+    env.update(extra)
     return env
 
 
-def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"streamlit was not healthy within {timeout:.0f} s")
+def _command(port: int, extra_args: tuple[str, ...]) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "streamlit_app.py",
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        *extra_args,
+    ]
 
 
-@contextmanager
+def start_streamlit(env: dict[str, str], log_path: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """The app, healthy, and its URL; the caller stops it (`child_server.stop_group`)."""
+    port = free_port()
+    return child_server.start(STREAMLIT, _command(port, ()), port, env, log_path)
+
+
 def streamlit_server(
     env: dict[str, str], log_path: Path | None = None, *, port: int | None = None, extra_args: tuple[str, ...] = ()
-) -> Iterator[str]:
+) -> AbstractContextManager[str]:
     """Yields the app's URL; the server (and anything it started) is stopped on exit."""
     port = port or free_port()
-    log = log_path.open("wb") if log_path else None
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "streamlit_app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-            *extra_args,
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log or subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, process)
-        yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        if log:
-            log.close()
+    return child_server.serving(STREAMLIT, _command(port, extra_args), port, env, log_path)

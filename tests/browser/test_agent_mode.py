@@ -8,16 +8,14 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import screenshot
+from tests.browser.research_form import fill_research_form
 
 pytestmark = pytest.mark.browser
 
 
 def test_agent_mode_run_shows_tool_calls_live_and_the_worker_transcript(page, app_url):
     page.goto(app_url)
-    page.get_by_role("textbox", name="Research topic", exact=True).fill("Impressionism")
-    notation = page.get_by_role("textbox", name="Allocation", exact=True)
-    notation.fill("110")
-    notation.press("Enter")
+    fill_research_form(page, "Impressionism", "110")
     page.locator(".st-key-researcher_mode").get_by_text("Agent", exact=True).click()
     page.get_by_role("button", name="Run research").click()
 

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import _require_browser, screenshot
+from tests.browser.research_form import fill_research_form
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.streamlit_server import offline_env, streamlit_server
 
@@ -38,10 +39,7 @@ def slow_model_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_a_long_model_call_shows_live_progress_on_the_card_and_the_draft(page, slow_model_app):
     page.goto(slow_model_app)
-    page.get_by_role("textbox", name="Research topic", exact=True).fill("How do mRNA vaccines work?")
-    allocation = page.get_by_role("textbox", name="Allocation", exact=True)
-    allocation.fill("100")
-    allocation.press("Enter")
+    fill_research_form(page, "How do mRNA vaccines work?", "100")
     page.get_by_role("button", name="Run research").click()
 
     card = page.locator(".st-key-researcher-card-web-1")

@@ -4,11 +4,9 @@ Postgres checkpoint, with one event log (one run_started, one run_finished)."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -17,7 +15,9 @@ from playwright.sync_api import expect
 
 from research.runs.store import RunStore
 from tests.browser.conftest import ARTIFACTS
-from tests.streamlit_server import ROOT, free_port, offline_env, wait_healthy
+from tests.browser.research_form import fill_research_form
+from tests.child_server import stop_group
+from tests.streamlit_server import offline_env, start_streamlit
 
 pytestmark = pytest.mark.browser
 TOPIC = "How do mRNA vaccines work?"
@@ -26,50 +26,13 @@ TOPIC = "How do mRNA vaccines work?"
 def _replica(data_dir: Path, pg_url: str, name: str) -> tuple[subprocess.Popen, str]:
     """A replica: its own data dir (library, logs), the shared Postgres for runs and checkpoints."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    port = free_port()
     env = offline_env(data_dir, RESEARCH_DEMO_DELAY="8.0", RESEARCH_DATABASE_URL=pg_url, RESEARCH_RUN_LEASE_SECONDS="6")
-    log = (data_dir / f"streamlit-{name}.log").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "streamlit_app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    wait_healthy(url, process)
-    return process, url
-
-
-def _stop(process: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, sig)
-        process.wait(timeout=15)
+    return start_streamlit(env, data_dir / f"streamlit-{name}.log")
 
 
 def _start_run(page, url: str, topic: str, notation: str) -> str:
     page.goto(url)
-    page.get_by_role("textbox", name="Research topic", exact=True).fill(topic)
-    allocation = page.get_by_role("textbox", name="Allocation", exact=True)
-    allocation.fill(notation)
-    allocation.press("Enter")
+    fill_research_form(page, topic, notation)
     expect(page.get_by_text(f"of at most 3 researchers: {notation[0]} web")).to_be_visible()
     page.get_by_role("button", name="Run research").click()
     expect(page.locator(".st-key-researcher-card-web-1")).to_be_visible()
@@ -117,7 +80,7 @@ def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(
         expect(page_b.locator(".st-key-run-header")).to_contain_text("Running")
 
         # Replica A dies mid-run (kill -9: no cleanup). B sees the run stopped and resumes it.
-        _stop(a, signal.SIGKILL)
+        stop_group(a, sig=signal.SIGKILL)
         assert store.get_run(run_id).status == "running"
         expect(page_b.get_by_text("This run stopped when the app that ran it did")).to_be_visible(timeout=30_000)
         _shot(page_b, "replicas-04-b-after-a-died")
@@ -135,5 +98,5 @@ def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(
         assert store.get_run(run_id).status == "finished" and len(writer_drafts) == 1  # the reviewer's come on top
     finally:
         expect.set_options(timeout=5_000)
-        _stop(a)
-        _stop(b)
+        stop_group(a)
+        stop_group(b)

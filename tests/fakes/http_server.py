@@ -24,14 +24,15 @@ A pytest fixture is a three-liner in the test module:
 
 from __future__ import annotations
 
-import contextlib
 import json as jsonlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.fakes.loopback_http import Answer, LoopbackHTTPServer
 
 
 @dataclass
@@ -132,16 +133,14 @@ class _Counter:
             return n
 
 
-class FakeServer:
+class FakeServer(LoopbackHTTPServer):
     """ThreadingHTTPServer on 127.0.0.1:<free port> in a daemon thread. Start/stop or use `with`."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._routes: dict[tuple[str | None, str], Handler] = {}
         self._log: list[FakeRequest] = []
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # --- routes and log ---------------------------------------------------------------------------
 
@@ -169,54 +168,10 @@ class FakeServer:
 
     @property
     def base_url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("FakeServer is not started")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.address
 
-    # --- lifecycle --------------------------------------------------------------------------------
-
-    def start(self) -> FakeServer:
-        server = self
-
-        class _Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def _serve(self) -> None:
-                server._handle(self)
-
-            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = _serve
-
-            def handle(self) -> None:
-                # The client may hang up mid keep-alive (a size-capped read, a timeout).
-                with contextlib.suppress(ConnectionResetError, BrokenPipeError):
-                    super().handle()
-
-            def log_message(self, *args: object) -> None:  # keep test output clean
-                pass
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False  # never wait on a handler that is simulating a hang
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-http", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()  # wakes handlers sleeping in a `slow` reply
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def _answers(self) -> dict[str, Answer]:
+        return dict.fromkeys(("GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"), self._handle)
 
     # --- request handling -------------------------------------------------------------------------
 

@@ -38,11 +38,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from pydantic import BaseModel
 
+from tests.fakes.loopback_http import Answer, LoopbackHTTPServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 
 Responder = Callable[[dict[str, Any]], Any]
@@ -93,7 +94,9 @@ def count_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(LoopbackHTTPServer):
+    thread_name = "fake-openai"
+
     def __init__(
         self,
         responder: Responder | None = None,
@@ -104,6 +107,7 @@ class FakeOpenAIServer:
         retry_after_ms: int | None = 10,
         stream_chunk_chars: int = 24,
     ) -> None:
+        super().__init__()
         self.responder: Responder = responder or ScriptedModel()
         self.latency = latency
         self.model = model
@@ -120,9 +124,6 @@ class FakeOpenAIServer:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # --- scripting ------------------------------------------------------------------------------
 
@@ -141,51 +142,10 @@ class FakeOpenAIServer:
 
     @property
     def base_url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("FakeOpenAIServer is not started")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.address}/v1"
 
-    # --- lifecycle ------------------------------------------------------------------------------
-
-    def start(self) -> FakeOpenAIServer:
-        server = self
-
-        class _Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server naming
-                server._handle_get(self)
-
-            def do_POST(self) -> None:  # noqa: N802
-                server._handle_post(self)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False  # never wait for a handler simulating a hang
-        # A short poll interval: shutdown() waits up to one interval (0.5 s by default) per test.
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-openai", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def _answers(self) -> dict[str, Answer]:
+        return {"GET": self._handle_get, "POST": self._handle_post}
 
     # --- HTTP -----------------------------------------------------------------------------------
 

@@ -3,16 +3,17 @@ tool-call contract on the wire, invalid arguments, the loop guard, the budget an
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest
 from tests.fakes.openai_server import ChatReply, FakeOpenAIServer
 from tests.fakes.tool_agent_model import ToolAgentModel, directive_topic, tool_results
+from tests.graph.agent_runs import TOPIC, run_agent
 from tests.helpers import events_of
-
-TOPIC = "Impressionism"
 
 
 def _runner(settings, server: FakeOpenAIServer, **overrides) -> ResearchRunner:
@@ -28,15 +29,21 @@ def _runner(settings, server: FakeOpenAIServer, **overrides) -> ResearchRunner:
     )
 
 
-def _run(runner, allocation="100"):
-    return runner.run(ResearchRequest(topic=TOPIC, allocation=allocation, max_iterations=0, researcher_mode="agent"))
+def _agent_run(settings, model: ToolAgentModel, **overrides) -> tuple[ResearchRunner, str]:
+    """One web researcher (allocation 100) driven by `model` behind the loopback server."""
+    with FakeOpenAIServer(model) as server:
+        runner = _runner(settings, server, **overrides)
+        return runner, run_agent(runner, "100")
+
+
+def _calling_search_library(arguments: Callable[[int], dict[str, Any]]) -> ToolAgentModel:
+    """A model that calls search_library at every step, with `arguments(step)`."""
+    return ToolAgentModel(lambda _request, step: ChatReply(tool_calls=[("search_library", arguments(step))]))
 
 
 def test_the_contract_on_the_wire(settings):
     model = ToolAgentModel()
-    with FakeOpenAIServer(model) as server:
-        runner = _runner(settings, server)
-        run_id = _run(runner)
+    runner, run_id = _agent_run(settings, model)
     first, second, last = model.agent_requests
     assert [t["function"]["name"] for t in first["tools"]] == ["search_library"]
     directive = first["messages"][1]
@@ -66,42 +73,41 @@ def test_invalid_arguments_are_explained_and_retried_once(settings):
             return ChatReply(tool_calls=[("search_library", {"query": TOPIC})])
         return ChatReply(content="- Done.")
 
-    with FakeOpenAIServer(ToolAgentModel(script)) as server:
-        runner = _runner(settings, server)
-        run_id = _run(runner)
+    runner, run_id = _agent_run(settings, ToolAgentModel(script))
     calls = fold(runner.store.events(run_id)).researchers["web-1"].tool_calls
     assert [c["status"] for c in calls] == ["invalid", "ok"]
     assert "limit: Input should be less than or equal to 10" in calls[0]["error"]
 
 
-def test_arguments_that_stay_invalid_end_the_loop(settings):
-    with FakeOpenAIServer(
-        ToolAgentModel(lambda r, s: ChatReply(tool_calls=[("search_library", {"limit": s})]))
-    ) as server:
-        runner = _runner(settings, server)
-        run_id = _run(runner)
+@pytest.mark.parametrize(
+    ("arguments", "statuses", "closing", "found"),
+    [
+        (
+            lambda step: {"limit": step},
+            ["invalid", "invalid"],
+            "its tool arguments stayed invalid after a retry",
+            False,
+        ),
+        (
+            lambda _step: {"query": TOPIC},
+            ["ok", "repeated", "repeated"],
+            "it kept repeating identical tool calls",
+            True,
+        ),
+    ],
+    ids=["arguments-that-stay-invalid", "repeated-identical-calls"],
+)
+def test_the_loop_guard_ends_a_worker_that_goes_nowhere(settings, arguments, statuses, closing, found):
+    runner, run_id = _agent_run(settings, _calling_search_library(arguments))
     worker = fold(runner.store.events(run_id)).researchers["web-1"]
-    assert [c["status"] for c in worker.tool_calls] == ["invalid", "invalid"]
-    assert worker.transcript[-1]["content"].startswith("Stopped early: its tool arguments stayed invalid after a retry")
-
-
-def test_repeated_identical_calls_are_guarded(settings):
-    with FakeOpenAIServer(
-        ToolAgentModel(lambda r, s: ChatReply(tool_calls=[("search_library", {"query": TOPIC})]))
-    ) as server:
-        runner = _runner(settings, server)
-        run_id = _run(runner)
-    worker = fold(runner.store.events(run_id)).researchers["web-1"]
-    assert [c["status"] for c in worker.tool_calls] == ["ok", "repeated", "repeated"]
-    assert worker.transcript[-1]["content"].startswith("Stopped early: it kept repeating identical tool calls")
-    assert worker.source_ids  # closes with what the first call found
+    assert [c["status"] for c in worker.tool_calls] == statuses
+    assert worker.transcript[-1]["content"].startswith(f"Stopped early: {closing}")
+    assert bool(worker.source_ids) is found  # closes with what its calls found (none were valid: nothing)
 
 
 def test_the_token_budget_closes_the_worker(settings):
     # 1 plan call + 2 agent steps, then the budget is spent: the worker closes with what it has.
-    with FakeOpenAIServer(ToolAgentModel()) as server:
-        runner = _runner(settings, server, max_llm_calls=3)
-        run_id = _run(runner)
+    runner, run_id = _agent_run(settings, ToolAgentModel(), max_llm_calls=3)
     view = fold(runner.store.events(run_id))
     worker = view.researchers["web-1"]
     assert worker.transcript[-1]["content"].startswith("Stopped early: Model budget reached: 3 of 3 calls used")
@@ -112,7 +118,7 @@ def test_a_model_without_tool_calls_falls_back_to_the_pipeline(settings):
     with FakeOpenAIServer(ToolAgentModel()) as server:
         server.reject_tools = True
         runner = _runner(settings, server)
-        run_id = _run(runner)
+        run_id = run_agent(runner, "100")
     view = fold(runner.store.events(run_id))
     assert any(
         "refused tool calls (HTTP 400)" in w["message"] and "ran as a pipeline researcher" in w["message"]
@@ -125,9 +131,7 @@ def test_a_model_without_tool_calls_falls_back_to_the_pipeline(settings):
 
 @pytest.mark.parametrize("reply", [ChatReply(content="I cannot use tools.")])
 def test_a_model_that_ignores_the_tools_falls_back_too(settings, reply):
-    with FakeOpenAIServer(ToolAgentModel(lambda r, s: reply)) as server:
-        runner = _runner(settings, server)
-        run_id = _run(runner)
+    runner, run_id = _agent_run(settings, ToolAgentModel(lambda r, s: reply))
     view = fold(runner.store.events(run_id))
     assert any("answered without calling any tool" in w["message"] for w in view.warnings)
     assert view.researchers["web-1"].source_ids
@@ -143,14 +147,7 @@ def test_live_tools_against_the_service_fakes(settings):
     model = ToolAgentModel()
     with FakeServer() as services, FakeOpenAIServer(model) as server:
         runner = _runner(settings, server, sources="live", http_timeout=2, **install_academic_book_fakes(services))
-        run_id = runner.run(
-            ResearchRequest(
-                topic="The printing press",
-                allocation="011",
-                max_iterations=0,
-                researcher_mode="agent",
-            )
-        )
+        run_id = run_agent(runner, "011", topic="The printing press")
     lift_rate_limits()
     view = fold(runner.store.events(run_id))
     academic = view.researchers["academic-1"]

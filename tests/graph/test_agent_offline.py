@@ -5,18 +5,14 @@ from __future__ import annotations
 from research.graph.nodes.agent_researcher import directive_text
 from research.runs.view import fold
 from research.schemas import ResearcherTask, ResearchRequest
+from tests.graph.agent_runs import TOPIC, run_agent
 from tests.helpers import events_of, final_state
 
-TOPIC = "Impressionism"
-
-
-def _run(runner, **request):
-    request = {"topic": TOPIC, "allocation": "111", "max_iterations": 0, "researcher_mode": "agent", **request}
-    return runner.run(ResearchRequest(**request))
+CORAL_REEFS = "climate change effects on coral reefs"  # the analyst asks for a follow-up round
 
 
 def test_every_tool_call_is_answered_and_reported(runner, settings):
-    run_id = _run(runner)
+    run_id = run_agent(runner, "111")
     view = fold(runner.store.events(run_id))
     assert view.researcher_mode == "agent" and view.status == "finished"
     assert set(view.researchers) == {"web-1", "academic-1", "book-1"}
@@ -45,7 +41,7 @@ def test_every_tool_call_is_answered_and_reported(runner, settings):
 
 
 def test_the_log_names_the_worker_and_the_run(runner, settings):
-    run_id = _run(runner)
+    run_id = run_agent(runner, "111")
     lines = (settings.log_dir / "multiagent.log").read_text(encoding="utf-8").splitlines()
     mine = [line for line in lines if f"run={run_id}:" in line]
     chosen = [line for line in mine if '[RESEARCHER web-1] Tool chosen: search_library | Args: {"query":' in line]
@@ -62,7 +58,7 @@ def test_pipeline_stays_the_default(runner):
 
 def test_researcher_bound_closes_with_what_it_has(runner, settings):
     runner.settings = settings.model_copy(update={"max_tool_calls_per_researcher": 1})
-    run_id = _run(runner)
+    run_id = run_agent(runner, "111")
     view = fold(runner.store.events(run_id))
     for r in view.researchers.values():
         statuses = [c["status"] for c in r.tool_calls]
@@ -78,7 +74,7 @@ def test_researcher_bound_closes_with_what_it_has(runner, settings):
 
 def test_run_bound_is_shared_by_parallel_workers(runner, settings):
     runner.settings = settings.model_copy(update={"max_tool_calls_per_run": 2})
-    run_id = _run(runner)
+    run_id = run_agent(runner, "111")
     calls = [e.data for e in events_of(runner, run_id, "tool_called")]
     assert sum(c["status"] != "refused" for c in calls) == 2
     refused = [c for c in calls if c["status"] == "refused"]
@@ -87,14 +83,7 @@ def test_run_bound_is_shared_by_parallel_workers(runner, settings):
 
 
 def test_follow_up_directives_carry_the_analysts_queries(runner):
-    run_id = runner.run(
-        ResearchRequest(
-            topic="climate change effects on coral reefs",
-            allocation="111",
-            max_iterations=1,
-            researcher_mode="agent",
-        )
-    )
+    run_id = run_agent(runner, "111", topic=CORAL_REEFS, max_iterations=1)
     critique = events_of(runner, run_id, "critique_issued")[0].data
     assert critique["status"] == "NEEDS_IMPROVEMENT" and critique["recommended_queries"]
     view = fold(runner.store.events(run_id))
@@ -136,7 +125,7 @@ def test_a_provider_fault_is_a_tool_result_and_a_warning(runner, settings):
         breaker=CircuitBreaker(),
     )
     agent_runner = ResearchRunner(live, store=runner.store, library=runner.library, sources=router)
-    run_id = agent_runner.run(ResearchRequest(topic=TOPIC, allocation="100", max_iterations=0, researcher_mode="agent"))
+    run_id = run_agent(agent_runner, "100")
     worker = fold(runner.store.events(run_id)).researchers["web-1"]
     first = worker.tool_calls[0]
     assert first["tool"] == "search_web" and first["status"] == "fault" and "HTTP 503" in first["error"]
@@ -150,14 +139,7 @@ def test_a_provider_fault_is_a_tool_result_and_a_warning(runner, settings):
 
 def test_round_bound_applies_to_each_round(runner, settings):
     runner.settings = settings.model_copy(update={"max_tool_calls_per_round": 2})
-    run_id = runner.run(
-        ResearchRequest(
-            topic="climate change effects on coral reefs",
-            allocation="111",
-            max_iterations=1,
-            researcher_mode="agent",
-        )
-    )
+    run_id = run_agent(runner, "111", topic=CORAL_REEFS, max_iterations=1)
     calls = [e for e in events_of(runner, run_id, "tool_called")]
     for round_ in (0, 1):
         made = [e for e in calls if e.iteration == round_ and e.data["status"] != "refused"]

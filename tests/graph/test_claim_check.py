@@ -14,9 +14,9 @@ from research.brains.structured import forget_methods
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
 from research.schemas import ResearchRequest
-from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
+from tests.settings_presets import loopback_llm_settings
 
 
 @pytest.fixture(autouse=True)
@@ -41,16 +41,13 @@ def test_every_cited_sentence_is_checked_after_the_writer(runner: ResearchRunner
 
 def _llm_runner(tmp_path: Path, server: FakeOpenAIServer, review_rounds: int = 0) -> ResearchRunner:
     return ResearchRunner(
-        Settings(
-            review_rounds=review_rounds,
-            _env_file=None,
+        loopback_llm_settings(
+            server.base_url,
             data_dir=tmp_path / "data",
             log_dir=tmp_path / "logs",
-            sources="library",
-            llm="openai",
-            openai_base_url=server.base_url,
-            openai_api_key="sk-test-claims-0123456789",
             model="main-model",
+            review_rounds=review_rounds,
+            openai_api_key="sk-test-claims-0123456789",
             llm_timeout=5,
         )
     )

@@ -16,6 +16,7 @@ from research import logging_setup
 from research.brains.structured import forget_methods
 from research.sources import http as http_core
 from tests.fakes import FakeServer, lift_rate_limits
+from tests.fakes.http_fixtures import record_sleeps
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.services import LIVE_PROVIDERS, ServiceFakes
 
@@ -55,7 +56,4 @@ def model() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Back-off and Retry-After waits are recorded, not slept (they are asserted instead)."""
-    recorded: list[float] = []
-    monkeypatch.setattr(http_core, "_sleep", recorded.append)
-    return recorded
+    return record_sleeps(monkeypatch)

@@ -10,8 +10,6 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from research.drafts.citations import CITATION, SOURCES_HEADING
@@ -20,6 +18,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.replies import PAGE_PHRASE
 from tests.integration.runs import OPENAI_KEY, TAVILY_KEY, TOPIC, files_containing
 from tests.integration.services import LIVE_PROVIDERS, ServiceFakes
+from tests.research_cli import research_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NETWORK_GUARD = Path(__file__).resolve().parent / "netguard"  # its sitecustomize refuses non-loopback
@@ -56,14 +55,7 @@ def test_a_whole_live_run_through_the_cli(tmp_path: Path, services: ServiceFakes
         "RESEARCH_WIKIPEDIA_URL",
     }
     assert documented <= set(env)
-    proc = subprocess.run(
-        [sys.executable, "-m", "research", TOPIC, "--llm", "openai", "--json"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    proc = research_cli(TOPIC, "--llm", "openai", "--json", env=env, cwd=tmp_path, timeout=90)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout)
     assert result["status"] == "finished"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,12 +12,14 @@ from research.brains.offline_revise import RevisionError, offline_revise, parse_
 from research.drafts.citations import check_citations
 from research.drafts.numbering import source_entries, split_sources_section
 from research.runs.revision import number_sources, renumber, revise_draft, revise_run
+from research.runs.runner import ResearchRunner
 from research.runs.view import fold
 from research.schemas import ResearchRequest, Source
 from research.settings import Settings
 from research.text import split_sentences
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.finished_run import TOPIC
+from tests.settings_presets import loopback_llm_settings
 
 
 @pytest.fixture
@@ -148,6 +152,18 @@ def test_offline_revise_refuses_what_it_cannot_change() -> None:
 # --- the LLM brain: the writer again, through the real client, against a loopback fake -------------
 
 
+def _llm_settings(runner: ResearchRunner, server: FakeOpenAIServer, log_dir: Path, **overrides: Any) -> Settings:
+    """The run's own data, revised by the LLM brain against the fake model server."""
+    return loopback_llm_settings(
+        server.base_url,
+        data_dir=runner.settings.data_dir,
+        log_dir=log_dir,
+        model="fake-model",
+        openai_api_key="sk-test-revise",
+        **overrides,
+    )
+
+
 def test_llm_revision_sends_the_instruction_and_sources_and_guards_the_reply(run, log_dir) -> None:
     runner, run_id = run
     base = runner.store.latest_draft(run_id).markdown
@@ -158,16 +174,7 @@ def test_llm_revision_sends_the_instruction_and_sources_and_guards_the_reply(run
         "and a link https://made-up.example.com/x.\n\n## References\n\n[1] Fake list\n"
     )
     with FakeOpenAIServer(responder=lambda request: reply) as server:
-        settings = Settings(
-            _env_file=None,
-            data_dir=runner.settings.data_dir,
-            log_dir=log_dir,
-            sources="library",
-            llm="openai",
-            openai_base_url=server.base_url,
-            openai_api_key="sk-test-revise",
-            model="fake-model",
-        )
+        settings = _llm_settings(runner, server, log_dir)
         revision = revise_run(runner.store, run_id, "Make the summary tighter", settings=settings)
         request = server.requests[-1]
     prompt = "\n".join(m["content"] for m in request["messages"])
@@ -193,17 +200,7 @@ def test_llm_failure_falls_back_to_the_offline_reviser_with_a_warning(run, log_d
     runner, run_id = run
     with FakeOpenAIServer() as server:
         server.fail_next("500", times=10)
-        settings = Settings(
-            _env_file=None,
-            data_dir=runner.settings.data_dir,
-            log_dir=log_dir,
-            sources="library",
-            llm="openai",
-            openai_base_url=server.base_url,
-            openai_api_key="sk-test-revise",
-            model="fake-model",
-            llm_timeout=5,
-        )
+        settings = _llm_settings(runner, server, log_dir, llm_timeout=5)
         revision = revise_run(runner.store, run_id, "shorten", settings=settings)
     assert revision.warnings and "revise failed (HTTP 500" in revision.warnings[0]
     assert "sk-test-revise" not in revision.warnings[0]

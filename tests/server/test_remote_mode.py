@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 
 import httpx
@@ -23,6 +22,7 @@ from research.api import (
     make_manager,
     thread_id_of,
 )
+from tests.research_cli import research_cli
 from tests.streamlit_server import ROOT, free_port
 
 TOPIC = "How do mRNA vaccines work?"
@@ -30,6 +30,11 @@ TOPIC = "How do mRNA vaccines work?"
 
 def _types(store: RunStore, run_id: str) -> list[str]:
     return [e.type for e in store.events(run_id)]
+
+
+def _cli(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
+    """The CLI in remote mode: this process's environment (client_env's), and `env` on top."""
+    return research_cli(*args, env={**os.environ, "PYTHONPATH": str(ROOT), **env}, cwd=ROOT, timeout=timeout)
 
 
 def test_the_server_serves_the_graph_schemas(server_url):
@@ -119,30 +124,14 @@ def test_cli_resume_reattaches_to_the_run_on_the_server(client_env):
     store.update_run(run_id, status="running")  # as if the reader had died after the first events
     with store._connect() as db:
         db.execute("DELETE FROM events WHERE run_id = ? AND seq > 3", (run_id,))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "research", "resume", run_id, "--json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _cli("resume", run_id, "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "finished"
     assert [(e.type, e.data) for e in store.events(run_id)] == [(e.type, e.data) for e in full]
 
 
 def test_cli_runs_through_the_server(client_env):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "research", TOPIC, "--allocation", "111", "--json", "--quiet"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _cli(TOPIC, "--allocation", "111", "--json", "--quiet")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (
@@ -154,26 +143,11 @@ def test_cli_runs_through_the_server(client_env):
 
 
 def test_cli_review_plan_then_continue_through_the_server(client_env):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    paused = subprocess.run(
-        [sys.executable, "-m", "research", TOPIC, "--review-plan", "--json", "--quiet"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    paused = _cli(TOPIC, "--review-plan", "--json", "--quiet")
     assert paused.returncode == 0, paused.stderr
     run_id = json.loads(paused.stdout)["run_id"]
     assert json.loads(paused.stdout)["status"] == "paused"
-    went_on = subprocess.run(
-        [sys.executable, "-m", "research", "continue", run_id, "--allocation", "100", "--json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    went_on = _cli("continue", run_id, "--allocation", "100", "--json")
     assert went_on.returncode == 0, went_on.stderr
     result = json.loads(went_on.stdout)
     assert result["status"] == "finished" and result["allocation"] == {"web": 1, "academic": 0, "book": 0}
@@ -187,19 +161,13 @@ def test_an_unreachable_server_is_a_clear_error_on_start_and_nothing_is_stored(t
         manager.start(ResearchRequest(topic=TOPIC))
     assert manager.store.list_runs() == []
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RESEARCH_SERVER_URL": url, "RESEARCH_DATA_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-m", "research", TOPIC], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    done = _cli(TOPIC, timeout=60, RESEARCH_SERVER_URL=url, RESEARCH_DATA_DIR=str(tmp_path))
     assert done.returncode == 1
     assert f"error: LangGraph server unreachable at {url}" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_bad_server_url_is_a_clear_settings_error(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RESEARCH_SERVER_URL": "ftp://x", "RESEARCH_DATA_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-m", "research", TOPIC], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    done = _cli(TOPIC, timeout=60, RESEARCH_SERVER_URL="ftp://x", RESEARCH_DATA_DIR=str(tmp_path))
     assert done.returncode == 2
     assert "RESEARCH_SERVER_URL" in done.stderr and "http:// or https://" in done.stderr
 

@@ -13,7 +13,6 @@ import httpx
 import pytest
 
 from research.settings import Settings
-from research.sources import http
 from research.sources.base import ProviderError
 from research.sources.http import (
     HttpPolicy,
@@ -25,24 +24,11 @@ from research.sources.http import (
     request_with_retries,
     set_limiter,
 )
+from tests.concurrency import Gauge, concurrently
 from tests.conftest import NetworkBlockedError
-from tests.fakes import FakeServer, Reply, faults, json_reply, lift_rate_limits, slow
+from tests.fakes import Reply, faults, json_reply, lift_rate_limits, slow
 
 FAST = HttpPolicy(timeout=0.5, retries=3, backoff_base=0.2, backoff_cap=1.0, retry_after_cap=5.0)
-
-
-@pytest.fixture
-def server():
-    with FakeServer() as s:
-        yield s
-
-
-@pytest.fixture
-def sleeps(monkeypatch):
-    """Back-off delays the core asked for, without waiting them out."""
-    delays: list[float] = []
-    monkeypatch.setattr(http, "_sleep", delays.append)
-    return delays
 
 
 @pytest.fixture(autouse=True)
@@ -178,23 +164,14 @@ def test_oversized_body_is_refused(server):
 
 def test_rate_limiter_bounds_concurrency():
     limiter = RateLimiter(concurrency=2, per_second=0)
-    active, peak, lock = [0], [0], threading.Lock()
+    gauge = Gauge()
 
     def work() -> None:
-        with limiter:
-            with lock:
-                active[0] += 1
-                peak[0] = max(peak[0], active[0])
+        with limiter, gauge.entered():
             time.sleep(0.05)
-            with lock:
-                active[0] -= 1
 
-    threads = [threading.Thread(target=work) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert peak[0] == 2
+    concurrently(work, 6)
+    assert gauge.peak == 2
 
 
 def test_rate_limiter_spaces_request_starts():
@@ -205,35 +182,23 @@ def test_rate_limiter_spaces_request_starts():
         with limiter:
             starts.append(time.monotonic())
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    concurrently(work, 4)
     starts.sort()
     assert all(b - a >= 0.04 for a, b in zip(starts, starts[1:], strict=False))
 
 
 def test_requests_share_the_provider_limiter(server):
-    in_flight, peak, lock = [0], [0], threading.Lock()
+    in_flight = Gauge()
 
     def handler(_request):
-        with lock:
-            in_flight[0] += 1
-            peak[0] = max(peak[0], in_flight[0])
-        time.sleep(0.05)
-        with lock:
-            in_flight[0] -= 1
+        with in_flight.entered():
+            time.sleep(0.05)
         return Reply(200, {})
 
     server.route("/r", handler)
     set_limiter("core", concurrency=1, per_second=0)
-    threads = [threading.Thread(target=get, args=(server.url("/r"),)) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert len(server.requests("/r")) == 4 and peak[0] == 1
+    concurrently(lambda: get(server.url("/r")), 4)
+    assert len(server.requests("/r")) == 4 and in_flight.peak == 1
 
 
 def test_call_with_timeout_bounds_a_blocking_library_call():

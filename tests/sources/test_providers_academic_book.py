@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import pytest
 
 from research.settings import Settings
-from research.sources import http
 from research.sources.base import ProviderError, SourceProvider
 from research.sources.http import HttpStatusError
 from research.sources.providers.arxiv_provider import ArxivProvider
@@ -41,22 +40,9 @@ from tests.fakes.service_fakes import (
 
 
 @pytest.fixture
-def server():
-    with FakeServer() as s:
-        yield s
-
-
-@pytest.fixture
 def settings(server) -> Settings:
     """Every provider pointed at the fake, with a short timeout."""
     return Settings(_env_file=None, **install_academic_book_fakes(server), http_timeout=0.5)
-
-
-@pytest.fixture
-def sleeps(monkeypatch):
-    delays: list[float] = []
-    monkeypatch.setattr(http, "_sleep", delays.append)
-    return delays
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from research.sources.providers.ddgs_provider import DuckDuckGoProvider, to_retr
 from research.sources.providers.github_provider import GitHubProvider
 from research.sources.providers.stackexchange_provider import StackExchangeProvider
 from research.sources.providers.tavily_provider import TavilyProvider
+from tests.fakes import lift_rate_limits
 from tests.fakes.http_server import FakeRequest, FakeServer, Reply, faults, slow
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "web"
@@ -110,21 +111,11 @@ SPECS = [
 IDS = [spec.name for spec in SPECS]
 
 
-@pytest.fixture
-def server():
-    with FakeServer() as s:
-        yield s
-
-
-@pytest.fixture
-def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Back-off waits are recorded, not slept; rate limiters get no spacing."""
-    recorded: list[float] = []
-    monkeypatch.setattr(http_core, "_sleep", recorded.append)
-    http_core.reset_limiters()
-    for name in IDS:
-        http_core.set_limiter(name, concurrency=8, per_second=0)
-    yield recorded
+@pytest.fixture(autouse=True)
+def _unthrottled() -> Iterator[None]:
+    """The web providers' rate limiters get no spacing."""
+    lift_rate_limits(*IDS)
+    yield
     http_core.reset_limiters()
 
 

@@ -10,6 +10,7 @@ import time
 from research.schemas import RunWarning, Source
 from research.sources.base import Retrieval
 from research.sources.search_cache import SearchCache
+from tests.concurrency import concurrently
 
 KEY = ("arxiv", "heat pumps", 5)
 
@@ -81,12 +82,7 @@ def test_answers_that_may_not_be_kept_are_fetched_again() -> None:
 
 def test_identical_requests_in_flight_are_sent_once() -> None:
     cache, search = SearchCache(seconds=60), CountingSearch(delay=0.2)
-    results: list[Retrieval] = []
-    threads = [threading.Thread(target=lambda: results.append(cache.fetch(KEY, search, always))) for _ in range(5)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(5)
+    results = concurrently(lambda: cache.fetch(KEY, search, always), 5, timeout=5)
     assert search.calls == 1 and len(results) == 5
     assert all(r.providers_used == ["arxiv"] and len(r.sources) == 1 for r in results)
 
@@ -98,12 +94,7 @@ def test_a_failure_in_flight_is_shared_but_not_kept() -> None:
     def keep(result: Retrieval) -> bool:
         return bool(result.providers_used)
 
-    results: list[Retrieval] = []
-    threads = [threading.Thread(target=lambda: results.append(cache.fetch(KEY, search, keep))) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(5)
+    results = concurrently(lambda: cache.fetch(KEY, search, keep), 3, timeout=5)
     assert search.calls == 1 and all(r.warnings[0].message == "timed out" for r in results)
     cache.fetch(KEY, search, keep)  # nothing was kept: the next request tries again
     assert search.calls == 2

@@ -6,12 +6,12 @@ text (HTML in titles and snippets) exactly where outside text arrives.
 
 from __future__ import annotations
 
-import itertools
 import time
 from pathlib import Path
 from typing import Any
 
 from research.api import Event, RunStore
+from tests.run_events import RunEvents, store_finished_run
 
 HOSTILE_TITLE = "<script>alert('title')</script><b>Bold claim</b>"
 HOSTILE_SNIPPET = "<img src=x onerror=alert('snippet')> plain words"
@@ -54,21 +54,7 @@ SOURCES = [
 
 
 def canned_events(run_id: str, topic: str, *, fail: bool = False) -> list[Event]:
-    seq = itertools.count(1)
-    now = time.time()
-
-    def ev(type_: str, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> Event:
-        n = next(seq)
-        return Event(
-            type=type_,
-            run_id=run_id,
-            seq=n,
-            ts=now + n * 0.01,
-            researcher_id=researcher_id,
-            iteration=iteration,
-            data=data,
-        )
-
+    ev = RunEvents(run_id, spacing=0.01)
     events = [
         ev(
             "run_started",
@@ -110,29 +96,13 @@ def canned_events(run_id: str, topic: str, *, fail: bool = False) -> list[Event]
         ev("message", name="web-1", role="ai", content=f"2 sources.\n- {HOSTILE_SNIPPET} ({HOSTILE_TITLE})"),
         ev("researcher_finished", "academic-1", 0, kind="academic", status="done", source_ids=["s2"], seconds=1.4),
         ev("phase", iteration=0, phase="analyst"),
-        ev(
-            "critique_issued",
-            iteration=0,
-            status="NEEDS_IMPROVEMENT",
-            critique=["Thin on storage."],
-            missing_topics=["Cold chain storage"],
-            recommended_queries=["mrna cold chain"],
-            coverage=[],
-        ),
+        ev.critique(0, "NEEDS_IMPROVEMENT", ["Thin on storage."], ["Cold chain storage"], ["mrna cold chain"]),
         ev("phase", iteration=1, phase="researchers"),
         ev("researcher_started", "book-1-r1", 1, kind="book", question="Cold chain storage", angle="follow-up"),
         ev("sources_found", "book-1-r1", 1, query="mrna cold chain", provider="library", sources=[SOURCES[3]]),
         ev("researcher_finished", "book-1-r1", 1, kind="book", status="done", source_ids=["s4"], seconds=0.4),
         ev("phase", iteration=1, phase="analyst"),
-        ev(
-            "critique_issued",
-            iteration=1,
-            status="APPROVED",
-            critique=["Covered now."],
-            missing_topics=[],
-            recommended_queries=[],
-            coverage=[],
-        ),
+        ev.critique(1, "APPROVED", ["Covered now."], [], []),
         ev("phase", iteration=1, phase="writer"),
         ev("draft_ready", markdown=DRAFT, citations={"1": "s1", "2": "s2"}, known_gaps=[]),
         ev("warning", source="writer", message="Removed citations that matched no source: [9]."),
@@ -146,23 +116,11 @@ def store_canned_run(data_dir: Path, topic: str = "Canned topic", *, fail: bool 
     store = RunStore(Path(data_dir) / "runs.sqlite")
     run_id = "canned" + str(int(time.time() * 1000) % 1_000_000)
     store.create_run(run_id, topic, "210", "offline")
-    for event in canned_events(run_id, topic, fail=fail):
+    events = canned_events(run_id, topic, fail=fail)
+    if not fail:
+        store_finished_run(store, run_id, events, DRAFT, allocation="210", source_count=len(SOURCES))
+        return run_id
+    for event in events:
         store.append_event(event)
-    if fail:
-        store.update_run(
-            run_id,
-            status="failed",
-            error="RuntimeError: the brain crashed mid-run",
-            finished_at=time.time(),
-        )
-    else:
-        store.save_draft_version(run_id, DRAFT, note="Writer's draft")
-        store.update_run(
-            run_id,
-            status="finished",
-            allocation="210",
-            allocation_origin="user",
-            finished_at=time.time(),
-            source_count=len(SOURCES),
-        )
+    store.update_run(run_id, status="failed", error="RuntimeError: the brain crashed mid-run", finished_at=time.time())
     return run_id

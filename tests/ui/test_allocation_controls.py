@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.ui.conftest import plain, texts
 
 
@@ -39,21 +41,20 @@ def test_total_over_cap_is_shown_live_and_disables_run(make_app):
     assert any("Run is disabled: Total must be 1-3, got 5" in t for t in texts(at))
 
 
-def test_total_zero_is_refused(make_app):
+@pytest.mark.parametrize(
+    ("notation", "sliders", "error"),
+    [
+        ("000", [0, 0, 0], "Total must be 1-3, got 0"),  # taken, then refused
+        ("5xx", [1, 1, 1], "Expected 3 digits (web, academic, book), got '5xx'"),  # the sliders stay
+    ],
+    ids=["total-zero", "malformed"],
+)
+def test_a_refused_notation_is_explained_and_disables_run(make_app, notation, sliders, error):
     at = make_app().run()
     at.text_area(key="topic").input("Impressionism").run()
-    at.text_input(key="alloc_notation").input("000").run()
-    assert _sliders(at) == [0, 0, 0]
-    assert [plain(e.value) for e in at.error] == ["Total must be 1-3, got 0"]
-    assert _run_button(at).disabled
-
-
-def test_malformed_notation_keeps_sliders_and_explains(make_app):
-    at = make_app().run()
-    at.text_area(key="topic").input("Impressionism").run()
-    at.text_input(key="alloc_notation").input("5xx").run()
-    assert _sliders(at) == [1, 1, 1]
-    assert [plain(e.value) for e in at.error] == ["Expected 3 digits (web, academic, book), got '5xx'"]
+    at.text_input(key="alloc_notation").input(notation).run()
+    assert _sliders(at) == sliders
+    assert [plain(e.value) for e in at.error] == [error]
     assert _run_button(at).disabled
 
 

@@ -1,0 +1,18 @@
+"""Settings for a run on the sample library, from the given values alone (no .env file read):
+the offline brain, or the LLM brain against a loopback OpenAI-compatible server (the fake, or a
+local llama-server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from research.settings import Settings
+
+
+def library_settings(data_dir: Path, log_dir: Path, *, llm: Literal["offline", "openai"], **values: Any) -> Settings:
+    return Settings(_env_file=None, data_dir=data_dir, log_dir=log_dir, sources="library", llm=llm, **values)
+
+
+def loopback_llm_settings(base_url: str, *, data_dir: Path, log_dir: Path, model: str, **values: Any) -> Settings:
+    return library_settings(data_dir, log_dir, llm="openai", openai_base_url=base_url, model=model, **values)
