@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing_extensions import TypedDict
 
 from research.brains.base import Brain
-from research.events.sink import PartSink
 from research.brains.offline import OfflineBrain
+from research.events.sink import PartSink
 from research.graph.tool_budget import ToolCallBudget
 from research.settings import ResearcherMode, Settings
 from research.sources.router import SourceRouter

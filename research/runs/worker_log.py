@@ -43,7 +43,8 @@ class WorkerEventLog:
         with self._lock:
             if not self._running():  # cancelled (or ended) by a client: later parts are not the run's
                 return
-            adapter = EventAdapter(self.run_id, logged_once=frozenset({"run_started"}) if self._started else frozenset())
+            once = frozenset({"run_started"}) if self._started else frozenset()
+            adapter = EventAdapter(self.run_id, logged_once=once)
             for event in adapter.adapt(part):
                 self._started = self._started or event.type == "run_started"
                 self._hold_lease()
