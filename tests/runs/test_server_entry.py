@@ -38,7 +38,12 @@ def test_the_server_checkpointer_masks_secrets_and_reads_the_project_types_back(
     async def run() -> _State:
         async with server.checkpointer() as saver:
             builder = StateGraph(_State)
-            builder.add_node("find", lambda s: {"sources": [Source(id="s1", title="T", url="https://x.org", kind="web", provider="wikipedia")]})
+            builder.add_node(
+                "find",
+                lambda s: {
+                    "sources": [Source(id="s1", title="T", url="https://x.org", kind="web", provider="wikipedia")]
+                },
+            )
             builder.add_edge(START, "find")
             graph = builder.compile(checkpointer=saver)
             config = {"configurable": {"thread_id": "t1"}}
