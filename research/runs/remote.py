@@ -280,7 +280,9 @@ class RemoteRunManager:
         without the run's own ending becomes a visible event, never a silent 'success'."""
         adapter = EventAdapter(run_id)  # numbers the stream's own events; the log renumbers
         ended = False
-        worker_logs = False  # the worker writes this run's log (run_started says so): only read here
+        # The worker writes this run's log (its run_started says so): only read here. A continued or
+        # reattached stream has no run_started of its own: the log's says.
+        worker_logs = any(e.type == "run_started" and e.data.get("worker_log") for e in self.store.events(run_id))
 
         def cancelled() -> bool:
             return getattr(self.store.get_run(run_id), "status", None) == "cancelled"
