@@ -29,10 +29,11 @@ run: install
 
 ## The same graph on LangGraph's in-memory server (langgraph dev; for a team: LangGraph Server with
 ## Postgres and Redis, see README). Point dashboards at it with RESEARCH_SERVER_URL=http://127.0.0.1:2024.
-## Strict msgpack: checkpoints load only the project's own state types (research/graph/serde_types.py).
+## Its checkpointer (research/runs/server.py) masks secrets and loads only the project's own state
+## types (research/graph/serde_types.py); LANGGRAPH_STRICT_MSGPACK must stay unset (see there).
 SERVER_PORT ?= 2024
 server: install-dev
-	LANGGRAPH_STRICT_MSGPACK=true $(VENV)/bin/langgraph dev --host $(HOST) --port $(SERVER_PORT) --no-browser
+	$(VENV)/bin/langgraph dev --host $(HOST) --port $(SERVER_PORT) --no-browser
 
 ## Debian packages the tests use: Chromium (browser tests), DejaVu fonts (Unicode PDF export) and
 ## PostgreSQL 15 (the shared-runs lane starts a throwaway cluster from it).

@@ -23,11 +23,11 @@ def langgraph_available() -> bool:
 
 
 def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    """The server's environment: offline brain and library (as the dashboard's tests), the
-    project's checkpoint allow-list enforced, no LangSmith tracing, no version check."""
+    """The server's environment: offline brain and library (as the dashboard's tests), no
+    LangSmith tracing, no version check (its checkpointer enforces the allow-list itself)."""
     env = offline_env(data_dir, **extra)
+    env.pop("LANGGRAPH_STRICT_MSGPACK", None)
     env.update(
-        LANGGRAPH_STRICT_MSGPACK="true",
         LANGSMITH_TRACING="false",
         LANGCHAIN_TRACING_V2="false",
         LANGGRAPH_NO_VERSION_CHECK="true",

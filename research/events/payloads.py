@@ -47,6 +47,7 @@ class RunStarted(Payload):
     max_iterations: int | None = None
     researcher_mode: str = "pipeline"
     started_by: str | None = None  # the signed-in user on a shared desk
+    worker_log: bool = False  # the server worker writes this run's event log (a shared run store)
 
 
 class Phase(Payload):

@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, Field, SerializeAsAny, model_validator
 
 from research.events.payloads import PAYLOADS, Payload
+from research.events.sink import current_sink
 
 EventType = Literal[
     "run_started",
@@ -100,7 +101,21 @@ def emit(type_: EventType, *, researcher_id: str | None = None, iteration: int |
         writer = get_stream_writer()
     except Exception:  # noqa: BLE001 - no runnable context: nothing to stream to
         return
-    writer(event_payload(type_, researcher_id=researcher_id, iteration=iteration, **data))
+    part = event_payload(type_, researcher_id=researcher_id, iteration=iteration, **data)
+    sink = current_sink()
+    if sink is not None:  # first into the worker's log, so a reader of the stream finds it logged
+        sink(stream_part("custom", part))
+    writer(part)
+
+
+def stream_part(mode: str, data: Any) -> dict[str, Any]:
+    """A top-level stream part in LangGraph's v2 dict form (what `EventAdapter.adapt` reads)."""
+    return {"type": mode, "ns": (), "data": data}
+
+
+def error_part(exc: BaseException) -> dict[str, Any]:
+    """The part a failed node makes, shaped as a server's `error` part."""
+    return stream_part("error", {"error": type(exc).__name__, "message": str(exc)})
 
 
 class EventAdapter:

@@ -4,8 +4,9 @@ for it (`review_plan`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache, partial
-from typing import Any, Self
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -24,6 +25,7 @@ from research.graph.nodes.routing import route_after_analyst
 from research.graph.nodes.supervisor import dispatch, supervisor
 from research.graph.nodes.writer import writer
 from research.graph.state import ResearchState
+from research.graph.worker_log import logged_node
 
 ResearchGraph = CompiledStateGraph[ResearchState, RunSpec, ResearchState, ResearchState]
 
@@ -44,20 +46,22 @@ def build_graph(
 @lru_cache(maxsize=8)
 def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline") -> ResearchGraph:
     builder = StateGraph(ResearchState, context_schema=RunSpec)
-    builder.add_node(Node.BEGIN.value, begin)
-    builder.add_node(Node.SUPERVISOR.value, supervisor)
-    builder.add_node(Node.PLAN_REVIEW.value, plan_review)
-    # The researcher branch of the fan-out: fixed queries (pipeline) or a bounded tool loop (agent).
-    # langgraph runs a (state, config, runtime) node, but no overload of add_node types one.
-    builder.add_node(  # type: ignore[call-overload]
-        Node.RESEARCHER.value, agent_researcher if researcher_mode == "agent" else researcher
-    )
-    builder.add_node(Node.ANALYST.value, analyst)
-    builder.add_node(Node.FOLLOW_UP.value, follow_up)
-    builder.add_node(Node.WRITER.value, writer)
-    builder.add_node(Node.CLAIM_CHECK.value, claim_check)
-    builder.add_node(Node.REVIEWER.value, reviewer)
-    builder.add_node(Node.FINISH.value, finish)
+    nodes: dict[Node, Callable[..., Any]] = {
+        Node.BEGIN: begin,
+        Node.SUPERVISOR: supervisor,
+        Node.PLAN_REVIEW: plan_review,
+        # The researcher branch of the fan-out: fixed queries (pipeline) or a bounded tool loop (agent).
+        Node.RESEARCHER: agent_researcher if researcher_mode == "agent" else researcher,
+        Node.ANALYST: analyst,
+        Node.FOLLOW_UP: follow_up,
+        Node.WRITER: writer,
+        Node.CLAIM_CHECK: claim_check,
+        Node.REVIEWER: reviewer,
+        Node.FINISH: finish,
+    }
+    for node, run in nodes.items():
+        # Each node also reports to a worker's event log when this process writes one.
+        builder.add_node(node.value, logged_node(node.value, run))
 
     builder.add_edge(START, Node.BEGIN.value)
     builder.add_edge(Node.BEGIN.value, Node.SUPERVISOR.value)
@@ -79,32 +83,10 @@ def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline") -> R
 
 
 def make_graph() -> ResearchGraph:
-    """Entry point for LangGraph tooling (langgraph.json): the graph with default limits.
-
-    Its checkpoints' msgpack allow-list names the project's state types. LangGraph enforces an
-    allow-list only under LANGGRAPH_STRICT_MSGPACK=true (`make server` sets it; otherwise it warns
-    on every project type), and `Pregel.copy`, which the server calls to attach its checkpointer,
-    drops the list (langgraph 1.2): `_AllowlistKeepingGraph` keeps it through copies."""
-    from langgraph._internal import _serde
-
-    from research.graph.serde_types import STATE_TYPES
+    """The graph with this process's limits, for LangGraph tooling (the server's entry point is
+    research/runs/server.py, whose checkpointer carries the project's msgpack allow-list)."""
     from research.settings import get_settings
 
     settings = get_settings()
     # A server's researcher mode is its own setting (RESEARCH_RESEARCHER_MODE of the worker's environment).
-    graph = build_graph(max_consecutive_same=settings.max_consecutive_same, researcher_mode=settings.researcher_mode)
-    server_graph = graph.copy()
-    server_graph.__class__ = _allowlist_keeping(type(graph))
-    server_graph._serde_allowlist = (graph._serde_allowlist or _serde.curated_core_allowlist()) | set(STATE_TYPES)
-    return server_graph
-
-
-@lru_cache(maxsize=2)
-def _allowlist_keeping(graph_class: type[ResearchGraph]) -> type[ResearchGraph]:
-    class _AllowlistKeepingGraph(graph_class):  # type: ignore[misc,valid-type]  # a base known only at run time
-        def copy(self, update: dict[str, Any] | None = None) -> Self:
-            clone: Self = super().copy(update)
-            clone._serde_allowlist = self._serde_allowlist
-            return clone
-
-    return _AllowlistKeepingGraph
+    return build_graph(max_consecutive_same=settings.max_consecutive_same, researcher_mode=settings.researcher_mode)

@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 
 from research.brains.base import Brain
 from research.brains.offline import OfflineBrain
+from research.events.sink import PartSink
 from research.graph.tool_budget import ToolCallBudget
 from research.settings import ResearcherMode, Settings
 from research.sources.router import SourceRouter
@@ -34,6 +35,9 @@ class RunSpec(TypedDict, total=False):
     max_tokens: int
     researcher_mode: str  # pipeline | agent
     started_by: str  # the signed-in user who started the run (shared desks)
+    # The run store (its store_id) the client reads this run's events from: a worker that shares
+    # that store writes the event log itself (research/runs/worker_log.py).
+    event_log_store: str
 
 
 SPEC_SETTINGS = (
@@ -75,6 +79,8 @@ class RunContext:
     offline: OfflineBrain = field(default_factory=OfflineBrain)
     researcher_mode: ResearcherMode = "pipeline"
     tool_budget: ToolCallBudget = field(default_factory=ToolCallBudget)  # shared by the run's agents
+    event_log: PartSink | None = None  # this process writes the run's event log (a server worker)
+    subgraph_checkpoints: bool = True  # False on a server (see nodes/researcher.py)
 
     def text_of(self, source_id: str) -> str:
         return self.store.get_text(self.run_id, source_id)

@@ -11,23 +11,35 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from langgraph.store.memory import InMemoryStore
 
 from research.brains.factory import make_brain
+from research.events.sink import PartSink
 from research.graph.context import SPEC_SETTINGS, RunContext, RunSpec
 from research.settings import Settings
 from research.sources.library.store import Library, LibraryProvider
 from research.sources.router import SourceRouter
 from research.sources.store_texts import LangGraphTextStore
 
+EventLogFactory = Callable[[RunSpec, Settings], PartSink | None]
+
 MAX_CACHED_RUNS = 256  # brains of runs this process served lately (a run's nodes share one)
 
 _bound: dict[str, RunContext] = {}
 _built: OrderedDict[str, RunContext] = OrderedDict()
 _lock = threading.Lock()
+_event_log_factory: EventLogFactory | None = None
+
+
+def set_event_log_factory(factory: EventLogFactory | None) -> None:
+    """How this process makes a run's worker event log (the server entry point, research/runs/server.py,
+    sets it: the run store lives a layer above the graph)."""
+    global _event_log_factory
+    _event_log_factory = factory
 
 
 def bind(ctx: RunContext) -> None:
@@ -72,6 +84,8 @@ def build_services(spec: RunSpec, store: Any = None) -> RunContext:
         sources=sources,
         store=texts,
         researcher_mode="agent" if mode == "agent" else "pipeline",
+        event_log=_event_log_factory(spec, settings) if _event_log_factory else None,
+        subgraph_checkpoints=False,  # built here = not the in-process runner: maybe a server's checkpointer
     )
 
 

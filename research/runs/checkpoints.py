@@ -25,35 +25,33 @@ if TYPE_CHECKING:
 
 _PG_SETUP_DONE: set[str] = set()
 _PG_SETUP_LOCK = threading.Lock()
-_PG_SETUP_ADVISORY_LOCK = 0x52534401  # two processes running the saver's migrations at once must not race
+PG_SETUP_ADVISORY_LOCK = 0x52534401  # two processes running the saver's migrations at once must not race
 
 
-class SecretMaskingSerializer:
+class SecretMaskingSerializer(JsonPlusSerializer):
     """The checkpoint serializer, masking known secret values in every blob it writes.
 
     LangGraph checkpoints a failed task's exception text (its `__error__` write), and exception
     texts are where echoed keys end up. The mask keeps each byte length (msgpack frames strings by
-    length), so a checkpoint still decodes: it reads '****' where a key was.
+    length), so a checkpoint still decodes: it reads '****' where a key was. A JsonPlusSerializer
+    itself, so LangGraph's `with_allowlist` (a server graph's allow-list) derives a masking copy.
     """
 
     MIN_SECRET_BYTES = 8  # shorter values could match unrelated bytes and corrupt a checkpoint
 
-    def __init__(self, inner: JsonPlusSerializer, secrets: list[str]) -> None:
-        self.inner = inner
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__(allowed_msgpack_modules=STATE_TYPES)
         self._secrets = [s.encode() for s in secrets if len(s.encode()) >= self.MIN_SECRET_BYTES]
 
     def dumps_typed(self, obj: object) -> tuple[str, bytes]:
-        type_, data = self.inner.dumps_typed(obj)
+        type_, data = super().dumps_typed(obj)
         for secret in self._secrets:
             data = data.replace(secret, b"*" * len(secret))
         return type_, data
 
-    def loads_typed(self, data: tuple[str, bytes]) -> object:
-        return self.inner.loads_typed(data)
-
 
 def serializer(settings: Settings) -> SecretMaskingSerializer:
-    return SecretMaskingSerializer(JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES), settings.secret_values())
+    return SecretMaskingSerializer(settings.secret_values())
 
 
 @contextmanager
@@ -106,9 +104,9 @@ def _setup_once(saver: PostgresSaver, pool: ConnectionPool[Any], url: str) -> No
         if url in _PG_SETUP_DONE:
             return
         with pool.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (_PG_SETUP_ADVISORY_LOCK,))
+            conn.execute("SELECT pg_advisory_lock(%s)", (PG_SETUP_ADVISORY_LOCK,))
             try:
                 saver.setup()
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (_PG_SETUP_ADVISORY_LOCK,))
+                conn.execute("SELECT pg_advisory_unlock(%s)", (PG_SETUP_ADVISORY_LOCK,))
         _PG_SETUP_DONE.add(url)

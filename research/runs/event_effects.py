@@ -10,7 +10,31 @@ from __future__ import annotations
 import time
 
 from research.events import Event
-from research.runs.store import RunStore
+from research.runs.store import DuplicateEventError, RunStore
+from research.secrets import mask
+
+MAX_APPEND_TRIES = 50  # writers of one log (a worker, its client) racing for the next number
+
+
+def log_event(store: RunStore, event: Event, secrets: list[str]) -> Event:
+    """Append `event` as the log's next event and apply it to the run's record; returns it as
+    logged. For logs with more than one writer (a server worker and the dashboard that follows it):
+    a number another writer took is retried with the next one. Texts from outside (errors,
+    warnings) may quote a key, so they are masked here."""
+    if event.type in ("run_failed", "warning"):
+        masked = {k: mask(v, secrets) if isinstance(v, str) else v for k, v in event.data.items()}
+        event = Event.model_validate({**event.model_dump(exclude={"data"}), "data": masked})
+    for _ in range(MAX_APPEND_TRIES):
+        event = event.model_copy(update={"seq": store.last_seq(event.run_id) + 1})
+        try:
+            store.append_event(event)
+            break
+        except DuplicateEventError:
+            continue
+    else:
+        raise DuplicateEventError(f"run {event.run_id}: no free event number after {MAX_APPEND_TRIES} tries")
+    apply_event(store, event)
+    return event
 
 
 def apply_event(store: RunStore, event: Event) -> None:

@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from research.runs.store import LeaseRecord, RunStore
@@ -81,8 +82,12 @@ def claim(store: RunStore, run_id: str, owner: str, seconds: float) -> None:
 class Heartbeat:
     """Renews a held lease on a daemon thread until stopped; `lost` is set if it was taken over."""
 
-    def __init__(self, store: RunStore, run_id: str, owner: str, seconds: float) -> None:
+    def __init__(
+        self, store: RunStore, run_id: str, owner: str, seconds: float, *, keep: Callable[[], bool] | None = None
+    ) -> None:
         self.store, self.run_id, self.owner, self.seconds = store, run_id, owner, seconds
+        # Asked before each renewal: False ends the lease (a worker's run that ended elsewhere).
+        self._keep = keep or (lambda: True)
         self.lost = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name=f"lease-{run_id}", daemon=True)
@@ -94,6 +99,9 @@ class Heartbeat:
     def _beat(self) -> None:
         while not self._stop.wait(self.seconds / 3):
             try:
+                if not self._keep():
+                    self.store.release_lease(self.run_id, self.owner)
+                    return
                 if not self.store.renew_lease(self.run_id, self.owner, self.seconds):
                     log.warning("Run %s: lease taken over by another process; this runner stops", self.run_id)
                     self.lost.set()

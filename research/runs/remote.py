@@ -27,7 +27,8 @@ from research.events import Event, EventAdapter
 from research.events.status import RunLiveness, RunStatus, display_status, liveness
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
-from research.runs.event_effects import apply_event
+from research.runs.event_effects import log_event
+from research.runs.lease import live_lease
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunRecord, RunStore
 from research.schemas import ResearchRequest
@@ -92,7 +93,7 @@ class RemoteRunManager:
         record = self.store.get_run(run_id)
         if record is None:
             raise KeyError(f"No run with id {run_id!r}")
-        if self.is_active(run_id) or record.status != "running":  # followed here, or already ended
+        if self.is_live(run_id) or record.status != "running":  # followed or run elsewhere, or ended
             return run_id
         self.check()
         if block:
@@ -158,8 +159,9 @@ class RemoteRunManager:
             return bool(thread and thread.is_alive())
 
     def is_live(self, run_id: str) -> bool:
-        """A reader here follows the run (the server runs it either way; see is_orphaned)."""
-        return self.is_active(run_id)
+        """A reader here follows the run, or a server worker that writes its log holds its lease
+        (the server runs it either way; see is_orphaned)."""
+        return self.is_active(run_id) or live_lease(self.store, run_id) is not None
 
     def liveness(self, run_id: str) -> RunLiveness | None:
         record = self.store.get_run(run_id)
@@ -196,11 +198,17 @@ class RemoteRunManager:
         if request.allocation:  # bad input first: the clear allocation error, whatever the server
             parse_allocation(request.allocation, self.settings.max_researchers)
         self.check()
-        return self.runner.create(request)
+        run_id = self.runner.create(request)
+        # The local runner's lease says "runs here"; here only a server worker runs it (and holds it).
+        self.store.release_lease(run_id, self.runner.owner)
+        return run_id
 
     def _spec(self, run_id: str, request: ResearchRequest) -> dict[str, Any]:
         # Only what this side chose explicitly travels; the rest is the server's own configuration.
-        return dict(spec_for(run_id, self.settings, request.llm, only_set=True))
+        spec = spec_for(run_id, self.settings, request.llm, only_set=True)
+        if self.store.dialect == "postgres":  # a shared store: a worker that shares it writes the log
+            spec["event_log_store"] = self.store.store_id
+        return dict(spec)
 
     def _run(self, run_id: str, request: ResearchRequest, on_event: EventCallback | None) -> None:
         max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
@@ -272,6 +280,9 @@ class RemoteRunManager:
         without the run's own ending becomes a visible event, never a silent 'success'."""
         adapter = EventAdapter(run_id)  # numbers the stream's own events; the log renumbers
         ended = False
+        # The worker writes this run's log (its run_started says so): only read here. A continued or
+        # reattached stream has no run_started of its own: the log's says.
+        worker_logs = any(e.type == "run_started" and e.data.get("worker_log") for e in self.store.events(run_id))
 
         def cancelled() -> bool:
             return getattr(self.store.get_run(run_id), "status", None) == "cancelled"
@@ -280,14 +291,22 @@ class RemoteRunManager:
             for part in open_stream():
                 for event in adapter.adapt(part):
                     ended = ended or event.type in _ENDED
+                    worker_logs = worker_logs or (event.type == "run_started" and bool(event.data.get("worker_log")))
                     if event.type == "run_failed" and cancelled():  # the cancel's own error part
                         continue
                     if skip > 0:  # already in the log (a reattached reader's replay)
                         skip -= 1
                         continue
+                    if worker_logs and not (event.type == "run_failed" and self._still_running(run_id)):
+                        if on_event:  # logged by the worker; a failure outside its nodes is not
+                            on_event(event)
+                        continue
                     self._publish(event, on_event)
         except httpx.TransportError as exc:
             if cancelled():  # the user stopped it: the stream's end is no failure
+                return
+            if worker_logs:  # the shared log goes on without this reader (its lease says if the run does)
+                log.warning("Lost the stream of run %s from %s (%s)", run_id, self.url, type(exc).__name__)
                 return
             self._warn(
                 run_id,
@@ -311,11 +330,15 @@ class RemoteRunManager:
             )
             self._fail(run_id, on_event, f"{type(exc).__name__}: {exc}")
             return
-        if not ended and not cancelled():
+        if not ended and self._still_running(run_id):
             status = self._thread_status(run_id)
             self._fail(
                 run_id, on_event, f"The server's stream ended without the run's result (thread status: {status})."
             )
+
+    def _still_running(self, run_id: str) -> bool:
+        """The log has not ended the run (nor has a user cancelled it)."""
+        return getattr(self.store.get_run(run_id), "status", None) == "running"
 
     def _thread_status(self, run_id: str) -> str:
         try:
@@ -324,13 +347,7 @@ class RemoteRunManager:
             return "unknown"
 
     def _publish(self, event: Event, on_event: EventCallback | None) -> None:
-        secrets = self.settings.secret_values()
-        if event.type in ("run_failed", "warning"):  # texts from outside may quote a key
-            masked = {k: mask(v, secrets) if isinstance(v, str) else v for k, v in event.data.items()}
-            event = Event.model_validate({**event.model_dump(exclude={"data"}), "data": masked})
-        event = event.model_copy(update={"seq": self.store.last_seq(event.run_id) + 1})
-        self.store.append_event(event)
-        apply_event(self.store, event)
+        event = log_event(self.store, event, self.settings.secret_values())
         if on_event:
             on_event(event)
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +71,12 @@ _SCHEMA = [
     owner TEXT NOT NULL,
     heartbeat_at DOUBLE PRECISION NOT NULL,
     expires_at DOUBLE PRECISION NOT NULL
+)""",
+    # The store's identity (key 'store_id'): a worker writes a run's event log only into the store
+    # its client reads (research/runs/worker_log.py), and a URL cannot say that (hosts, aliases).
+    """CREATE TABLE IF NOT EXISTS store_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 )""",
     # Saved comparisons (the dashboard's Compare page): a named set of run ids, JSON lists.
     """CREATE TABLE IF NOT EXISTS comparisons (
@@ -133,6 +141,16 @@ class RunStore:
         # queueing inside sqlite's busy timeout. Postgres takes concurrent writers itself.
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else _NoLock()
         self._db.create_schema(_SCHEMA)
+
+    @cached_property
+    def store_id(self) -> str:
+        """A random id made once per database: two processes with equal ids share one store."""
+        with self._write_lock, self._connect() as db:
+            db.execute(
+                "INSERT INTO store_meta (key, value) VALUES ('store_id', ?) ON CONFLICT (key) DO NOTHING",
+                (uuid.uuid4().hex,),
+            )
+            return str(db.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()["value"])
 
     def _connect(self) -> AbstractContextManager[Tx]:
         return self._db.transaction()

@@ -26,6 +26,7 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         max_iterations=state.get("max_iterations", ctx.settings.max_iterations),
         researcher_mode=ctx.researcher_mode,
         started_by=(runtime.context or {}).get("started_by"),
+        worker_log=ctx.event_log is not None,
     )
     return {"run_started_at": time.time()}
 

@@ -100,7 +100,9 @@ def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str, 
     return {"reports": [report], "messages": [AIMessage(content=notes, name=task.researcher_id)]}
 
 
-def build_researcher_graph() -> CompiledStateGraph[ResearcherState, RunSpec, ResearcherState, ResearcherState]:
+def build_researcher_graph(
+    *, checkpointer: bool | None = None
+) -> CompiledStateGraph[ResearcherState, RunSpec, ResearcherState, ResearcherState]:
     builder = StateGraph(ResearcherState, context_schema=RunSpec)
     builder.add_node("plan_queries", plan_queries)
     builder.add_node("retrieve", retrieve)
@@ -109,17 +111,22 @@ def build_researcher_graph() -> CompiledStateGraph[ResearcherState, RunSpec, Res
     builder.add_conditional_edges("plan_queries", fan_out_queries, ["retrieve"])
     builder.add_edge("retrieve", "write_notes")
     builder.add_edge("write_notes", END)
-    return builder.compile()
+    return builder.compile(checkpointer=checkpointer)
 
 
 RESEARCHER_GRAPH = build_researcher_graph()
+# langgraph-api 0.16's adapter around a custom checkpointer (the server's, research/runs/server.py)
+# has no sync methods, so a subgraph invoked from this sync node cannot checkpoint there: on a
+# server the researcher's steps go without checkpoints of their own (a resumed researcher restarts).
+UNCHECKPOINTED_RESEARCHER_GRAPH = build_researcher_graph(checkpointer=False)
 
 
 def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     """Run one researcher's subgraph and hand back only what the parent graph keeps."""
     task = state["task"]
     try:
-        result = RESEARCHER_GRAPH.invoke({"task": task}, config, context=runtime.context)
+        graph = RESEARCHER_GRAPH if services_of(runtime).subgraph_checkpoints else UNCHECKPOINTED_RESEARCHER_GRAPH
+        result = graph.invoke({"task": task}, config, context=runtime.context)
     except GraphBubbleUp:  # interrupts and other control flow belong to LangGraph
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run

@@ -1,0 +1,49 @@
+"""Each node, wrapped so a worker that writes the run's event log sees what the stream carries.
+
+Custom events reach the sink through `emit` (inside the node's `sink_scope`); what the stream
+carries besides them is made here from the node's own outcome: its update (transcript messages),
+its pause (`interrupt`, as plan review's), its failure. Only nodes that really run are seen: a
+resumed run's replayed updates never reach the sink, so nothing is logged twice. Without a sink
+(in-process, where the runner logs the stream) the wrapper only looks the sink up.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from langgraph.errors import GraphBubbleUp, GraphInterrupt
+from langgraph.runtime import get_runtime
+
+from research.events.sink import sink_scope
+from research.events.stream import error_part, stream_part
+from research.graph.services import services_of
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def logged_node(name: str, node: F) -> F:
+    """`node` with its outcome handed to the run's worker log, if this process writes one.
+    `functools.wraps` keeps its signature, from which LangGraph decides what to pass it."""
+
+    @functools.wraps(node)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        sink = services_of(get_runtime()).event_log
+        if sink is None:
+            return node(*args, **kwargs)
+        with sink_scope(sink):
+            try:
+                update = node(*args, **kwargs)
+            except GraphInterrupt as pause:
+                sink(stream_part("updates", {"__interrupt__": list(pause.args[0] if pause.args else ())}))
+                raise
+            except GraphBubbleUp:  # LangGraph's own control flow, not a failure
+                raise
+            except Exception as exc:
+                sink(error_part(exc))
+                raise
+        sink(stream_part("updates", {name: update}))
+        return update
+
+    return run  # type: ignore[return-value]

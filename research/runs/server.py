@@ -1,0 +1,78 @@
+"""What langgraph.json serves: the research graph as a LangGraph Server runs it, and its checkpointer.
+
+This entry point sits above the graph and the run store, so it can give the server's worker what
+only the run layer has: the worker event log (research/runs/worker_log.py) and checkpoints that go
+through SecretMaskingSerializer, as the in-process runner's do. The checkpointer replaces the
+server's default persistence (langgraph.json `checkpointer.path`): Postgres with
+RESEARCH_DATABASE_URL (LangGraph Server for a team), else SQLite in the worker's data dir.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from research.graph import services
+from research.graph.builder import ResearchGraph
+from research.graph.builder import make_graph as make_research_graph
+from research.runs.checkpoints import PG_SETUP_ADVISORY_LOCK, serializer
+from research.runs.worker_log import worker_event_log
+from research.settings import get_settings
+
+
+def make_graph() -> ResearchGraph:
+    """The graph of langgraph.json: the research graph, its runs logged by this worker when it shares
+    the client's run store."""
+    if os.environ.get("LANGGRAPH_STRICT_MSGPACK", "").lower() in ("1", "true", "yes"):
+        # Under strict msgpack LangGraph derives an allow-list per compiled graph and applies it with
+        # `copy.copy(checkpointer)`, and langgraph-api 0.16's adapter around a custom checkpointer
+        # recurses forever when copied: every run would fail with RecursionError.
+        raise RuntimeError(
+            "Unset LANGGRAPH_STRICT_MSGPACK for the research server: its checkpointer "
+            "(research/runs/server.py) enforces the project's msgpack allow-list itself, and strict "
+            "mode makes every run fail inside langgraph-api's custom-checkpointer adapter."
+        )
+    services.set_event_log_factory(worker_event_log)
+    return make_research_graph()
+
+
+@asynccontextmanager
+async def checkpointer() -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """The server's checkpointer (langgraph.json): secret-masking, with the project's allow-list."""
+    settings = get_settings()
+    serde = serializer(settings)
+    if settings.database_url:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg.rows import dict_row
+        from psycopg_pool import AsyncConnectionPool
+
+        # The saver's documented connection settings: autocommit, no server-side prepared statements.
+        async with AsyncConnectionPool(
+            settings.database_url.get_secret_value(),
+            min_size=1,
+            max_size=8,
+            open=False,
+            name="research-server-checkpoints",
+            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        ) as pool:
+            postgres = AsyncPostgresSaver(pool, serde=serde)  # type: ignore[arg-type]
+            async with pool.connection() as conn:  # replicas starting at once must not race the migrations
+                await conn.execute("SELECT pg_advisory_lock(%s)", (PG_SETUP_ADVISORY_LOCK,))
+                try:
+                    await postgres.setup()
+                finally:
+                    await conn.execute("SELECT pg_advisory_unlock(%s)", (PG_SETUP_ADVISORY_LOCK,))
+            yield postgres
+        return
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    async with aiosqlite.connect(settings.data_dir / "server-checkpoints.sqlite") as conn:
+        saver = AsyncSqliteSaver(conn, serde=serde)
+        await saver.setup()
+        yield saver
