@@ -14,7 +14,6 @@ finds it); starting = `runs.stream` with the input and the run's JSON spec as `c
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,13 +23,12 @@ from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_sdk.schema import Command, Run, StreamMode
 
 from research.events import Event, EventAdapter
-from research.events.status import RunLiveness, RunStatus, display_status, liveness
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
 from research.runs.event_effects import log_event
-from research.runs.lease import live_lease
+from research.runs.run_threads import RunThreads
 from research.runs.runner import ResearchRunner
-from research.runs.store import RunRecord, RunStore
+from research.runs.store import RunStore
 from research.schemas import ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
@@ -54,20 +52,21 @@ def thread_id_of(run_id: str) -> str:
     return str(uuid.uuid5(_THREAD_NAMESPACE, run_id))
 
 
-class RemoteRunManager:
+class RemoteRunManager(RunThreads):
     """The RunManager interface (start, resume, continue_plan, cancel_plan, cancel, is_active,
-    is_orphaned, wait) over a LangGraph Server."""
+    is_orphaned, wait) over a LangGraph Server. A run is live while a reader here follows it or a
+    server worker that writes its log holds its lease (RunThreads.is_live)."""
+
+    thread_prefix = "remote-run"
 
     def __init__(self, settings: Settings, *, store: RunStore | None = None, client: Any = None) -> None:
-        self.settings = settings
-        self.url = str(settings.server_url or "").rstrip("/")
         # The local runner keeps what stays local: the run store, plan-edit checks, the library
         # page and the Settings page's provider list.
         self.runner = ResearchRunner(settings, store=store)
-        self.store = self.runner.store
+        super().__init__(self.runner.store)
+        self.settings = settings
+        self.url = str(settings.server_url or "").rstrip("/")
         self.client = client or _sdk_client(self.url, settings.server_timeout)
-        self._threads: dict[str, threading.Thread] = {}
-        self._lock = threading.Lock()
         self.orphan_message = (
             f"This dashboard lost its connection to the LangGraph server at {self.url} (server unreachable "
             "or the reader stopped). The run may still be going on the server: reattach to follow it."
@@ -119,19 +118,7 @@ class RemoteRunManager:
         request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation)
 
         def go() -> None:
-            self._follow(
-                run_id,
-                on_event,
-                lambda: self.client.runs.stream(
-                    thread_id_of(run_id),
-                    ASSISTANT_ID,
-                    command=command,
-                    context=self._spec(run_id, request),
-                    stream_mode=STREAM_MODES,
-                    stream_subgraphs=True,
-                    stream_resumable=True,
-                ),
-            )
+            self._follow(run_id, on_event, lambda: self._stream(run_id, request, command=command))
 
         go() if block else self._spawn(run_id, go)
         return run_id
@@ -152,34 +139,6 @@ class RemoteRunManager:
         latest = self._latest_server_run(run_id)
         if latest and latest["status"] in ("pending", "running"):
             self.client.runs.cancel(thread_id_of(run_id), latest["run_id"], wait=True)
-
-    def is_active(self, run_id: str) -> bool:
-        with self._lock:
-            thread = self._threads.get(run_id)
-            return bool(thread and thread.is_alive())
-
-    def is_live(self, run_id: str) -> bool:
-        """A reader here follows the run, or a server worker that writes its log holds its lease
-        (the server runs it either way; see is_orphaned)."""
-        return self.is_active(run_id) or live_lease(self.store, run_id) is not None
-
-    def liveness(self, run_id: str) -> RunLiveness | None:
-        record = self.store.get_run(run_id)
-        return None if record is None else liveness(record.status, running_somewhere=self.is_live(run_id))
-
-    def display_status(self, record: RunRecord) -> RunStatus:
-        return display_status(record.status, running_somewhere=self.is_live(record.run_id))
-
-    def is_orphaned(self, run_id: str) -> bool:
-        """Stored as running but no reader here follows it (the UI then offers to reattach)."""
-        return self.liveness(run_id) is RunLiveness.ORPHANED
-
-    def wait(self, run_id: str, timeout: float | None = None) -> bool:
-        with self._lock:
-            thread = self._threads.get(run_id)
-        if thread:
-            thread.join(timeout)
-        return not self.is_active(run_id)
 
     def check(self) -> None:
         """Raise ServerUnreachable unless the server answers its health check."""
@@ -226,18 +185,22 @@ class RemoteRunManager:
                 if_exists="do_nothing",
                 metadata={"research_run_id": run_id},
             )
-            return self.client.runs.stream(
-                thread_id_of(run_id),
-                ASSISTANT_ID,
-                input=initial,
-                context=self._spec(run_id, request),
-                stream_mode=STREAM_MODES,
-                stream_subgraphs=True,
-                stream_resumable=True,
-                multitask_strategy="reject",
-            )
+            return self._stream(run_id, request, input=initial, multitask_strategy="reject")
 
         self._follow(run_id, on_event, open_stream)
+
+    def _stream(self, run_id: str, request: ResearchRequest, **run: Any) -> Iterator[Any]:
+        """A new server run on the run's thread (`input` to start, `command` to continue), streamed
+        resumably so a lost reader can rejoin it."""
+        return self.client.runs.stream(
+            thread_id_of(run_id),
+            ASSISTANT_ID,
+            context=self._spec(run_id, request),
+            stream_mode=STREAM_MODES,
+            stream_subgraphs=True,
+            stream_resumable=True,
+            **run,
+        )
 
     def _reattach(self, run_id: str, on_event: EventCallback | None) -> None:
         latest = self._latest_server_run(run_id)
@@ -356,12 +319,6 @@ class RemoteRunManager:
 
     def _fail(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
         self._publish(EventAdapter(run_id).make("run_failed", error=message), on_event)
-
-    def _spawn(self, run_id: str, target: Callable[[], object]) -> None:
-        thread = threading.Thread(target=target, name=f"remote-run-{run_id}", daemon=True)
-        with self._lock:
-            self._threads[run_id] = thread
-        thread.start()
 
 
 def _sdk_client(url: str, timeout: float) -> SyncLangGraphClient:

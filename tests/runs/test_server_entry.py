@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,9 @@ def test_the_server_checkpointer_masks_secrets_and_reads_the_project_types_back(
             await graph.ainvoke({"topic": f"why {SECRET} leaks", "sources": []}, config)
             return (await graph.aget_state(config)).values  # type: ignore[return-value]
 
-    values = asyncio.run(run())
+    # A thread of its own: a browser test earlier in the session may leave this thread's loop running.
+    with ThreadPoolExecutor(1) as pool:
+        values = pool.submit(asyncio.run, run()).result()
     assert isinstance(values["sources"][0], Source)  # a project type, on the serializer's allow-list
     assert values["topic"] == "why " + "*" * len(SECRET) + " leaks"
     db = sqlite3.connect(server_settings / "server-checkpoints.sqlite")
