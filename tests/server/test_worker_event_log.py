@@ -167,3 +167,31 @@ def test_the_server_checkpoints_in_postgres_through_the_masking_serializer(
     assert blobs, "the server's checkpointer (research/runs/server.py) wrote no checkpoints to Postgres"
     assert not [b for b in blobs if SERVER_SECRET.encode() in b]
     assert any(b"*" * len(SERVER_SECRET) in b for b in blobs)  # the run's input, masked where it was stored
+
+
+def test_cancel_ends_the_worker_log_and_its_lease(replica: dict[str, str]) -> None:
+    manager = RemoteRunManager(Settings())
+    run_id = manager.start(ResearchRequest(topic="What was the impact of the printing press?", allocation="111"))
+    _wait(
+        "the run to reach its researchers",
+        lambda: any(e.type == "researcher_started" for e in manager.store.events(run_id)),
+    )
+    assert manager.store.get_lease(run_id) is not None  # the worker's, while it runs
+    manager.cancel(run_id)
+    assert manager.wait(run_id, timeout=60)
+    time.sleep(2)  # anything the worker's nodes still make after the cancel must not reach the log
+    types = [e.type for e in manager.store.events(run_id)]
+    assert manager.store.get_run(run_id).status == "cancelled"
+    assert types[-1] == "run_cancelled" and "run_finished" not in types and "run_failed" not in types
+    _wait("the worker to let go of the lease", lambda: manager.store.get_lease(run_id) is None, timeout=40)
+
+
+def test_a_run_the_worker_refuses_fails_once_with_its_error(replica: dict[str, str], monkeypatch) -> None:
+    manager = RemoteRunManager(Settings())
+    spec = manager._spec
+    # A spec the worker's Settings refuse: the run fails before any node writes the log.
+    monkeypatch.setattr(manager, "_spec", lambda run_id, request: {**spec(run_id, request), "max_researchers": 99})
+    run_id = manager.run(ResearchRequest(topic=TOPIC))
+    record = manager.store.get_run(run_id)
+    assert record.status == "failed" and "max_researchers" in record.error
+    assert [e.type for e in manager.store.events(run_id)] == ["run_failed"]  # written once, by the reader
