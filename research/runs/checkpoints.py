@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from research.graph.serde_types import STATE_TYPES
+from research.secrets import mask
 from research.settings import Settings
 
 if TYPE_CHECKING:
@@ -41,13 +42,23 @@ class SecretMaskingSerializer(JsonPlusSerializer):
 
     def __init__(self, secrets: list[str]) -> None:
         super().__init__(allowed_msgpack_modules=STATE_TYPES)
-        self._secrets = [s.encode() for s in secrets if len(s.encode()) >= self.MIN_SECRET_BYTES]
+        self._texts = [s for s in secrets if len(s.encode()) >= self.MIN_SECRET_BYTES]
+        self._secrets = [s.encode() for s in self._texts]
 
     def dumps_typed(self, obj: object) -> tuple[str, bytes]:
         type_, data = super().dumps_typed(obj)
         for secret in self._secrets:
             data = data.replace(secret, b"*" * len(secret))
         return type_, data
+
+    def mask_inline_values(self, checkpoint: Checkpoint) -> Checkpoint:
+        """The checkpoint with secrets masked in its plain string channels (the topic, ...), which
+        the Postgres savers store as JSONB beside the blobs, without this serializer."""
+        values = checkpoint["channel_values"]
+        if not self._texts or not any(isinstance(v, str) for v in values.values()):
+            return checkpoint
+        masked = {k: mask(v, self._texts) if isinstance(v, str) else v for k, v in values.items()}
+        return {**checkpoint, "channel_values": masked}
 
 
 def serializer(settings: Settings) -> SecretMaskingSerializer:
@@ -76,9 +87,10 @@ def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[str]]:
 
 @contextmanager
 def _postgres(settings: Settings) -> Iterator[BaseCheckpointSaver[str]]:
-    from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg.rows import dict_row
     from psycopg_pool import ConnectionPool
+
+    from research.runs.postgres_savers import MaskingPostgresSaver
 
     url = settings.database_url.get_secret_value()  # type: ignore[union-attr]
     # A pool, not one connection: parallel researcher branches write checkpoints at once. The
@@ -92,7 +104,7 @@ def _postgres(settings: Settings) -> Iterator[BaseCheckpointSaver[str]]:
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
     )
     try:
-        saver = PostgresSaver(pool, serde=serializer(settings))  # type: ignore[arg-type]
+        saver = MaskingPostgresSaver(pool, serde=serializer(settings))  # type: ignore[arg-type]
         _setup_once(saver, pool, url)
         yield saver
     finally:

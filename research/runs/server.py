@@ -46,9 +46,10 @@ async def checkpointer() -> AsyncIterator[BaseCheckpointSaver[Any]]:
     settings = get_settings()
     serde = serializer(settings)
     if settings.database_url:
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg.rows import dict_row
         from psycopg_pool import AsyncConnectionPool
+
+        from research.runs.postgres_savers import MaskingAsyncPostgresSaver
 
         # The saver's documented connection settings: autocommit, no server-side prepared statements.
         async with AsyncConnectionPool(
@@ -59,7 +60,7 @@ async def checkpointer() -> AsyncIterator[BaseCheckpointSaver[Any]]:
             name="research-server-checkpoints",
             kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
         ) as pool:
-            postgres = AsyncPostgresSaver(pool, serde=serde)  # type: ignore[arg-type]
+            postgres = MaskingAsyncPostgresSaver(pool, serde=serde)  # type: ignore[arg-type]
             async with pool.connection() as conn:  # replicas starting at once must not race the migrations
                 await conn.execute("SELECT pg_advisory_lock(%s)", (PG_SETUP_ADVISORY_LOCK,))
                 try:

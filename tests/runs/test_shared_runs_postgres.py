@@ -109,6 +109,26 @@ def test_postgres_checkpoints_mask_a_secret_echoed_in_a_task_error(
     assert any(b"*" * len(KEY) in b for b in blobs)
 
 
+def test_postgres_checkpoints_mask_a_secret_in_a_plain_string_channel(
+    tmp_path: Path, session_log_dir: Path, pg_url: str
+) -> None:
+    # The saver keeps str channels inline in the checkpoint's JSONB, outside the serializer.
+    settings = _settings(tmp_path, session_log_dir, pg_url, tavily_api_key=KEY)
+    builder = StateGraph(_S)
+    builder.add_node("echo", lambda state: {"x": f"{state['x']} (seen)"})
+    builder.add_edge(START, "echo")
+    builder.add_edge("echo", END)
+    with ResearchRunner(settings).checkpointer() as saver:
+        graph = builder.compile(checkpointer=saver)
+        graph.invoke({"x": f"a topic quoting {KEY}"}, {"configurable": {"thread_id": "inline"}})
+        values = graph.get_state({"configurable": {"thread_id": "inline"}}).values
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT checkpoint::text FROM checkpoints WHERE thread_id = 'inline'").fetchall()
+    assert rows and not [r for r in rows if KEY in r[0]]
+    assert any("a topic quoting ***" in r[0] for r in rows)
+    assert values["x"] == "a topic quoting *** (seen)"  # what a resumed run reads back
+
+
 def test_an_unreachable_database_url_is_one_clear_cli_line(tmp_path: Path) -> None:
     from tests.fakes.postgres import free_port
 

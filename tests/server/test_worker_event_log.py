@@ -163,10 +163,14 @@ def test_the_server_checkpoints_in_postgres_through_the_masking_serializer(
             " UNION ALL SELECT blob FROM checkpoint_writes WHERE thread_id = %s",
             (thread_id_of(run_id), thread_id_of(run_id)),
         ).fetchall()
+        inline = db.execute(
+            "SELECT checkpoint::text FROM checkpoints WHERE thread_id = %s", (thread_id_of(run_id),)
+        ).fetchall()
     blobs = [bytes(row[0]) for row in rows]
-    assert blobs, "the server's checkpointer (research/runs/server.py) wrote no checkpoints to Postgres"
+    assert blobs and inline, "the server's checkpointer (research/runs/server.py) wrote no checkpoints to Postgres"
     assert not [b for b in blobs if SERVER_SECRET.encode() in b]
     assert any(b"*" * len(SERVER_SECRET) in b for b in blobs)  # the run's input, masked where it was stored
+    assert not [row for row in inline if SERVER_SECRET in row[0]]  # and the topic channel kept inline
 
 
 def test_cancel_ends_the_worker_log_and_its_lease(replica: dict[str, str]) -> None:
