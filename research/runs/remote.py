@@ -115,7 +115,7 @@ class RemoteRunManager(RunThreads):
         self.check()
         self.store.update_run(run_id, status="running", error=None)
         command: Command = {"resume": {"questions": questions, "allocation": parsed.notation if parsed else None}}
-        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation)
+        request = self.runner.stored_request(record)  # the choices it started with travel again
 
         def go() -> None:
             self._follow(run_id, on_event, lambda: self._stream(run_id, request, command=command))
@@ -163,8 +163,11 @@ class RemoteRunManager(RunThreads):
         return run_id
 
     def _spec(self, run_id: str, request: ResearchRequest) -> dict[str, Any]:
-        # Only what this side chose explicitly travels; the rest is the server's own configuration.
-        spec = spec_for(run_id, self.settings, request.llm, only_set=True)
+        # Only what this side chose explicitly travels (its settings, the run's options); the rest
+        # is the server's own configuration.
+        spec = spec_for(run_id, self.runner.run_settings(request), request.llm, only_set=True)
+        if request.started_by:
+            spec["started_by"] = request.started_by
         if self.store.dialect == "postgres":  # a shared store: a worker that shares it writes the log
             spec["event_log_store"] = self.store.store_id
         return dict(spec)

@@ -15,9 +15,11 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
+from pydantic import ValidationError
 
 from research.brains.factory import make_brain
 from research.events import Event, EventAdapter, payloads
+from research.events.payloads import RunStarted
 from research.events.status import RunStatus
 from research.graph import services
 from research.graph.allocation import parse_allocation
@@ -33,7 +35,7 @@ from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.store import DuplicateEventError, RunRecord, RunStore, open_run_store
 from research.schemas import ResearcherAllocation, ResearchRequest
 from research.secrets import mask
-from research.settings import ResearcherMode, Settings
+from research.settings import Settings
 from research.sources.library.store import Library, LibraryProvider
 from research.sources.router import SourceRouter
 
@@ -122,7 +124,7 @@ class ResearchRunner:
         """Continue an interrupted run from its last checkpoint, or start it again if it stopped
         before its first one (nothing of the graph's work was kept)."""
         record = self.claim_for_resume(run_id)
-        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)
+        request = self.stored_request(record, llm)
         with self.checkpointer() as saver:
             latest = saver.get_tuple({"configurable": {"thread_id": run_id}})
         # Step -1 is the input alone (written before any node ran): nothing of the graph's work is kept.
@@ -167,11 +169,33 @@ class ResearchRunner:
         """
         record, questions, parsed = self.check_plan_edit(run_id, questions, allocation)
         claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # two replicas' Continue: one wins
-        request = ResearchRequest(topic=record.topic, allocation=record.requested_allocation, llm=llm)
+        request = self.stored_request(record, llm)
         self.store.update_run(run_id, status=RunStatus.RUNNING, error=None)
         answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
         self._execute(run_id, request, Command(resume=answer), on_event, started=False, resumed_note=None)
         return run_id
+
+    def stored_request(self, record: RunRecord, llm: str | None = None) -> ResearchRequest:
+        """The request a run started with, as its run_started event recorded it (brain, model,
+        sources mode, researcher mode, who started it), so a resumed or continued run keeps its
+        choices; `llm` overrides the brain. A run with no run_started yet gets the defaults."""
+        values = {"topic": record.topic, "allocation": record.requested_allocation, "llm": llm}
+        started = next((e.data for e in self.store.events(record.run_id) if e.type == "run_started"), None)
+        if not isinstance(started, RunStarted):
+            return ResearchRequest.model_validate(values)
+        brain = llm or (started.brain if started.brain in ("offline", "openai") else None)
+        choices = {
+            "llm": brain,
+            "model": started.model if brain == "openai" and started.model else None,
+            "sources": started.source_mode or None,
+            "researcher_mode": started.researcher_mode,
+            "started_by": started.started_by,
+        }
+        try:
+            return ResearchRequest.model_validate({**values, **choices})
+        except ValidationError:  # a log from an older version, or edited: the defaults then
+            log.warning("Run %s: its recorded choices do not fit a request; resuming with defaults", record.run_id)
+            return ResearchRequest.model_validate(values)
 
     def check_plan_edit(
         self, run_id: str, questions: list[str] | None, allocation: str | None
@@ -258,9 +282,8 @@ class ResearchRunner:
 
         settings = self.run_settings(request)
         brain = make_brain(settings, request.llm)
-        mode = (
-            request.researcher_mode or (None if started else self._stored_mode(run_id)) or self.settings.researcher_mode
-        )
+        # A resumed run's request carries the mode it started with (stored_request).
+        mode = request.researcher_mode or self.settings.researcher_mode
         if not started and resumed_note:
             publish(adapter.make("warning", source="runner", message=resumed_note))
         # The graph gets a JSON spec; this process's services for it are bound by run id, so the
@@ -319,12 +342,6 @@ class ResearchRunner:
         if request.started_by:
             spec["started_by"] = request.started_by
         return spec
-
-    def _stored_mode(self, run_id: str) -> ResearcherMode | None:
-        """The researcher mode a resumed run started with (its run_started event)."""
-        # run_started records the spec's researcher_mode, which was a ResearcherMode when the run began.
-        started = next((e for e in self.store.events(run_id) if e.type == "run_started"), None)
-        return started.data.get("researcher_mode") if started else None
 
     def _on_event_side_effects(self, event: Event) -> None:
         apply_event(self.store, event)

@@ -84,9 +84,10 @@ def _assert_one_complete_log(store: RunStore, run_id: str) -> list:
 def test_the_worker_writes_the_log_the_replica_reads(replica: dict[str, str]) -> None:
     manager = RemoteRunManager(Settings())
     streamed: list = []
-    run_id = manager.run(ResearchRequest(topic=TOPIC, allocation="111"), on_event=streamed.append)
+    run_id = manager.run(ResearchRequest(topic=TOPIC, allocation="111", started_by="ada"), on_event=streamed.append)
 
     events = _assert_one_complete_log(manager.store, run_id)
+    assert events[0].data.started_by == "ada"  # the run's own choices travel in its spec
     # The follower only read: what it streamed is what the worker logged (the transcript too).
     assert Counter(e.type for e in streamed) == Counter(e.type for e in events)
     assert any(e.type == "message" for e in events)
