@@ -14,12 +14,11 @@ from langgraph.graph.state import CompiledStateGraph
 
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
-from research.graph.nodes.agent_researcher import agent_researcher
 from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
 from research.graph.nodes.claim_check import claim_check
 from research.graph.nodes.lifecycle import begin, finish
 from research.graph.nodes.plan_review import plan_review
-from research.graph.nodes.researcher import researcher
+from research.graph.nodes.researcher_branch import researcher_branch
 from research.graph.nodes.reviewer import reviewer
 from research.graph.nodes.routing import route_after_analyst
 from research.graph.nodes.supervisor import dispatch, supervisor
@@ -31,27 +30,24 @@ ResearchGraph = CompiledStateGraph[ResearchState, RunSpec, ResearchState, Resear
 
 
 def build_graph(
-    *,
-    max_consecutive_same: int = 3,
-    checkpointer: BaseCheckpointSaver[Any] | None = None,
-    researcher_mode: str = "pipeline",
+    *, max_consecutive_same: int = 3, checkpointer: BaseCheckpointSaver[Any] | None = None
 ) -> ResearchGraph:
     """The compiled graph with `checkpointer` attached. Compiling takes about 10 ms, and every run
     would pay it before its first model call, so each loop limit is compiled once and shared: a
-    compiled graph keeps no per-run state, and `copy` only swaps the checkpointer."""
-    graph = _compiled(max_consecutive_same, researcher_mode)
+    compiled graph keeps no per-run state (the researcher mode is the run's, in its services), and
+    `copy` only swaps the checkpointer."""
+    graph = _compiled(max_consecutive_same)
     return graph if checkpointer is None else graph.copy(update={"checkpointer": checkpointer})
 
 
 @lru_cache(maxsize=8)
-def _compiled(max_consecutive_same: int, researcher_mode: str = "pipeline") -> ResearchGraph:
+def _compiled(max_consecutive_same: int) -> ResearchGraph:
     builder = StateGraph(ResearchState, context_schema=RunSpec)
     nodes: dict[Node, Callable[..., Any]] = {
         Node.BEGIN: begin,
         Node.SUPERVISOR: supervisor,
         Node.PLAN_REVIEW: plan_review,
-        # The researcher branch of the fan-out: fixed queries (pipeline) or a bounded tool loop (agent).
-        Node.RESEARCHER: agent_researcher if researcher_mode == "agent" else researcher,
+        Node.RESEARCHER: researcher_branch,  # pipeline or agent, as the run chose
         Node.ANALYST: analyst,
         Node.FOLLOW_UP: follow_up,
         Node.WRITER: writer,
@@ -88,5 +84,4 @@ def make_graph() -> ResearchGraph:
     from research.settings import get_settings
 
     settings = get_settings()
-    # A server's researcher mode is its own setting (RESEARCH_RESEARCHER_MODE of the worker's environment).
-    return build_graph(max_consecutive_same=settings.max_consecutive_same, researcher_mode=settings.researcher_mode)
+    return build_graph(max_consecutive_same=settings.max_consecutive_same)

@@ -168,6 +168,8 @@ class RemoteRunManager(RunThreads):
         spec = spec_for(run_id, self.runner.run_settings(request), request.llm, only_set=True)
         if request.started_by:
             spec["started_by"] = request.started_by
+        if request.researcher_mode:  # the dashboard's Researchers control; else the worker's setting
+            spec["researcher_mode"] = request.researcher_mode
         if self.store.dialect == "postgres":  # a shared store: a worker that shares it writes the log
             spec["event_log_store"] = self.store.store_id
         return dict(spec)

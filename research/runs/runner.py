@@ -306,11 +306,7 @@ class ResearchRunner:
         services.bind(ctx)
         try:
             with self.checkpointer() as saver, run_id_scope(run_id):
-                graph = build_graph(
-                    max_consecutive_same=self.settings.max_consecutive_same,
-                    checkpointer=saver,
-                    researcher_mode=mode,
-                )
+                graph = build_graph(max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver)
                 for part in graph.stream(
                     initial,
                     config,

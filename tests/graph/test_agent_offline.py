@@ -146,4 +146,4 @@ def test_round_bound_applies_to_each_round(runner, settings):
         assert len(made) == 2, round_  # each round has its own allowance
         refused = [e for e in calls if e.iteration == round_ and e.data["status"] == "refused"]
         assert refused and all("RESEARCH_MAX_TOOL_CALLS_PER_ROUND" in e.data["error"] for e in refused)
-    assert runner._stored_mode(run_id) == "agent"  # what a resume of this run would use
+    assert runner.stored_request(runner.store.get_run(run_id)).researcher_mode == "agent"  # what a resume would use

@@ -13,11 +13,14 @@ from research.settings import Settings
 def test_the_runs_options_travel_and_defaults_stay_home(tmp_path: Path) -> None:
     settings = Settings(_env_file=None, data_dir=tmp_path, server_url="http://127.0.0.1:9", max_researchers=5)
     manager = RemoteRunManager(settings, client=object())  # no server is asked for a spec
-    request = ResearchRequest(topic="How do heat pumps work?", model="chosen-model", sources="live", started_by="ada")
+    request = ResearchRequest(
+        topic="How do heat pumps work?", model="chosen-model", sources="live", started_by="ada", researcher_mode="agent"
+    )
 
     spec = manager._spec("r1", request)
 
     assert spec["model"] == "chosen-model" and spec["sources"] == "live" and spec["started_by"] == "ada"
+    assert spec["researcher_mode"] == "agent"
     assert spec["max_researchers"] == 5  # set explicitly on this side
     assert "results_per_query" not in spec and "fast_model" not in spec  # defaults: the server's own
     assert "event_log_store" not in spec  # a SQLite store is this replica's alone

@@ -198,3 +198,13 @@ def test_a_run_that_fails_on_the_server_shows_its_error(client_env, monkeypatch)
     assert record.status == "failed", _types(manager.store, run_id)
     assert "max_researchers" in record.error and "9" in record.error
     assert _types(manager.store, run_id)[-1] == "run_failed"
+
+
+def test_the_runs_researcher_mode_runs_on_the_server(client_env):
+    # The server's own mode is pipeline (its RESEARCH_RESEARCHER_MODE default): the run's choice wins.
+    manager = make_manager(Settings())
+    run_id = manager.run(ResearchRequest(topic=TOPIC, allocation="100", researcher_mode="agent"))
+    events = manager.store.events(run_id)
+    assert manager.store.get_run(run_id).status == "finished"
+    assert events[0].data.researcher_mode == "agent"
+    assert any(e.type == "tool_called" for e in events)  # the agent's tool loop ran in the worker
