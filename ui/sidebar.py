@@ -1,4 +1,4 @@
-"""The sidebar: which brain, which sources and which limits this dashboard runs with."""
+"""The sidebar: which brain, which sources and which limits this dashboard runs with, and where."""
 
 from __future__ import annotations
 
@@ -30,5 +30,8 @@ def render(settings: Settings) -> None:
             f"round{'s' if settings.max_iterations != 1 else ''}  \n"
             f":material/groups: **Researcher cap:** {settings.max_researchers}"
         )
+        if settings.server_url:  # remote mode: the worker's own settings fill in what is not set here
+            st.markdown(f":material/dns: **Runs on:** the LangGraph server at {md_escape(str(settings.server_url))}")
+            st.caption("Brain and sources above are this dashboard's; what it leaves unset is the server's own.")
         if settings.demo_delay:
             st.caption(f":material/slow_motion_video: Demo pacing: {settings.demo_delay:g} s per library search")

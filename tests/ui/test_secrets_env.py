@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from research.api import Settings
+from tests.ui.conftest import plain
 from ui.secrets_env import secrets_to_env
 
 
@@ -48,3 +49,11 @@ def test_secrets_file_reaches_the_app_settings(make_app):
         os.environ.pop("RESEARCH_MAX_ITERATIONS", None)  # the app exported it for the process
     sidebar = "\n".join(m.value for m in at.sidebar.markdown)
     assert "**Revision cap:** 4 rounds" in sidebar
+
+
+def test_the_sidebar_says_runs_execute_on_the_server_in_remote_mode(make_app, monkeypatch):
+    monkeypatch.setenv("RESEARCH_SERVER_URL", "http://127.0.0.1:9")  # never asked: the page only says where
+    at = make_app().run()
+    sidebar = [plain(m.value) for m in at.sidebar.markdown]
+    assert any("Runs on: the LangGraph server at http://127.0.0.1:9" in line for line in sidebar), sidebar
+    assert not at.exception
