@@ -43,6 +43,7 @@ class RunStarted(Payload):
     allocation_request: str | None = None
     brain: str = ""
     model: str = ""
+    fast_model: str | None = None  # the model of the cheap steps when set apart from `model`
     source_mode: str = ""
     max_iterations: int | None = None
     researcher_mode: str = "pipeline"

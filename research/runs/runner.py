@@ -176,7 +176,7 @@ class ResearchRunner:
         return run_id
 
     def stored_request(self, record: RunRecord, llm: str | None = None) -> ResearchRequest:
-        """The request a run started with, as its run_started event recorded it (brain, model,
+        """The request a run started with, as its run_started event recorded it (brain, models,
         sources mode, researcher mode, who started it), so a resumed or continued run keeps its
         choices; `llm` overrides the brain. A run with no run_started yet gets the defaults."""
         values = {"topic": record.topic, "allocation": record.requested_allocation, "llm": llm}
@@ -187,6 +187,7 @@ class ResearchRunner:
         choices = {
             "llm": brain,
             "model": started.model if brain == "openai" and started.model else None,
+            "fast_model": started.fast_model if brain == "openai" else None,
             "sources": started.source_mode or None,
             "researcher_mode": started.researcher_mode,
             "started_by": started.started_by,

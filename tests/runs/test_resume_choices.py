@@ -20,7 +20,11 @@ def test_a_continued_run_keeps_the_model_it_was_started_with(tmp_path: Path) -> 
             server.base_url, data_dir=tmp_path / "data", log_dir=tmp_path / "logs", model="default-model"
         )
         runner = ResearchRunner(settings)
-        run_id = runner.run(ResearchRequest(topic=TOPIC, allocation="100", review_plan=True, model="chosen-model"))
+        run_id = runner.run(
+            ResearchRequest(
+                topic=TOPIC, allocation="100", review_plan=True, model="chosen-model", fast_model="chosen-fast"
+            )
+        )
         assert runner.store.get_run(run_id).status == "paused"
         server.reset()
 
@@ -29,7 +33,7 @@ def test_a_continued_run_keeps_the_model_it_was_started_with(tmp_path: Path) -> 
 
         models = {request["model"] for request in server.requests}
     assert runner.store.get_run(run_id).status == "finished"
-    assert "chosen-model" in models and "default-model" not in models
+    assert {"chosen-model", "chosen-fast"} <= models and "default-model" not in models
 
 
 def test_a_resumed_run_keeps_its_researcher_mode_sources_and_starter(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         allocation_request=state.get("requested_allocation"),
         brain=ctx.brain.kind,
         model=ctx.brain.name,
+        fast_model=ctx.settings.fast_model if ctx.brain.kind != "offline" else None,
         source_mode=ctx.settings.sources,
         max_iterations=state.get("max_iterations", ctx.settings.max_iterations),
         researcher_mode=ctx.researcher_mode,
