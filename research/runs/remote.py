@@ -157,10 +157,7 @@ class RemoteRunManager(RunThreads):
         if request.allocation:  # bad input first: the clear allocation error, whatever the server
             parse_allocation(request.allocation, self.settings.max_researchers)
         self.check()
-        run_id = self.runner.create(request)
-        # The local runner's lease says "runs here"; here only a server worker runs it (and holds it).
-        self.store.release_lease(run_id, self.runner.owner)
-        return run_id
+        return self.runner.create(request, lease=False)  # a server worker runs it and holds its lease
 
     def _spec(self, run_id: str, request: ResearchRequest) -> dict[str, Any]:
         # Only what this side chose explicitly travels (its settings, the run's options); the rest

@@ -26,10 +26,9 @@ from research.graph.allocation import parse_allocation
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for
 from research.graph.nodes.plan_review import validate_plan_edit
-from research.graph.serde_types import STATE_TYPES as _STATE_TYPES
 from research.graph.state import ResearchState
 from research.logging_setup import configure_logging, run_id_scope
-from research.runs.checkpoints import SecretMaskingSerializer, open_checkpointer
+from research.runs.checkpoints import open_checkpointer
 from research.runs.event_effects import apply_event
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.store import DuplicateEventError, RunRecord, RunStore, open_run_store
@@ -47,8 +46,6 @@ __all__ = [
     "ResearchRunner",
     "RunBusyError",
     "RunNotResumableError",
-    "SecretMaskingSerializer",
-    "_STATE_TYPES",
 ]
 # Statuses `resume` refuses: the run is over, or it waits for a person (continue/cancel its plan).
 _NOT_RESUMABLE = {
@@ -78,15 +75,17 @@ class ResearchRunner:
         )
 
     # --- starting and resuming ----------------------------------------------------------------
-    def create(self, request: ResearchRequest) -> str:
-        """Validate and register a run; returns its id. Raises AllocationError on a bad allocation."""
+    def create(self, request: ResearchRequest, *, lease: bool = True) -> str:
+        """Validate and register a run; returns its id. Raises AllocationError on a bad allocation.
+        `lease=False`: another process runs it and holds the lease (a server worker, remote mode)."""
         if request.allocation:
             parse_allocation(request.allocation, self.settings.max_researchers)
         run_id = uuid.uuid4().hex[:12]
         self.store.create_run(run_id, request.topic, request.allocation, self._brain_label(request))
-        # Held from the first moment the run is stored as running, so no other process sees it
-        # unowned (an orphan) before its first event; _execute renews it.
-        claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
+        if lease:
+            # Held from the first moment the run is stored as running, so no other process sees it
+            # unowned (an orphan) before its first event; _execute renews it.
+            claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
         return run_id
 
     def run(self, request: ResearchRequest, on_event: EventCallback | None = None, run_id: str | None = None) -> str:
