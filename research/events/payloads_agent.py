@@ -13,6 +13,7 @@ WorkerRole = Literal["directive", "assistant", "tool", "closing"]
 
 
 class ToolCalledData(Payload):
+    event_type = "tool_called"
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     result_count: int = 0
@@ -29,6 +30,7 @@ class ToolCallView(BaseModel):
 
 
 class WorkerMessageData(Payload):
+    event_type = "worker_message"
     role: WorkerRole
     name: str
     content: str = ""

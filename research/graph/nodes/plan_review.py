@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research.events import emit
+from research.events.payloads import Counts, PlanApproved
 from research.graph.allocation import AllocationError, parse_allocation
 from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log
@@ -93,10 +94,13 @@ def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, An
         )
     edited = resolved is not current or questions != list(state["research_questions"])
     emit(
-        "plan_approved",
-        **resolved.model_dump(),  # allocation, origin, reasoning
-        research_questions=questions,
-        edited=edited,
+        PlanApproved(
+            allocation=Counts.model_validate(resolved.allocation.model_dump()),
+            origin=resolved.origin,
+            reasoning=resolved.reasoning,
+            research_questions=questions,
+            edited=edited,
+        )
     )
     summary = (
         f"Plan reviewed by the user{' and edited' if edited else ''}: allocation {resolved.allocation.notation}; "

@@ -16,6 +16,7 @@ from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
 from research.events import emit
+from research.events.payloads import QueriesGenerated, SourcesDroppedData, SourcesFound
 from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
 from research.graph.nodes.researcher_report import announce_start, failed_branch, finish
@@ -37,7 +38,7 @@ def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str,
         queries = ctx.offline.queries(task, task.kind)
     report_usage(ctx, "researcher", task.researcher_id)
     queries = [q for q in dict.fromkeys(q.strip() for q in queries) if q][:MAX_QUERIES] or [task.question]
-    emit("queries_generated", researcher_id=task.researcher_id, iteration=task.iteration, queries=queries)
+    emit(QueriesGenerated(queries=queries), researcher_id=task.researcher_id, iteration=task.iteration)
     return {"queries": queries, "started_at": time.time()}
 
 
@@ -63,20 +64,14 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         )
     if result.dropped:  # what was dropped and why, for the researcher card
         emit(
-            "sources_dropped",
+            SourcesDroppedData(query=query, dropped=list(result.dropped)),
             researcher_id=task.researcher_id,
             iteration=task.iteration,
-            query=query,
-            dropped=[d.model_dump() for d in result.dropped],
         )
     emit(
-        "sources_found",
+        SourcesFound(query=query, providers=result.providers_used, sources=sources, off_topic=result.off_topic),
         researcher_id=task.researcher_id,
         iteration=task.iteration,
-        query=query,
-        providers=result.providers_used,
-        sources=[s.model_dump() for s in sources],
-        off_topic=result.off_topic,
     )
     preview = "; ".join(s.title for s in sources[:3])
     log_tool("researcher", f"search_{task.kind}", {"query": query}, preview=f"{len(sources)} results: {preview}")

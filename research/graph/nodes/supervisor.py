@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from research.brains.base import Plan
 from research.events import emit
+from research.events.payloads import AllocationDecided, Counts, Phase
 from research.graph.allocation import parse_allocation, researcher_ids, resolve_allocation
 from research.graph.context import RunContext, RunSpec
 from research.graph.nodes import Node
@@ -38,7 +39,7 @@ def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any
     ctx = services_of(runtime)
     topic = state["topic"]
     cap = ctx.settings.max_researchers
-    emit("phase", phase="supervisor", iteration=0)
+    emit(Phase(phase="supervisor"), iteration=0)
     requested = state.get("requested_allocation")
     user = parse_allocation(requested, cap) if requested else None
     plan = ctx.brain.plan(topic, max_researchers=cap, wants_allocation=user is None)
@@ -62,10 +63,13 @@ def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any
         warn("supervisor", message)
 
     emit(
-        "allocation_decided",
-        **resolved.model_dump(),  # allocation, origin, reasoning
-        research_questions=questions,
-        plan_reasoning=plan.reasoning,
+        AllocationDecided(
+            allocation=Counts.model_validate(resolved.allocation.model_dump()),
+            origin=resolved.origin,
+            reasoning=resolved.reasoning,
+            research_questions=questions,
+            plan_reasoning=plan.reasoning,
+        )
     )
     agent_log.info(
         "Supervisor decision: allocation %s (%s) | questions: %s",
