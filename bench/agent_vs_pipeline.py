@@ -50,7 +50,7 @@ def _figures(run: LoopbackRun) -> dict[str, Any]:
         "providers": len({s.get("provider") for s in view.sources.values()}),
         "cited_sources": len(view.cited_source_ids),
         "mean_relevance": round(mean(relevance), 3) if relevance else None,
-        "final_verdict": view.critiques[-1]["status"] if view.critiques else None,
+        "final_verdict": view.critiques[-1].status if view.critiques else None,
         "status": run.status,
     }
 

@@ -59,9 +59,9 @@ def test_the_contract_on_the_wire(settings):
     view = fold(runner.store.events(run_id))
     worker = view.researchers["web-1"]
     assert [c["status"] for c in worker.tool_calls] == ["ok", "ok"]
-    assert worker.transcript[-1]["content"].startswith("- The sources describe Impressionism.")
+    assert worker.transcript[-1].content.startswith("- The sources describe Impressionism.")
     assert view.status == "finished" and worker.source_ids
-    assert view.usage["by_node"]["researcher"]["calls"] >= 3  # every agent step is metered
+    assert view.usage.by_node["researcher"].calls >= 3  # every agent step is metered
 
 
 def test_invalid_arguments_are_explained_and_retried_once(settings):
@@ -101,7 +101,7 @@ def test_the_loop_guard_ends_a_worker_that_goes_nowhere(settings, arguments, sta
     runner, run_id = _agent_run(settings, _calling_search_library(arguments))
     worker = fold(runner.store.events(run_id)).researchers["web-1"]
     assert [c["status"] for c in worker.tool_calls] == statuses
-    assert worker.transcript[-1]["content"].startswith(f"Stopped early: {closing}")
+    assert worker.transcript[-1].content.startswith(f"Stopped early: {closing}")
     assert bool(worker.source_ids) is found  # closes with what its calls found (none were valid: nothing)
 
 
@@ -110,7 +110,7 @@ def test_the_token_budget_closes_the_worker(settings):
     runner, run_id = _agent_run(settings, ToolAgentModel(), max_llm_calls=3)
     view = fold(runner.store.events(run_id))
     worker = view.researchers["web-1"]
-    assert worker.transcript[-1]["content"].startswith("Stopped early: Model budget reached: 3 of 3 calls used")
+    assert worker.transcript[-1].content.startswith("Stopped early: Model budget reached: 3 of 3 calls used")
     assert worker.source_ids and view.status == "finished"
 
 
@@ -152,7 +152,7 @@ def test_live_tools_against_the_service_fakes(settings):
     view = fold(runner.store.events(run_id))
     academic = view.researchers["academic-1"]
     assert [c["tool"] for c in academic.tool_calls] == ["search_arxiv", "search_library"]
-    assert academic.tool_calls[0]["status"] == "ok"
+    assert academic.tool_calls[0].status == "ok"
     arxiv = [s for s in view.sources.values() if s["provider"] == "arxiv"]
     assert arxiv and all(s["researcher_id"] == "academic-1" and s["query"] == "The printing press" for s in arxiv)
     offered = {tuple(t["function"]["name"] for t in r["tools"]) for r in model.agent_requests}

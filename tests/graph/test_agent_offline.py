@@ -63,7 +63,7 @@ def test_researcher_bound_closes_with_what_it_has(runner, settings):
     for r in view.researchers.values():
         statuses = [c["status"] for c in r.tool_calls]
         assert statuses[0] == "ok" and set(statuses[1:]) <= {"refused"} and len(statuses) == 2
-        closing = r.transcript[-1]["content"]
+        closing = r.transcript[-1].content
         assert closing.startswith(
             "Stopped early: this researcher's tool-call limit (1, RESEARCH_MAX_TOOL_CALLS_PER_RESEARCHER)"
         )
@@ -89,7 +89,7 @@ def test_follow_up_directives_carry_the_analysts_queries(runner):
     view = fold(runner.store.events(run_id))
     follow_ups = [r for r in view.researchers.values() if r.is_follow_up]
     assert follow_ups
-    directives = " ".join(r.transcript[0]["content"] for r in follow_ups)
+    directives = " ".join(r.transcript[0].content for r in follow_ups)
     assert "The analyst recommends these searches" in directives
     assert all(f'"{q}"' in directives for q in critique["recommended_queries"])
 
@@ -132,7 +132,7 @@ def test_a_provider_fault_is_a_tool_result_and_a_warning(runner, settings):
     result = next(m for m in worker.transcript if m["role"] == "tool")
     assert result["content"].startswith("Tool search_web failed: HTTP 503 after 3 attempts")
     warnings = [e for e in events_of(runner, run_id, "warning") if e.researcher_id == "web-1"]
-    assert any(w.data["source"] == "duckduckgo" and "HTTP 503" in w.data["message"] for w in warnings)
+    assert any(w.data.source == "duckduckgo" and "HTTP 503" in w.data.message for w in warnings)
     # The policy then tries the local library, so the worker still has sources.
     assert "search_library" in [c["tool"] for c in worker.tool_calls] and worker.source_ids
 
@@ -142,8 +142,8 @@ def test_round_bound_applies_to_each_round(runner, settings):
     run_id = run_agent(runner, "111", topic=CORAL_REEFS, max_iterations=1)
     calls = [e for e in events_of(runner, run_id, "tool_called")]
     for round_ in (0, 1):
-        made = [e for e in calls if e.iteration == round_ and e.data["status"] != "refused"]
+        made = [e for e in calls if e.iteration == round_ and e.data.status != "refused"]
         assert len(made) == 2, round_  # each round has its own allowance
-        refused = [e for e in calls if e.iteration == round_ and e.data["status"] == "refused"]
-        assert refused and all("RESEARCH_MAX_TOOL_CALLS_PER_ROUND" in e.data["error"] for e in refused)
+        refused = [e for e in calls if e.iteration == round_ and e.data.status == "refused"]
+        assert refused and all("RESEARCH_MAX_TOOL_CALLS_PER_ROUND" in e.data.error for e in refused)
     assert runner.stored_request(runner.store.get_run(run_id)).researcher_mode == "agent"  # what a resume would use

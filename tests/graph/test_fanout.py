@@ -31,7 +31,7 @@ def test_210_sends_two_web_and_one_academic_researcher(runner: ResearchRunner) -
     web1, web2 = started["web-1"], started["web-2"]
     assert web1["angle"] != web2["angle"]
     assert web1["question"] != web2["question"]
-    queries = {e.researcher_id: e.data["queries"] for e in events_of(runner, run_id, "queries_generated")}
+    queries = {e.researcher_id: e.data.queries for e in events_of(runner, run_id, "queries_generated")}
     assert 2 <= len(queries["web-1"]) <= 3 and 2 <= len(queries["web-2"]) <= 3
     assert not set(queries["web-1"]) & set(queries["web-2"])
 
