@@ -26,6 +26,7 @@ from research.events import Event, EventAdapter
 from research.events.payloads import RunCancelled, RunFailed, RunStarted, Warning
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
+from research.graph.state import PlanAnswer
 from research.runs.event_effects import log_event
 from research.runs.run_threads import RunThreads
 from research.runs.runner import ResearchRunner
@@ -115,7 +116,7 @@ class RemoteRunManager(RunThreads):
         record, questions, parsed = self.runner.check_plan_edit(run_id, questions, allocation)
         self.check()
         self.store.update_run(run_id, status="running", error=None)
-        command: Command = {"resume": {"questions": questions, "allocation": parsed.notation if parsed else None}}
+        command: Command = {"resume": PlanAnswer(questions=questions, allocation=parsed.notation if parsed else None)}
         request = self.runner.stored_request(record)  # the choices it started with travel again
 
         def go() -> None:

@@ -26,7 +26,7 @@ from research.graph.allocation import parse_allocation
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for
 from research.graph.nodes.plan_review import validate_plan_edit
-from research.graph.state import ResearchState
+from research.graph.state import PlanAnswer, ResearchState
 from research.logging_setup import configure_logging, run_id_scope
 from research.runs.checkpoints import open_checkpointer
 from research.runs.event_effects import apply_event
@@ -170,7 +170,7 @@ class ResearchRunner:
         claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # two replicas' Continue: one wins
         request = self.stored_request(record, llm)
         self.store.update_run(run_id, status=RunStatus.RUNNING, error=None)
-        answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
+        answer = PlanAnswer(questions=questions, allocation=parsed.notation if parsed else None)
         self._execute(run_id, request, Command(resume=answer), on_event, started=False, resumed_note=None)
         return run_id
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -63,7 +61,7 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     return update
 
 
-def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     """Counts the revision round and records the directives; `dispatch_follow_up` sends the team."""
     iteration = state.get("research_iterations", 0) + 1
     emit(Phase(phase="researchers"), iteration=iteration)

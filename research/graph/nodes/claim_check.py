@@ -4,8 +4,6 @@ A judge that fails degrades to the offline verdicts with a warning."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from research.brains.claim_judge import judge_claims
@@ -39,7 +37,7 @@ def checked(ctx: RunContext, draft: Draft, version: int) -> list[CheckedClaim]:
     return claims
 
 
-def claim_check(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def claim_check(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     draft = state.get("draft")
     if draft is None:
         return {}

@@ -4,7 +4,6 @@ so the event log is complete wherever the graph runs (in-process, `langgraph dev
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -16,7 +15,7 @@ from research.graph.services import services_of
 from research.graph.state import ResearchState
 
 
-def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     emit(
         RunStarted(
@@ -36,7 +35,7 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     return {"run_started_at": time.time()}
 
 
-def finish(state: ResearchState) -> dict[str, Any]:
+def finish(state: ResearchState) -> ResearchState:
     """The outcome is the run's own: a draft means finished, whatever status the host reports."""
     counts = run_counts(state)
     seconds = round(time.time() - state.get("run_started_at", time.time()), 3)

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from research.events import emit
 from research.events.payloads import ResearcherFinished, ResearcherStarted
 from research.graph.nodes.common import warn
+from research.graph.state import ResearcherState
 from research.schemas import ResearcherReport, ResearcherTask, RunWarning, Source
 from research.secrets import mask
 
@@ -54,7 +54,7 @@ def finish(
     return report
 
 
-def failed_branch(task: ResearcherTask, exc: Exception, secrets: Iterable[str]) -> dict[str, Any]:
+def failed_branch(task: ResearcherTask, exc: Exception, secrets: Iterable[str]) -> ResearcherState:
     """What a branch that raised hands back: a failed report and a warning (one broken researcher
     must not end the run). The message is masked: exception texts may quote a key."""
     message = mask(f"{type(exc).__name__}: {exc}", secrets)

@@ -8,8 +8,6 @@ again. The writer's draft stays version 1.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from research.brains.base import NumberedSource, ReviseRequest
@@ -27,7 +25,7 @@ from research.schemas import Draft, Source
 from research.secrets import mask
 
 
-def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     draft, claims = state.get("draft"), state.get("claims") or []
     version = state.get("draft_version") or 1

@@ -3,8 +3,6 @@ and dispatches one researcher per allocated slot."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -18,7 +16,7 @@ from research.graph.context import RunContext, RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.services import services_of
-from research.graph.state import ResearchState
+from research.graph.state import ResearcherState, ResearchState
 from research.schemas import (
     ResearcherAllocation,
     ResearcherKind,
@@ -35,7 +33,7 @@ _ANGLES: dict[ResearcherKind, tuple[str, ...]] = {
 }
 
 
-def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     topic = state["topic"]
     cap = ctx.settings.max_researchers
@@ -159,4 +157,4 @@ def researcher_sends(tasks: list[ResearcherTask], ctx: RunContext) -> list[Send]
     puts the longest chains of requests, which decide when the round ends, at the head of the
     queue (longest-first scheduling on observed retrieve times; ties keep the plan's order)."""
     ordered = sorted(tasks, key=lambda t: -(ctx.sources.expected_seconds(t.kind) or 0.0))
-    return [Send(Node.RESEARCHER.value, {"task": t}) for t in ordered]
+    return [Send(Node.RESEARCHER.value, ResearcherState(task=t)) for t in ordered]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
@@ -39,7 +37,7 @@ def known_gaps(state: ResearchState) -> list[str]:
     return gaps
 
 
-def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     emit(Phase(phase="writer"), iteration=state.get("research_iterations", 0))
     numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(state.get("sources", [])), 1)]
