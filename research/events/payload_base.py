@@ -47,8 +47,16 @@ EventType = Literal[
 
 
 class Payload(BaseModel):
-    """Base of every payload model. Unknown keys are kept (extra="allow") so a log written by a
-    newer version still reads; read fields by attribute."""
+    """Base of every payload model; read fields by attribute."""
 
-    model_config = ConfigDict(extra="allow")
+    # What mypy's pydantic plugin reads: code that builds a payload names only declared fields, so
+    # a misspelt field is a type error.
+    model_config = ConfigDict(extra="forbid")
     event_type: ClassVar[EventType]
+
+
+# What runs: a log written by a newer version may hold keys this one does not know; they are kept
+# (extra="allow"), so reading and re-exporting it loses nothing. Set before any payload model is
+# defined: each one takes its config from this base when it is made.
+Payload.model_config["extra"] = "allow"
+Payload.model_rebuild(force=True)

@@ -107,10 +107,10 @@ def test_no_model_allocation_uses_the_default_with_a_warning(
 def test_the_transcript_records_directives_and_closing_messages(runner: ResearchRunner) -> None:
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="120", max_iterations=0))
     messages = [e.data for e in events_of(runner, run_id, "message")]
-    directives = [m["content"] for m in messages if m["name"] == "Supervisor"]
+    directives = [m.content for m in messages if m.name == "Supervisor"]
     assert len(directives) == 3
     assert all(d.startswith("Supervisor Directive: ") and d.endswith(". Please address this.") for d in directives)
     assert {d.split()[2] for d in directives} == {"web-1", "academic-1", "academic-2"}
-    names = [m["name"] for m in messages if m["name"] != "Supervisor"]
+    names = [m.name for m in messages if m.name != "Supervisor"]
     assert sorted(names[:3]) == ["academic-1", "academic-2", "web-1"]
     assert names[3:] == ["analyst", "writer"]

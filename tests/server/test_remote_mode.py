@@ -65,7 +65,7 @@ def test_a_whole_run_on_the_server_logs_what_an_in_process_run_logs(client_env, 
     assert manager.store.latest_draft(run_id).markdown == remote.draft
     started = manager.store.events(run_id)[0].data
     # The server's own configuration (RESEARCH_SOURCES=library there) decided what was not chosen here.
-    assert started["source_mode"] == "library" and started["brain"] == "offline"
+    assert started.source_mode == "library" and started.brain == "offline"
 
     # The same request in-process: the same event types and the same draft.
     monkeypatch.delenv("RESEARCH_SERVER_URL")
