@@ -1,4 +1,4 @@
-"""Payloads of the agent-mode researcher events (issue 14): one tool call, one worker message."""
+"""Payloads of the agent-mode researcher events: one tool call, one worker message."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Typed payloads of the model-call events (issue 12): live progress of a streaming reply."""
+"""Typed payloads of the model-call events: live progress of a streaming reply."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Payloads of the trust events (issue 11): why research stopped, relevance drops, evidence status,
+"""Payloads of the trust events: why research stopped, relevance drops, evidence status,
 claim checks, reviews."""
 
 from __future__ import annotations

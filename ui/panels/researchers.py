@@ -97,7 +97,7 @@ _STEP_WORDS = {"queries": "writing queries", "notes": "writing notes"}
 
 
 def _model_progress(r: ResearcherView) -> None:
-    """ "writing notes, 120 tokens" while the model streams this researcher's reply (issue 12)."""
+    """ "writing notes, 120 tokens" while the model streams this researcher's reply."""
     if r.status == "running" and r.model_step:
         words = _STEP_WORDS.get(r.model_step, r.model_step)
         st.caption(f":material/edit_note: {words}, {plural(r.model_tokens, 'token')}")
