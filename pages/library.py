@@ -11,7 +11,7 @@ from ui.text import KIND_LABELS, kind_icon, md_escape
 
 ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
 
-library = get_manager(load_settings()).runner.library
+library = get_manager(load_settings()).library
 
 
 def _import(target: Library) -> None:

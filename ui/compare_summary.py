@@ -46,9 +46,10 @@ def _outcome(s: RunStats) -> str:
     return f"not approved after {plural(s.rounds, 'round')}" if s.rounds else "no analyst verdict"
 
 
-def summaries(stats: list[RunStats]) -> dict[str, str]:
-    """Per run, e.g. "111: most sources, most cited · 12 sources, approved in round 1, 0 gaps"."""
-    unique = unique_sources(stats)
+def summaries(stats: list[RunStats], unique: dict[str, int] | None = None) -> dict[str, str]:
+    """Per run, e.g. "111: most sources, most cited · 12 sources, approved in round 1, 0 gaps"
+    (`unique`: the runs' unique_sources, when already counted)."""
+    unique = unique_sources(stats) if unique is None else unique
     for s in stats:
         s.unique = unique[s.run_id]
     wins = _wins(stats)

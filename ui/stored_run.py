@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunManager, Settings
+from research.api import RunControl, Settings
 from ui import replay_view, session
 from ui.panels import export, plan_review, revise
 from ui.run_view import show_run
 
 
-def show(manager: RunManager, settings: Settings, run_id: str) -> None:
+def show(manager: RunControl, settings: Settings, run_id: str) -> None:
     store = manager.store
     active = manager.is_live(run_id)
     view = session.current_view(store, run_id)
