@@ -39,4 +39,5 @@ def show(manager: RunControl, settings: Settings, run_id: str) -> None:
     has_draft = store.latest_draft(run_id) is not None or bool(view.draft)
     if has_draft:
         revise.render(store, settings, run_id)
-    export.render(store, run_id, view.topic or (store.get_run(run_id).topic), has_draft=has_draft)
+    record = store.get_run(run_id)
+    export.render(store, run_id, view.topic or (record.topic if record else ""), has_draft=has_draft)

@@ -18,8 +18,8 @@ def _diff(result: RunComparison) -> None:
     ids = list(labels)
     st.markdown("**Structure diff**")
     from_col, to_col, _ = st.columns([1, 1, 3])
-    a = from_col.selectbox("From", ids, index=0, format_func=labels.get, key="compare-diff-a")
-    b = to_col.selectbox("To", ids, index=1, format_func=labels.get, key="compare-diff-b")
+    a = from_col.selectbox("From", ids, index=0, format_func=lambda i: labels[i], key="compare-diff-a")
+    b = to_col.selectbox("To", ids, index=1, format_func=lambda i: labels[i], key="compare-diff-b")
     st.code(result.diffs[(a, b)], language="diff", wrap_lines=True)
 
 
