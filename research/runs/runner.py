@@ -55,14 +55,22 @@ class ResearchRunner:
         library: Library | None = None,
         sources: SourceRouter | None = None,
     ) -> None:
-        self.settings = settings
         configure_logging(settings)
-        self.store = store or open_run_store(settings)
-        self.ledger = RunLedger(settings, self.store)
+        self.ledger = RunLedger(settings, store or open_run_store(settings))
+        self.store = self.ledger.store
         self.owner = new_owner_id()  # this runner's name on the leases it holds
         self.library, self.sources = local_sources(settings, library, sources)
         # The graph's nodes find this runner's services here, through their runtime's RunEnv.
         self.services = ServiceRegistry(settings)
+
+    @property
+    def settings(self) -> Settings:
+        return self.ledger.settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        """New settings for the runs started from now on (the ledger's checks read the same)."""
+        self.ledger.settings = settings
 
     # --- starting and resuming ----------------------------------------------------------------
     def create(self, request: ResearchRequest) -> str:
