@@ -13,10 +13,11 @@ from collections.abc import Callable
 from pydantic import ValidationError
 
 from research.events import Event, EventAdapter
-from research.events.payloads import RunStarted
+from research.events.payloads import RunCancelled, RunStarted
 from research.events.status import RunStatus
 from research.graph.allocation import parse_allocation
 from research.graph.nodes.plan_review import validate_plan_edit
+from research.graph.state import PlanAnswer
 from research.runs.event_effects import apply_event
 from research.runs.store import RunRecord, RunStore
 from research.schemas import ResearcherAllocation, ResearchRequest
@@ -48,9 +49,9 @@ class PlanEdit:
     def __init__(self, record: RunRecord, questions: list[str] | None, allocation: ResearcherAllocation | None) -> None:
         self.record, self.questions, self.allocation = record, questions, allocation
 
-    def answer(self) -> dict[str, object]:
+    def answer(self) -> PlanAnswer:
         """What the paused graph is resumed with (plan_review's interrupt reads it)."""
-        return {"questions": self.questions, "allocation": self.allocation.notation if self.allocation else None}
+        return PlanAnswer(questions=self.questions, allocation=self.allocation.notation if self.allocation else None)
 
 
 class RunLedger:
@@ -96,7 +97,7 @@ class RunLedger:
         """Cancel a run paused for plan review: status "cancelled" and a run_cancelled event."""
         self.paused(run_id)
         event = EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
-            "run_cancelled", reason="Cancelled at plan review."
+            RunCancelled(reason="Cancelled at plan review.")
         )
         self.store.append_event(event)
         apply_event(self.store, event)
@@ -124,6 +125,7 @@ class RunLedger:
             "sources": started.source_mode or None,
             "researcher_mode": started.researcher_mode,
             "started_by": started.started_by,
+            "review_plan": started.review_plan,
         }
         try:
             return ResearchRequest.model_validate({**values, **choices})

@@ -17,6 +17,7 @@ from langgraph.types import Command
 
 from research.brains.factory import make_brain
 from research.events import Event, EventAdapter, payloads
+from research.events.payloads import RunFailed, Warning
 from research.events.status import RunStatus
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for
@@ -127,7 +128,7 @@ class ResearchRunner:
             "topic": record.topic,
             "requested_allocation": record.requested_allocation,
             "max_iterations": self.settings.max_iterations if max_iterations is None else max_iterations,
-            "review_plan": False,  # run_started does not record it
+            "review_plan": started.review_plan if started else False,  # recorded by run_started
         }
         self._execute(
             run_id,
@@ -246,7 +247,7 @@ class ResearchRunner:
         # A resumed run's request carries the mode it started with (stored_request).
         mode = request.researcher_mode or self.settings.researcher_mode
         if not fresh and resumed_note:
-            publish(adapter.make("warning", source="runner", message=resumed_note))
+            publish(adapter.make(Warning(source="runner", message=resumed_note)))
         # The graph gets the run's JSON spec with this runner's registry, where its services are
         # bound by run id, so the nodes use this runner's store and router (run_started/run_finished
         # come from the graph).
@@ -288,9 +289,7 @@ class ResearchRunner:
                 run_id,
                 mask("".join(traceback.format_exception(exc)), self.settings.secret_values()),
             )
-            publish(
-                adapter.make("run_failed", error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values()))
-            )
+            publish(adapter.make(RunFailed(error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values()))))
         finally:
             self.services.unbind(run_id)
 
