@@ -4,6 +4,7 @@ usage totals, a dropped result and a draft revision, each folded from the events
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from research.events import payloads as p
 from research.schemas import DroppedSource
@@ -58,7 +59,7 @@ class ResearcherView:
     question: str = ""
     angle: str = ""
     queries: list[str] = field(default_factory=list)
-    status: str = "running"  # running | done | failed
+    status: Literal["running", "done", "failed"] = "running"
     source_ids: list[str] = field(default_factory=list)
     seconds: float | None = None
     notes: str = ""
