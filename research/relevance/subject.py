@@ -18,6 +18,8 @@ _TRAILING = re.compile(
 )
 
 
+# "How do you prevent rust...", "How can I learn Rust": the asker and their verb are not the subject.
+_ASKER = re.compile(r"^(you|i|we|one|people|someone|they)\s+[a-z]+\s+", re.IGNORECASE)
 _ASPECT = re.compile(
     r"^(the\s+)?(impact|impacts|effect|effects|influence|role|significance|history|causes|consequences|"
     r"origins?|future|state|benefits|risks)\s+of\s+",
@@ -34,6 +36,7 @@ def subject_of(topic: str) -> str:
     "What was the impact of the printing press?" -> "the printing press"."""
     text = " ".join(topic.strip().split()).rstrip("?.! ")
     text = _LEADING.sub("", text)
+    text = _ASKER.sub("", text)
     text = _JOINED_QUESTION.sub("", text)
     text = _TRAILING.sub("", text)
     text = _ASPECT.sub("", text)
