@@ -25,6 +25,8 @@ NEAR_MISS: list[EvalTopic] = [
         "Women painters of the Renaissance",
         "How did the Venice carnival begin?",
         "Exhibitions of modern sculpture in London",
+        "How safe are mRNA vaccines for children?",
+        "Who won the Nobel Prize in Physics in 2023?",
     )
 ]
 NO_ANSWER_GROUPS = ("uncovered", "near-miss")

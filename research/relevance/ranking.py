@@ -60,13 +60,17 @@ class _Held:
     def word(self, word: Word, mentions: int = MIN_TEXT_MENTIONS) -> bool:
         return word.key in self.head_keys or self.counts.get(word.key, 0) >= mentions
 
-    def phrase(self, words: tuple[Word, ...]) -> bool:
-        """All of a head phrase's last terms; its final noun may be a single mention in the text
-        when the words that qualify it are held ("sourdough bread ... fermentation")."""
-        tail = words[-MAX_HEAD_TERMS:]
-        if len(tail) == 1:
-            return self.word(tail[0])
-        return all(self.word(w) for w in tail[:-1]) and self.word(tail[-1], 1)
+    def phrase(self, words: tuple[Word, ...], tokens: list[str]) -> bool:
+        """A head phrase of up to MAX_HEAD_TERMS terms is held whole; its final noun may be a single
+        mention when the words that qualify it are held ("sourdough bread ... fermentation"). A
+        longer head is a clause ("mRNA vaccines teach the immune system"): half its terms, two of
+        them side by side as the topic writes them."""
+        if len(words) > MAX_HEAD_TERMS:
+            pairs = [(a.key, b.key) for a, b in zip(words, words[1:], strict=False)]
+            return 2 * sum(self.word(w) for w in words) >= len(words) and any(_has_phrase(p, tokens) for p in pairs)
+        if len(words) == 1:
+            return self.word(words[0])
+        return all(self.word(w) for w in words[:-1]) and self.word(words[-1], 1)
 
     def qualifier(self, words: tuple[Word, ...]) -> bool:
         """A qualifier is held through its noun (its last word): "cars" of "old cars"."""
@@ -82,20 +86,20 @@ def judge_source(topic: str, query: str, title: str, snippet: str, text: str = "
     held = _Held(shape, head, body)
     terms = shape.all_terms()
     share = sum(1 for w in terms if held.word(w, 1)) / len(terms)
-    first = tuple(w.key for w in shape.heads[0])
-    phrase = _has_phrase(first, [term_key(t) for t in head]) or _has_phrase(first, [term_key(t) for t in body])
+    keyed = [term_key(t) for t in head] + ["|"] + [term_key(t) for t in body]
+    phrase = _has_phrase(tuple(w.key for w in shape.heads[0]), keyed)
     core_keys = {w.key for w in terms}
     focus = [t for t in dict.fromkeys(tokenize(query)) if term_key(t) not in core_keys]
     all_tokens = set(head) | set(body)
     query_share = sum(1 for t in focus if t in all_tokens) / len(focus) if focus else 1.0
     score = round(SUBJECT_WEIGHT * share + PHRASE_WEIGHT * phrase + QUERY_WEIGHT * query_share, 3)
-    heads_held = [h for h in shape.heads if held.phrase(h)]
+    heads_held = [h for h in shape.heads if held.phrase(h, keyed)]
     if not heads_held:
-        missing = [w.surface.lower() for h in shape.heads for w in h[-MAX_HEAD_TERMS:] if not held.word(w)]
+        missing = [w.surface.lower() for h in shape.heads for w in h if not held.word(w)]
         wanted = " or ".join(f'"{_phrase(h)}"' for h in shape.heads)
         return Judgement(score, False, f"not about the subject: missing {', '.join(missing) or wanted} (of {wanted})")
     every_item = shape.comparison and len(heads_held) == len(shape.heads)
-    if shape.qualifiers and not every_item and not any(held.qualifier(q) for q in shape.qualifiers):
+    if shape.qualifiers and not every_item and not all(held.qualifier(q) for q in shape.qualifiers):
         qualifiers = " / ".join(f'"{_phrase(q)}"' for q in shape.qualifiers)
         reason = f'not about the subject: "{_phrase(heads_held[0])}" without {qualifiers}, which the topic asks about'
         return Judgement(score, False, reason)

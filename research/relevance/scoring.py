@@ -54,9 +54,13 @@ def is_on_topic(topic: str, text_or_terms: str | set[str] | frozenset[str]) -> b
         return True
     terms = text_or_terms if not isinstance(text_or_terms, str) else set(tokenize(text_or_terms))
     keys = {term_key(t) for t in terms}
-    heads = [h for h in shape.heads if all(w.key in keys for w in h[-MAX_HEAD_TERMS:])]
+    heads = [
+        h
+        for h in shape.heads
+        if (2 * sum(w.key in keys for w in h) >= len(h) if len(h) > MAX_HEAD_TERMS else all(w.key in keys for w in h))
+    ]
     if not heads:
         return False
     if shape.comparison and len(heads) == len(shape.heads):
         return True
-    return not shape.qualifiers or any(q[-1].key in keys for q in shape.qualifiers)
+    return all(q[-1].key in keys for q in shape.qualifiers)

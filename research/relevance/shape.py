@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from research.relevance.subject import subject_of
+from research.relevance.subject import is_comparison, subject_of
 from research.relevance.terms import ASPECT_TERMS, term_key
 from research.text import STOPWORDS, stem
 
@@ -23,8 +23,17 @@ _PREPOSITION_WORDS = (
 )
 PREPOSITIONS = frozenset(_PREPOSITION_WORDS.split())
 CONJUNCTIONS = frozenset({"and", "or", "vs", "versus"})
-# Up to this many of a head phrase's last terms must all be present (a long compound keeps its end).
+# A head phrase of up to this many terms must be held whole; a longer one reads as a clause.
 MAX_HEAD_TERMS = 3
+# Verbs that are rarely nouns: in "critics say about Impressionism" or "Luther use the printing
+# press" the subject follows the verb, and what precedes it narrows the subject.
+_VERB_WORDS = (
+    "say says said think thinks thought won win wins wrote write writes invent invented discover discovered "
+    "build built made make makes do play plays played prevent prevents prevented treat treated choose chose "
+    "learn learned know knew mean meant become became get gets got take took give gave see saw tell told "
+    "show showed teach taught bring brought help helped keep kept try need want use used"
+)
+VERBS = frozenset(_VERB_WORDS.split())
 _RAW_WORD = re.compile(r"[^\W_]+")
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
 
@@ -64,7 +73,7 @@ def _content(pairs: list[tuple[str, str]], aspect: frozenset[str]) -> tuple[Word
         if lower in STOPWORDS or lower in CONJUNCTIONS or (len(lower) < 2 and not lower.isdigit()):
             continue
         token = stem(lower)
-        if token in aspect:
+        if token in aspect or any(w.key == term_key(token) for w in out):
             continue
         out.append(Word(term_key(token), surface))
     return tuple(out)
@@ -119,19 +128,33 @@ def subject_shape(topic: str) -> SubjectShape:
     while len(segments) > 1 and not _content(segments[0][1], ASPECT_TERMS):
         segments = segments[1:]
     head_pairs, rest = segments[0][1], [part for _, part in segments[1:]]
+    narrowing: list[tuple[Word, ...]] = []
+    verb = next((i for i, (lower, _) in enumerate(head_pairs) if lower in VERBS), None)
+    if verb is not None:  # "Luther use the printing press": the subject follows the verb
+        before, after = head_pairs[:verb], head_pairs[verb + 1 :]
+        if not after and rest:
+            after, rest = rest[0], rest[1:]
+            segments = [("", after), *[("", r) for r in rest]]
+        if after:
+            narrowing = [c for c in [_content(before, ASPECT_TERMS)] if c]
+            head_pairs = after
     # "exhibitions of modern sculpture" is one thing (modern sculpture exhibitions): what "of"
     # attaches belongs to the head, the year of "the crash of 1929" excepted.
-    if len(segments) > 1 and segments[1][0] == "of" and not all(_YEAR.match(w) for w, _ in segments[1][1]):
-        head_pairs = segments[1][1] + head_pairs
+    of_part = segments[1][1] if verb is None and len(segments) > 1 and segments[1][0] == "of" else []
+    if of_part and not all(_YEAR.match(w) for w, _ in of_part):
+        head_pairs = of_part + head_pairs
         rest = rest[1:]
-    qualifiers = [q for q in (_content(s, ASPECT_TERMS) for s in rest) if q]
+    qualifiers = narrowing + [q for q in (_content(s, ASPECT_TERMS) for s in rest) if q]
     # Years qualify ("the 1929 stock market crash"); they are not the head.
     years = tuple(Word(lower, surface) for lower, surface in head_pairs if _YEAR.match(lower))
     head_pairs = [p for p in head_pairs if not _YEAR.match(p[0])]
     if years:
         qualifiers.insert(0, years)
     items = [c for c in (_content(part, ASPECT_TERMS) for part in _split(head_pairs, CONJUNCTIONS)) if c]
-    if len(items) > 1:
+    # Compared items are names ("Rust or Go") or set against each other ("X vs Y"); "stored and
+    # shipped" is one subject's two aspects.
+    compared = is_comparison(topic) or all(casing(item[-1].surface) == "name" for item in items[1:])
+    if len(items) > 1 and compared:
         # "backend team choose Rust or Go": the compared items are the words at the conjunction;
         # what comes before the first one qualifies both.
         first, *others = items
@@ -140,8 +163,9 @@ def subject_shape(topic: str) -> SubjectShape:
             first = first[-1:]
         heads = tuple([first, *others])
     else:
-        heads = tuple(items) or tuple(q for q in qualifiers[:1])
-        if not items and qualifiers:
+        merged = _content([p for p in head_pairs if p[0] not in CONJUNCTIONS], ASPECT_TERMS)
+        heads = (merged,) if merged else tuple(q for q in qualifiers[:1])
+        if not merged and qualifiers:
             qualifiers = qualifiers[1:]
     informative = _names_informative(topic)
     if informative:  # the topic's first word is capitalised as a sentence start, not as a name

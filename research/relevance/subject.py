@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 _LEADING = re.compile(
-    r"^(how|what|why|when|where|who|which|is|are|does|do|did|can|should|explain|describe|compare|"
+    r"^(how\s+(?:safe|good|bad|big|much|many|old|fast|effective|common|important|useful|reliable|accurate)\s+"
+    r"(?:is|are|was|were|do|does|did)|how|what|why|when|where|who|which|is|are|does|do|did|can|should|explain|describe|compare|"
     r"tell me about|give me|write about|research)\b(\s+(is|are|was|were|do|does|did|the|a|an|has|have|"
     r"can|should|might|would|about))*\s+",
     re.IGNORECASE,

@@ -139,3 +139,18 @@ def test_near_miss_topics_cite_nothing_and_say_so(runner: ResearchRunner) -> Non
         dropped = [d for r in view.researchers.values() for d in r.dropped]
         assert dropped and all(d["reason"].startswith("not about the subject") for d in dropped)
         assert any(reason_part in d["reason"] for d in dropped), topic
+
+
+def test_every_qualifier_counts_and_a_verb_leads_to_the_subject() -> None:
+    nobel = "The Nobel Prize in Physiology or Medicine 2023 went to Kariko and Weissman; the Nobel Prize they won"
+    verdict = judge_source("Who won the Nobel Prize in Physics in 2023?", "nobel", "Nobel Prize 2023", "", nobel)
+    assert not verdict.keep and "Physics" in verdict.reason
+    # "critics say about Impressionism": the subject follows the verb, the critics narrow it.
+    critics = "Critics mocked the Impressionists; later critics praised Impressionism. " * 2
+    assert judge_source("What did critics say about Impressionism?", "critics", "Impressionism", "", critics).keep
+    # "stored and shipped" are two aspects of one subject, not two compared subjects.
+    stored = "mRNA vaccines are stored frozen and mRNA vaccines need a cold chain. " * 2
+    assert judge_source("How are mRNA vaccines stored and shipped?", "storage", "Cold chain", "", stored).keep
+    assert not judge_source(
+        "How are mRNA vaccines stored and shipped?", "storage", "Shipping", "", "stored shipped"
+    ).keep
