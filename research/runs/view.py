@@ -258,6 +258,8 @@ class RunView:
         self.draft = d.get("markdown") or self.draft
         self.citations = {str(k): v for k, v in (d.get("citations") or {}).items()} or self.citations
         self.revisions.append({"version": d.get("version"), "reasons": list(d.get("reasons") or [])})
+        if d.get("known_gaps") is not None:
+            self.known_gaps = list(d.get("known_gaps") or [])
 
     @property
     def citation_precision(self) -> float | None:

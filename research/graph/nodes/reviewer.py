@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 
 from research.brains.base import NumberedSource, ReviseRequest
 from research.drafts.citations import finalize_citations
+from research.drafts.evidence import EvidenceStatus, assess_coverage
 from research.drafts.review import ReviewIssues, find_issues, revise_offline
 from research.events import emit
 from research.graph.context import RunContext, RunSpec
@@ -22,7 +23,7 @@ from research.graph.nodes.claim_check import checked
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import Draft, Source
+from research.schemas import Draft, QuestionCoverage, Source
 from research.secrets import mask
 
 
@@ -44,17 +45,39 @@ def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         if cited.markdown.strip() == draft.markdown.strip():
             break  # nothing the reviser could change
         version += 1
-        draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=draft.known_gaps)
+        # A question the review found unanswered is a Known gap now, in the JSON as in the draft.
+        gaps = draft.known_gaps + [q for q in issues.unanswered if q not in draft.known_gaps]
+        draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
         emit(
             "draft_revised",
             version=version,
             markdown=draft.markdown,
             citations={str(k): v for k, v in draft.citations.items()},
             reasons=reasons,
+            known_gaps=gaps,
         )
         agent_log.info("Reviewer: draft v%d (%d changes)", version, len(reasons))
         claims = checked(ctx, draft, version)
-    return {"draft": draft, "claims": claims, "draft_version": version, "route_history": [Node.REVIEWER.value]}
+    update: dict[str, Any] = {
+        "draft": draft,
+        "claims": claims,
+        "draft_version": version,
+        "route_history": [Node.REVIEWER.value],
+    }
+    if draft.known_gaps != state["draft"].known_gaps:  # the evidence reads the same gaps
+        update["evidence"] = reassess(state, draft.known_gaps).evidence
+    return update
+
+
+def reassess(state: ResearchState, gaps: list[str]) -> EvidenceStatus:
+    """The evidence again once the review found more questions unanswered (a new evidence_assessed)."""
+    coverage = [QuestionCoverage(question=q, covered=q not in gaps) for q in state.get("research_questions", [])]
+    searched = [q for r in state.get("reports", []) for q in r.queries]
+    evidence = assess_coverage(coverage, len(state.get("sources", [])), searched)
+    emit("evidence_assessed", **dict(evidence.__dict__.items()))
+    if evidence.warning:
+        warn("evidence", evidence.warning)
+    return evidence
 
 
 def _revise(ctx: RunContext, markdown: str, issues: ReviewIssues, numbered: dict[int, Source]) -> tuple[str, list[str]]:
