@@ -48,7 +48,7 @@ def agrees(view: RunView) -> bool:
     questions = list(view.research_questions)
     json_gaps = [g for g in view.known_gaps if g in questions]
     drawn = [g for g in draft_gaps(view.draft or "") if g in questions or f"{g}?" in questions]
-    uncovered = detail.get("questions", len(questions)) - detail.get("questions_covered", 0)
+    uncovered = (detail.questions - detail.questions_covered) if detail else len(questions)
     draft_set = {g.rstrip("?") for g in drawn}
     return len(json_gaps) == uncovered and {g.rstrip("?") for g in json_gaps} == draft_set
 

@@ -31,11 +31,11 @@ def test_bagpipes_says_nothing_was_found_and_what_was_searched(runner: ResearchR
     events = runner.store.events(run_id)
     view = fold(events)
     assert view.status == "finished" and view.evidence == "none"
-    assert events[-1].type == "run_finished" and events[-1].data["evidence"] == "none"
-    assert any(w["source"] == "evidence" and "No relevant evidence" in w["message"] for w in view.warnings)
+    assert events[-1].type == "run_finished" and events[-1].data.evidence == "none"
+    assert any(w.source == "evidence" and "No relevant evidence" in w.message for w in view.warnings)
     draft = view.draft or ""
     assert "No relevant sources were found" in draft and "## What was searched" in draft
-    searched = view.evidence_detail["searched"]
+    searched = view.evidence_detail.searched
     assert searched and all(f"- {q}" in draft for q in searched[:12])
     assert "did not contain usable text" not in draft and not view.citations
     data = to_json(view)
@@ -45,7 +45,7 @@ def test_bagpipes_says_nothing_was_found_and_what_was_searched(runner: ResearchR
 def test_a_covered_topic_is_sufficient_without_an_evidence_warning(runner: ResearchRunner) -> None:
     view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
     assert view.evidence == "sufficient" and to_json(view)["evidence"] == "sufficient"
-    assert not any(w["source"] == "evidence" for w in view.warnings)
+    assert not any(w.source == "evidence" for w in view.warnings)
 
 
 def test_the_cli_json_carries_evidence_and_claims(tmp_path) -> None:
@@ -72,14 +72,14 @@ def test_evidence_notice_analyst_and_known_gaps_read_one_coverage(runner: Resear
 
     view = fold(runner.store.events(runner.run(ResearchRequest(topic="What was the impact of the printing press?"))))
     data = to_json(view)
-    analyst = {c["question"]: c["covered"] for c in view.critiques[-1]["coverage"]}
+    analyst = {c.question: c.covered for c in view.critiques[-1].coverage}
     uncovered = [q for q in view.research_questions if not analyst[q]]
     assert data["known_gaps"] == uncovered
     assert [g.rstrip("?") for g in draft_gaps(view.draft or "")] == [q.rstrip("?") for q in uncovered]
     detail = view.evidence_detail
-    assert detail["questions_covered"] == len(view.research_questions) - len(uncovered)
+    assert detail and detail.questions_covered == len(view.research_questions) - len(uncovered)
     assert view.evidence == ("sufficient" if not uncovered else "partial")
-    assert any(w["source"] == "evidence" for w in view.warnings) == bool(uncovered)
+    assert any(w.source == "evidence" for w in view.warnings) == bool(uncovered)
     body = (view.draft or "").split("## Known gaps", 1)[0]
     for question in view.research_questions:
         section = body.split(f"## {question.rstrip('?')}\n", 1)[1].split("\n## ", 1)[0]

@@ -12,7 +12,11 @@ from dataclasses import replace
 
 from research.brains.base import NumberedSource
 from research.brains.offline_writer import answered_questions
+from research.drafts.evidence import EvidenceStatus
+from research.events import emit
+from research.events.payloads import EvidenceAssessedData
 from research.graph.context import RunContext
+from research.graph.nodes.common import warn
 from research.relevance.coverage import QuestionEvidence, question_coverage
 from research.schemas import Source
 
@@ -34,3 +38,19 @@ def run_coverage(ctx: RunContext, topic: str, questions: list[str], sources: lis
     numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(sources), 1)]
     written = answered_questions(topic, questions, numbered, ctx.text_of, tuple(coverage))
     return [c if c.question in written else replace(c, covered=False, source_ids=(), origins=0) for c in coverage]
+
+
+def emit_evidence(evidence: EvidenceStatus) -> None:
+    """The evidence_assessed event, and its warning when the evidence is thin or absent."""
+    emit(
+        EvidenceAssessedData(
+            evidence=evidence.evidence,
+            questions=evidence.questions,
+            questions_covered=evidence.questions_covered,
+            sources=evidence.sources,
+            searched=list(evidence.searched),
+            reason=evidence.reason,
+        )
+    )
+    if evidence.warning:
+        warn("evidence", evidence.warning)

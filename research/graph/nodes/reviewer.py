@@ -8,8 +8,6 @@ again. The writer's draft stays version 1.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from research.brains.base import NumberedSource, ReviseRequest
@@ -17,17 +15,19 @@ from research.drafts.citations import finalize_citations
 from research.drafts.evidence import EvidenceStatus, assess_coverage
 from research.drafts.review import ReviewIssues, find_issues, revise_offline
 from research.events import emit
+from research.events.payloads import DraftRevisedData
 from research.graph.context import RunContext, RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.claim_check import checked
 from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.nodes.coverage import emit_evidence
 from research.graph.services import services_of
 from research.graph.state import ResearchState
 from research.schemas import Draft, QuestionCoverage, Source
 from research.secrets import mask
 
 
-def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     draft, claims = state.get("draft"), state.get("claims") or []
     version = state.get("draft_version") or 1
@@ -48,23 +48,22 @@ def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         # A question the review found unanswered is a Known gap now, in the JSON as in the draft.
         gaps = draft.known_gaps + [q for q in issues.unanswered if q not in draft.known_gaps]
         draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
+        citations = {str(k): v for k, v in draft.citations.items()}
         emit(
-            "draft_revised",
-            version=version,
-            markdown=draft.markdown,
-            citations={str(k): v for k, v in draft.citations.items()},
-            reasons=reasons,
-            known_gaps=gaps,
+            DraftRevisedData(
+                version=version, markdown=draft.markdown, citations=citations, reasons=reasons, known_gaps=gaps
+            )
         )
         agent_log.info("Reviewer: draft v%d (%d changes)", version, len(reasons))
         claims = checked(ctx, draft, version)
-    update: dict[str, Any] = {
+    update: ResearchState = {
         "draft": draft,
         "claims": claims,
         "draft_version": version,
         "route_history": [Node.REVIEWER.value],
     }
-    if draft.known_gaps != state["draft"].known_gaps:  # the evidence reads the same gaps
+    first = state.get("draft")
+    if first is not None and draft.known_gaps != first.known_gaps:  # the evidence reads the same gaps
         update["evidence"] = reassess(state, draft.known_gaps).evidence
     return update
 
@@ -74,9 +73,7 @@ def reassess(state: ResearchState, gaps: list[str]) -> EvidenceStatus:
     coverage = [QuestionCoverage(question=q, covered=q not in gaps) for q in state.get("research_questions", [])]
     searched = [q for r in state.get("reports", []) for q in r.queries]
     evidence = assess_coverage(coverage, len(state.get("sources", [])), searched)
-    emit("evidence_assessed", **dict(evidence.__dict__.items()))
-    if evidence.warning:
-        warn("evidence", evidence.warning)
+    emit_evidence(evidence)
     return evidence
 
 

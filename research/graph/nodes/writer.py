@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
@@ -12,11 +10,12 @@ from research.drafts.citations import finalize_citations
 from research.drafts.evidence import assess_coverage, empty_draft
 from research.drafts.guard import repair_draft
 from research.events import emit
+from research.events.payloads import DraftReady, Phase
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.coverage import MAX_SOURCES_FOR_WRITER as MAX_SOURCES_FOR_WRITER
-from research.graph.nodes.coverage import run_coverage, writing_order
+from research.graph.nodes.coverage import emit_evidence, run_coverage, writing_order
 from research.graph.services import services_of
 from research.graph.state import ResearchState
 from research.relevance.coverage import QuestionEvidence
@@ -32,9 +31,9 @@ def known_gaps(state: ResearchState, coverage: list[QuestionEvidence]) -> list[s
     return gaps
 
 
-def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
-    emit("phase", phase="writer", iteration=state.get("research_iterations", 0))
+    emit(Phase(phase="writer"), iteration=state.get("research_iterations", 0))
     numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(state.get("sources", [])), 1)]
     sources = state.get("sources", [])
     coverage = run_coverage(ctx, state["topic"], state["research_questions"], sources)
@@ -44,9 +43,7 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         len(sources),
         [q for r in state.get("reports", []) for q in r.queries],
     )
-    emit("evidence_assessed", **{k: v for k, v in evidence.__dict__.items()})
-    if evidence.warning:
-        warn("evidence", evidence.warning)
+    emit_evidence(evidence)
     request = WriteRequest(state["topic"], state["research_questions"], numbered, ctx.text_of, gaps, tuple(coverage))
     if evidence.evidence == "none":  # nothing to write from: say what was searched, claim nothing
         body = empty_draft(state["topic"], state["research_questions"], evidence.searched)
@@ -70,10 +67,7 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         warn("writer", message)
     draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
     emit(
-        "draft_ready",
-        markdown=draft.markdown,
-        citations={str(k): v for k, v in draft.citations.items()},
-        known_gaps=gaps,
+        DraftReady(markdown=draft.markdown, citations={str(k): v for k, v in draft.citations.items()}, known_gaps=gaps)
     )
     agent_log.info("Writer: draft ready with %d citations", len(draft.citations))
     closing = f"Draft ready: {len(draft.citations)} sources cited" + (f", {len(gaps)} known gaps." if gaps else ".")
