@@ -61,6 +61,27 @@ def assess_coverage(coverage: list[QuestionCoverage], source_count: int, searche
     return EvidenceStatus("partial", total, covered, source_count, reason, searched)
 
 
+GAPS_HEADING = "## Known gaps"
+
+
+def with_known_gaps(markdown: str, gaps: list[str]) -> str:
+    """The draft with a Known gaps section that lists exactly `gaps` (the run's coverage), whatever
+    the writer listed there; no section when there are none."""
+    lines = markdown.rstrip().splitlines()
+    out: list[str] = []
+    skipping = False
+    for line in lines:
+        heading = line.startswith("## ")
+        if heading:
+            skipping = line.strip().lower() == GAPS_HEADING.lower()
+        if not skipping:
+            out.append(line)
+    text = "\n".join(out).rstrip()
+    if gaps:
+        text += f"\n\n{GAPS_HEADING}\n\n" + "\n".join(f"- {gap}" for gap in gaps)
+    return text + "\n"
+
+
 def empty_draft(topic: str, questions: list[str], searched: list[str]) -> str:
     """The draft of a run that found nothing relevant: what was asked, what was searched, no claims."""
     title = " ".join(topic.split())

@@ -128,3 +128,16 @@ def test_sufficient_needs_every_question_covered_by_the_coverage() -> None:
     status = assess_coverage(half, 4, ["q"])
     assert status.evidence == "partial" and status.questions_covered == 1 and status.warning
     assert assess_coverage(covered, 0, ["q"]).evidence == "none"
+
+
+def test_the_drafts_known_gaps_are_the_coverages_whatever_the_writer_listed() -> None:
+    from research.drafts.evidence import with_known_gaps
+
+    written = (
+        "# T\n\n## Summary\n\nText [1].\n\n## Known gaps\n\n- something the model made up\n\n## Sources\n\n[1] S\n"
+    )
+    fixed = with_known_gaps(written, ["Is it safe?"])
+    assert "made up" not in fixed and fixed.count("## Known gaps") == 1
+    assert fixed.rstrip().endswith("## Known gaps\n\n- Is it safe?") and "## Sources\n\n[1] S" in fixed
+    assert "## Known gaps" not in with_known_gaps(written, [])
+    assert with_known_gaps("# T\n\n## Summary\n\nText.\n", ["Q?"]).endswith("## Known gaps\n\n- Q?\n")

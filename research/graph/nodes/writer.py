@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 
 from research.brains.base import BudgetExceeded, NumberedSource, WriteRequest
 from research.drafts.citations import finalize_citations
-from research.drafts.evidence import assess_coverage, empty_draft
+from research.drafts.evidence import assess_coverage, empty_draft, with_known_gaps
 from research.drafts.guard import repair_draft
 from research.events import emit
 from research.events.payloads import DraftReady, Phase
@@ -54,6 +54,7 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
             warn("budget", f"{exc}; the offline writer wrote the draft from what was gathered.")
             body = ctx.offline.write(request)
         report_usage(ctx, Node.WRITER)
+        body = with_known_gaps(body, gaps)  # the draft's gaps are the coverage's, whichever brain wrote
     # Repairs are said out loud: what the guard removed and how the rest was renumbered.
     repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
     cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
