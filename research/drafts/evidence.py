@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from research.drafts.citations import SOURCES_HEADING
 from research.schemas import Critique, Evidence, QuestionCoverage
 
 MAX_QUERIES_LISTED = 12
@@ -66,20 +67,22 @@ GAPS_HEADING = "## Known gaps"
 
 def with_known_gaps(markdown: str, gaps: list[str]) -> str:
     """The draft with a Known gaps section that lists exactly `gaps` (the run's coverage), whatever
-    the writer listed there; no section when there are none."""
-    lines = markdown.rstrip().splitlines()
+    the writer listed there, before its Sources list if it has one; no section when there are none."""
     out: list[str] = []
+    tail: list[str] = []
     skipping = False
-    for line in lines:
-        heading = line.startswith("## ")
-        if heading:
+    for line in markdown.rstrip().splitlines():
+        if tail or line.strip() == SOURCES_HEADING:
+            tail.append(line)
+            continue
+        if line.startswith("## "):
             skipping = line.strip().lower() == GAPS_HEADING.lower()
         if not skipping:
             out.append(line)
     text = "\n".join(out).rstrip()
     if gaps:
         text += f"\n\n{GAPS_HEADING}\n\n" + "\n".join(f"- {gap}" for gap in gaps)
-    return text + "\n"
+    return text + ("\n\n" + "\n".join(tail) if tail else "") + "\n"
 
 
 def empty_draft(topic: str, questions: list[str], searched: list[str]) -> str:

@@ -138,6 +138,6 @@ def test_the_drafts_known_gaps_are_the_coverages_whatever_the_writer_listed() ->
     )
     fixed = with_known_gaps(written, ["Is it safe?"])
     assert "made up" not in fixed and fixed.count("## Known gaps") == 1
-    assert fixed.rstrip().endswith("## Known gaps\n\n- Is it safe?") and "## Sources\n\n[1] S" in fixed
+    assert "## Known gaps\n\n- Is it safe?\n\n## Sources\n\n[1] S" in fixed
     assert "## Known gaps" not in with_known_gaps(written, [])
     assert with_known_gaps("# T\n\n## Summary\n\nText.\n", ["Q?"]).endswith("## Known gaps\n\n- Q?\n")

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from research.brains.base import NumberedSource, ReviseRequest
 from research.drafts.citations import finalize_citations
-from research.drafts.evidence import EvidenceStatus, assess_coverage
+from research.drafts.evidence import EvidenceStatus, assess_coverage, with_known_gaps
 from research.drafts.review import ReviewIssues, find_issues, revise_offline
 from research.events import emit
 from research.events.payloads import DraftRevisedData
@@ -40,13 +40,15 @@ def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
         if not issues.any:
             break
         numbered = {n: by_id[sid] for n, sid in draft.citations.items() if sid in by_id}
+        # A question the review found unanswered is a Known gap now, in the JSON as in the draft,
+        # whichever reviser rewrote it.
+        gaps = draft.known_gaps + [q for q in issues.unanswered if q not in draft.known_gaps]
         body, reasons = _revise(ctx, draft.markdown, issues, numbered)
+        body = with_known_gaps(body, gaps)
         cited = finalize_citations(body, numbered)
         if cited.markdown.strip() == draft.markdown.strip():
             break  # nothing the reviser could change
         version += 1
-        # A question the review found unanswered is a Known gap now, in the JSON as in the draft.
-        gaps = draft.known_gaps + [q for q in issues.unanswered if q not in draft.known_gaps]
         draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
         citations = {str(k): v for k, v in draft.citations.items()}
         emit(
