@@ -213,6 +213,8 @@ class RunView:
         self.draft = d.markdown or self.draft
         self.citations = {str(k): v for k, v in d.citations.items()} or self.citations
         self.revisions.append(Revision(version=d.version, reasons=list(d.reasons)))
+        if d.known_gaps is not None:
+            self.known_gaps = list(d.known_gaps)
 
     @property
     def citation_precision(self) -> float | None:
