@@ -116,6 +116,8 @@ class ResearchRunner:
             raise KeyError(f"No run with id {run_id!r}")
         if record.status in _NOT_RESUMABLE:
             raise RunNotResumableError(f"Run {run_id} cannot be resumed: {_NOT_RESUMABLE[record.status]}.")
+        if self.store.is_imported(run_id):  # its checkpoints stayed on the machine that ran it
+            raise RunNotResumableError(f"Run {run_id} cannot be resumed: it was imported from a bundle.")
         claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)
         return record
 

@@ -12,6 +12,7 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
@@ -21,72 +22,13 @@ from typing import TYPE_CHECKING, Any
 from research.events import Event
 from research.events.status import RunStatus
 from research.runs.sql import DuplicateKeyError, Tx, open_database
+from research.runs.store_schema import SCHEMA
 from research.schemas import RunRecordFields
 
 if TYPE_CHECKING:
     import sqlite3
 
     from research.settings import Settings
-
-_SCHEMA = [
-    """CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    topic TEXT NOT NULL,
-    requested_allocation TEXT,
-    allocation TEXT,
-    allocation_origin TEXT,
-    brain TEXT,
-    status TEXT NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL,
-    finished_at DOUBLE PRECISION,
-    source_count INTEGER DEFAULT 0,
-    error TEXT,
-    summary TEXT
-)""",
-    """CREATE TABLE IF NOT EXISTS events (
-    run_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    ts DOUBLE PRECISION NOT NULL,
-    type TEXT NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (run_id, seq)
-)""",
-    """CREATE TABLE IF NOT EXISTS drafts (
-    run_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL,
-    note TEXT,
-    markdown TEXT NOT NULL,
-    PRIMARY KEY (run_id, version)
-)""",
-    """CREATE TABLE IF NOT EXISTS source_texts (
-    run_id TEXT NOT NULL,
-    source_id TEXT NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (run_id, source_id)
-)""",
-    # Who runs a run right now (research/runs/lease.py): one row per run while a runner holds it.
-    """CREATE TABLE IF NOT EXISTS run_leases (
-    run_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    heartbeat_at DOUBLE PRECISION NOT NULL,
-    expires_at DOUBLE PRECISION NOT NULL
-)""",
-    # The store's identity (key 'store_id'): a worker writes a run's event log only into the store
-    # its client reads (research/runs/worker_log.py), and a URL cannot say that (hosts, aliases).
-    """CREATE TABLE IF NOT EXISTS store_meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-)""",
-    # Saved comparisons (the dashboard's Compare page): a named set of run ids, JSON lists.
-    """CREATE TABLE IF NOT EXISTS comparisons (
-    id TEXT PRIMARY KEY,
-    title TEXT NOT NULL,
-    run_ids TEXT NOT NULL,
-    allocations TEXT NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL
-)""",
-]
 
 
 class DuplicateEventError(RuntimeError):
@@ -140,7 +82,7 @@ class RunStore:
         # SQLite has one writer at a time anyway; the lock keeps this process's writers from
         # queueing inside sqlite's busy timeout. Postgres takes concurrent writers itself.
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else _NoLock()
-        self._db.create_schema(_SCHEMA)
+        self._db.create_schema(SCHEMA)
 
     @cached_property
     def store_id(self) -> str:
@@ -199,8 +141,43 @@ class RunStore:
 
     def delete_run(self, run_id: str) -> None:
         with self._write_lock, self._connect() as db:
-            for table in ("runs", "events", "drafts", "source_texts", "run_leases"):
+            for table in ("runs", "events", "drafts", "source_texts", "run_leases", "imported_runs"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+
+    def import_run(
+        self, record: RunRecord, events: Sequence[Event], drafts: Sequence[tuple[str, str]], texts: dict[str, str]
+    ) -> None:
+        """Store a whole run from a bundle in one transaction: an import cut short (killed, disk
+        full) leaves nothing, never a half run. `drafts`: (markdown, note), oldest first. Raises
+        DuplicateKeyError when the id is taken."""
+        with self._write_lock, self._connect() as db:
+            db.execute(
+                "INSERT INTO runs (run_id, topic, requested_allocation, allocation, allocation_origin, brain,"
+                " status, created_at, finished_at, source_count, error, summary)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    *(record.run_id, record.topic, record.requested_allocation, record.allocation),
+                    *(record.allocation_origin, record.brain, record.status.value, record.created_at),
+                    *(record.finished_at, record.source_count, record.error, json.dumps(record.summary)),
+                ),
+            )
+            db.executemany(
+                "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
+                [(e.run_id, e.seq, e.ts, e.type, e.model_dump_json()) for e in events],
+            )
+            db.executemany(
+                "INSERT INTO drafts (run_id, version, created_at, note, markdown) VALUES (?, ?, ?, ?, ?)",
+                [(record.run_id, n, record.created_at, note, md) for n, (md, note) in enumerate(drafts, 1)],
+            )
+            db.executemany(
+                "INSERT INTO source_texts (run_id, source_id, text) VALUES (?, ?, ?)",
+                [(record.run_id, sid, text) for sid, text in texts.items() if text],
+            )
+            db.execute("INSERT INTO imported_runs (run_id, imported_at) VALUES (?, ?)", (record.run_id, time.time()))
+
+    def is_imported(self, run_id: str) -> bool:
+        with self._connect() as db:
+            return db.execute("SELECT 1 FROM imported_runs WHERE run_id = ?", (run_id,)).fetchone() is not None
 
     # --- events -----------------------------------------------------------------------------
     def append_event(self, event: Event) -> None:
