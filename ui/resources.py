@@ -38,10 +38,13 @@ def get_manager(settings: Settings) -> RunManager | RemoteRunManager:
     try:
         return _manager(_fingerprint(settings), settings)
     except DatabaseUnavailable as exc:
-        st.error(
-            f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
-            "reachable, or unset the setting for the local SQLite store.",
-            icon=":material/cloud_off:",
-        )
+        if settings.database_url is None:  # the local store's file is damaged or empty: the message names it
+            st.error(f"{exc}.", icon=":material/error:")
+        else:
+            st.error(
+                f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
+                "reachable, or unset the setting for the local SQLite store.",
+                icon=":material/cloud_off:",
+            )
         st.stop()
         raise  # st.stop() raises; this keeps type checkers sure nothing is returned

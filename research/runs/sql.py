@@ -8,6 +8,7 @@ on success and rolled back on an error.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
@@ -45,6 +46,24 @@ class DatabaseUnavailable(RuntimeError):
     """The configured database cannot be reached (message names the host, never the password)."""
 
 
+class CorruptStoreError(DatabaseUnavailable):
+    """A store file that is not a readable SQLite database (damaged, truncated to 0 bytes, or some
+    other file); the message names the file and what to do."""
+
+
+def corrupt_store(path: Path, what: str, exc: BaseException | None = None) -> CorruptStoreError:
+    detail = f" ({str(exc).strip()[:120]})" if exc is not None else ""
+    return CorruptStoreError(
+        f"{path} is not a readable {what}{detail}: move it aside (or restore it from a backup) and start again"
+    )
+
+
+def is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    """ "file is not a database", "database disk image is malformed": the file, not the query.
+    (IntegrityError, OperationalError such as a lock timeout, and the rest are subclasses.)"""
+    return type(exc) is sqlite3.DatabaseError
+
+
 class SqliteDatabase:
     dialect: Dialect = "sqlite"
 
@@ -55,10 +74,33 @@ class SqliteDatabase:
         self.label = str(self.path)
 
     def create_schema(self, statements: list[str]) -> None:
+        """The tables, in a file that is either a complete store or absent: a new store is made
+        beside it and linked into place, so a 0-byte file is never one of ours (it is refused, not
+        silently read as an empty store)."""
+        if not self.path.exists():
+            self._create_file(statements)
+        if self.path.stat().st_size == 0:
+            raise corrupt_store(self.path, "run store (it is empty, 0 bytes)")
         with self.transaction() as tx:
             tx.execute("PRAGMA journal_mode=WAL")
             for statement in statements:
                 tx.execute(statement)
+
+    def _create_file(self, statements: list[str]) -> None:
+        fresh = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.new")
+        db = sqlite3.connect(fresh)
+        try:
+            with db:
+                for statement in statements:
+                    db.execute(statement)
+        finally:
+            db.close()
+        try:
+            os.link(fresh, self.path)  # atomic, and never replaces a store another process made first
+        except FileExistsError:
+            pass
+        finally:
+            fresh.unlink()
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -70,18 +112,22 @@ class SqliteDatabase:
         fsynced (a power cut may lose the last events, never corrupt the log).
         """
         db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30)
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA synchronous=NORMAL")
-            self._local.db = db  # closed when the thread (or this store) goes away
         try:
+            if db is None:
+                db = sqlite3.connect(self.path, timeout=30)
+                db.row_factory = sqlite3.Row
+                db.execute("PRAGMA synchronous=NORMAL")
+                self._local.db = db  # closed when the thread (or this store) goes away
             with db:
                 yield db  # sqlite3.Connection has execute/executemany with `?` placeholders
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" not in str(exc):
                 raise
             raise DuplicateKeyError(str(exc)) from exc
+        except sqlite3.DatabaseError as exc:
+            if not is_corruption(exc):
+                raise
+            raise corrupt_store(self.path, "run store", exc) from None
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)

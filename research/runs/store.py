@@ -9,6 +9,7 @@ One transaction per operation keeps it safe to use from run threads and the scri
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 import uuid
@@ -19,7 +20,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from research.events import Event
+from pydantic import ValidationError
+
+from research.events import EVENT_TYPES, Event
 from research.events.status import RunStatus
 from research.runs.sql import DuplicateKeyError, Tx, open_database
 from research.runs.store_schema import SCHEMA
@@ -197,9 +200,10 @@ class RunStore:
     def events(self, run_id: str, after_seq: int = 0) -> list[Event]:
         with self._connect() as db:
             rows = db.execute(
-                "SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq", (run_id, after_seq)
+                "SELECT run_id, seq, ts, type, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq",
+                (run_id, after_seq),
             ).fetchall()
-        return [Event.model_validate_json(row["body"]) for row in rows]
+        return [_event(row) for row in rows]
 
     def last_seq(self, run_id: str) -> int:
         with self._connect() as db:
@@ -327,7 +331,7 @@ def _record(row: sqlite3.Row | dict[str, Any]) -> RunRecord:  # a SQLite Row, or
     return RunRecord(
         run_id=row["run_id"],
         topic=row["topic"],
-        status=RunStatus(row["status"]),
+        status=_status(row["status"]),
         created_at=row["created_at"],
         requested_allocation=row["requested_allocation"],
         allocation=row["allocation"],
@@ -338,3 +342,31 @@ def _record(row: sqlite3.Row | dict[str, Any]) -> RunRecord:  # a SQLite Row, or
         error=row["error"],
         summary=json.loads(row["summary"]) if row["summary"] else {},
     )
+
+
+def _event(row: sqlite3.Row | dict[str, Any]) -> Event:
+    """A logged event; one this version cannot read (an unknown type from a newer version, a
+    damaged body) stays in the log as it is and reads as a warning naming it, so the rest of its
+    run stays readable."""
+    try:
+        return Event.model_validate_json(row["body"])
+    except ValidationError as exc:
+        kind = str(row["type"])[:60]
+        why = "an unknown event type" if kind not in EVENT_TYPES else f"unreadable: {exc.errors()[0]['msg'][:120]}"
+        ts = row["ts"] if isinstance(row["ts"], float) and math.isfinite(row["ts"]) else 0.0
+        return Event(
+            type="warning",
+            run_id=row["run_id"],
+            seq=row["seq"],
+            ts=ts,
+            data={"source": "run store", "message": f"event #{row['seq']} ({kind!r}) kept but not shown: {why}"},
+        )
+
+
+def _status(value: str) -> RunStatus:
+    """A stored status outside the enum (written before imports were checked) reads as failed, so
+    the run is listed and can be deleted instead of breaking every list of runs."""
+    try:
+        return RunStatus(value)
+    except ValueError:
+        return RunStatus.FAILED
