@@ -4,6 +4,7 @@ is refused, not read as an empty store; one unreadable event keeps its run reada
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -81,7 +82,7 @@ def test_one_event_of_an_unknown_type_keeps_its_run_readable(finished, tmp_path:
     for event in events:
         store.append_event(event)
     with sqlite3.connect(tmp_path / "runs.sqlite") as db:  # as a newer version would have logged it
-        body = '{"type": "hologram_rendered", "run_id": "%s", "seq": 3, "ts": 1.0, "data": {}}' % run_id
+        body = json.dumps({"type": "hologram_rendered", "run_id": run_id, "seq": 3, "ts": 1.0, "data": {}})
         db.execute("UPDATE events SET type = 'hologram_rendered', body = ? WHERE seq = 3", (body,))
     read = store.events(run_id)
     assert len(read) == len(events)  # kept in place
