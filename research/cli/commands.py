@@ -310,7 +310,9 @@ def print_plan(view: RunView) -> None:
 
 
 def _write(path: Path, data: bytes, bad_input: BadInput) -> None:
+    from research.export.atomic_file import write_atomically
+
     try:
-        path.write_bytes(data)
+        write_atomically(path, data)  # a write cut short leaves the earlier file whole
     except OSError as exc:
         raise bad_input(f"cannot write {path}: {exc.strerror or exc}") from None
