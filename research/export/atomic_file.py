@@ -30,7 +30,6 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 def _umask() -> int:
     """The process umask, read without changing it (os.umask sets it, racing other threads)."""
-    with contextlib.suppress(OSError, ValueError, StopIteration):
-        with open("/proc/self/status", encoding="ascii") as status:
-            return int(next(line for line in status if line.startswith("Umask:")).split()[1], 8)
+    with contextlib.suppress(OSError, ValueError, StopIteration), open("/proc/self/status", encoding="ascii") as status:
+        return int(next(line for line in status if line.startswith("Umask:")).split()[1], 8)
     return 0o022
