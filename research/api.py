@@ -18,6 +18,7 @@ from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, i
 # Issues 13/15: one runner per run (leases), resume from any point, shared runs (Postgres).
 from research.runs.lease import RunBusyError
 from research.runs.manager import RunManager
+from research.runs.purge import delete_run_everywhere
 
 # Issue 15: remote mode (RESEARCH_SERVER_URL): the same interface over a LangGraph Server.
 from research.runs.remote import RemoteRunManager, ServerUnreachable, thread_id_of
@@ -137,6 +138,7 @@ __all__ = [
     "thread_id_of",
     "ComparisonRecord",
     "DatabaseUnavailable",
+    "delete_run_everywhere",
     "DuplicateEventError",
     "RunBusyError",
     "RunNotResumableError",

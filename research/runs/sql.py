@@ -117,6 +117,7 @@ class SqliteDatabase:
                 db = sqlite3.connect(self.path, timeout=30)
                 db.row_factory = sqlite3.Row
                 db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA secure_delete=ON")  # a deleted run's text is overwritten, not left in free pages
                 self._local.db = db  # closed when the thread (or this store) goes away
             with db:
                 yield db  # sqlite3.Connection has execute/executemany with `?` placeholders
@@ -128,6 +129,13 @@ class SqliteDatabase:
             if not is_corruption(exc):
                 raise
             raise corrupt_store(self.path, "run store", exc) from None
+
+    def empty_wal(self) -> None:
+        """Checkpoint and truncate the write-ahead log: frames from before a delete still hold the
+        deleted pages (best effort: a reader elsewhere may keep the log until it is done)."""
+        with self.transaction():
+            pass  # opens this thread's connection if it has none
+        self._local.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from research.events import EVENT_TYPES, Event
 from research.events.status import RunStatus
-from research.runs.sql import DuplicateKeyError, Tx, open_database
+from research.runs.sql import DuplicateKeyError, SqliteDatabase, Tx, open_database
 from research.runs.store_schema import SCHEMA
 from research.schemas import RunRecordFields
 
@@ -146,6 +146,8 @@ class RunStore:
         with self._write_lock, self._connect() as db:
             for table in ("runs", "events", "drafts", "source_texts", "run_leases", "imported_runs"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+        if isinstance(self._db, SqliteDatabase):
+            self._db.empty_wal()
 
     def import_run(
         self, record: RunRecord, events: Sequence[Event], drafts: Sequence[tuple[str, str]], texts: dict[str, str]
