@@ -9,9 +9,9 @@ authors, year, publisher, topic).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import stat
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
