@@ -53,6 +53,7 @@ from research.schemas import (
     TopicError,
     validate_topic,
 )
+from research.secrets import mask_url
 from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
 
 # For the dashboard: run-view constants, library browsing/upload and the provider check.
@@ -139,6 +140,7 @@ __all__ = [
     "ComparisonRecord",
     "DatabaseUnavailable",
     "delete_run_everywhere",
+    "mask_url",
     "DuplicateEventError",
     "RunBusyError",
     "RunNotResumableError",

@@ -30,7 +30,7 @@ from research.runs.run_threads import RunThreads
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.schemas import ResearchRequest
-from research.secrets import mask
+from research.secrets import mask, mask_url, url_secrets
 from research.settings import Settings
 
 log = logging.getLogger("research.runs.remote")
@@ -66,9 +66,10 @@ class RemoteRunManager(RunThreads):
         super().__init__(self.runner.store)
         self.settings = settings
         self.url = str(settings.server_url or "").rstrip("/")
+        self.label = mask_url(self.url)  # what messages, events and logs say: never its credentials
         self.client = client or _sdk_client(self.url, settings.server_timeout)
         self.orphan_message = (
-            f"This dashboard lost its connection to the LangGraph server at {self.url} (server unreachable "
+            f"This dashboard lost its connection to the LangGraph server at {self.label} (server unreachable "
             "or the reader stopped). The run may still be going on the server: reattach to follow it."
         )
 
@@ -146,8 +147,9 @@ class RemoteRunManager(RunThreads):
             response = httpx.get(f"{self.url}/ok", timeout=min(5.0, self.settings.server_timeout))
             response.raise_for_status()
         except httpx.HTTPError as exc:
+            reason = mask(str(exc), url_secrets(self.url))  # an HTTP error quotes the URL it asked
             raise ServerUnreachable(
-                f"LangGraph server unreachable at {self.url} ({type(exc).__name__}: {exc}). Start it with "
+                f"LangGraph server unreachable at {self.label} ({type(exc).__name__}: {reason}). Start it with "
                 "`make server`, or unset RESEARCH_SERVER_URL to run research in this process."
             ) from None
 
@@ -210,7 +212,7 @@ class RemoteRunManager(RunThreads):
             self._publish(
                 EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
                     "run_failed",
-                    error=f"The LangGraph server at {self.url} has no run for {run_id}.",
+                    error=f"The LangGraph server at {self.label} has no run for {run_id}.",
                 ),
                 on_event,
             )
@@ -271,12 +273,12 @@ class RemoteRunManager(RunThreads):
             if cancelled():  # the user stopped it: the stream's end is no failure
                 return
             if worker_logs:  # the shared log goes on without this reader (its lease says if the run does)
-                log.warning("Lost the stream of run %s from %s (%s)", run_id, self.url, type(exc).__name__)
+                log.warning("Lost the stream of run %s from %s (%s)", run_id, self.label, type(exc).__name__)
                 return
             self._warn(
                 run_id,
                 on_event,
-                f"LangGraph server unreachable at {self.url} while following the run "
+                f"LangGraph server unreachable at {self.label} while following the run "
                 f"({type(exc).__name__}: {exc}); it may still be going on the server: reattach to follow it.",
             )
             return
@@ -291,7 +293,7 @@ class RemoteRunManager(RunThreads):
             return
         except Exception as exc:  # noqa: BLE001 - a reader must never crash the dashboard
             log.error(
-                "Reading run %s from %s failed: %s", run_id, self.url, mask(repr(exc), self.settings.secret_values())
+                "Reading run %s from %s failed: %s", run_id, self.label, mask(repr(exc), self.settings.secret_values())
             )
             self._fail(run_id, on_event, f"{type(exc).__name__}: {exc}")
             return

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from research.secrets import mask, mask_url, url_secrets
+
 if TYPE_CHECKING:
     import psycopg
 
@@ -176,12 +178,13 @@ class PostgresDatabase:
         from psycopg_pool import ConnectionPool
 
         self._errors = psycopg
-        self.label = _redact(url)
+        self.label = mask_url(url)
         try:  # one direct attempt first: a refused or wrong URL fails at once, not after the pool's wait
             psycopg.connect(url, connect_timeout=int(connect_timeout)).close()
         except psycopg.Error as exc:
-            reason = str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else type(exc).__name__
-            raise DatabaseUnavailable(f"cannot reach the run database {self.label}: {reason}") from None
+            raise DatabaseUnavailable(
+                f"cannot reach the run database {self.label}: {driver_reason(exc, url)}"
+            ) from None
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -215,18 +218,15 @@ class PostgresDatabase:
         self._pool.close()
 
 
-def _redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-        if parts.password:
-            netloc = parts.netloc.replace(f":{parts.password}@", ":****@")
-            return urlunsplit(parts._replace(netloc=netloc))
-    except ValueError:
-        return "postgresql://(unparsable URL)"
-    return url
+def driver_reason(exc: BaseException, url: str) -> str:
+    """A driver error's last line without the DSN: libpq quotes the URL, or a piece of it (a bad
+    percent-escape, an unknown query parameter), in its messages."""
+    text = str(exc).strip()
+    if not text:
+        return type(exc).__name__
+    if mask_url(url).endswith("(unparsable URL, hidden)"):
+        return f"{type(exc).__name__} (the URL does not parse)"
+    return mask(text.splitlines()[-1][:200], [url, *url_secrets(url)])
 
 
 def open_database(target: Path | str) -> SqliteDatabase | PostgresDatabase:
