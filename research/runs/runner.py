@@ -67,6 +67,7 @@ class ResearchRunner:
         self.settings = settings
         configure_logging(settings)
         self.store = store or open_run_store(settings)
+        self.store.mask_secrets(settings.secret_values())  # also a store handed in (a key echoed by a model)
         self.owner = new_owner_id()  # this runner's name on the leases it holds
         self.library = library or Library(settings.library_db)
         self.library.ensure_sample()

@@ -9,24 +9,23 @@ One transaction per operation keeps it safe to use from run threads and the scri
 from __future__ import annotations
 
 import json
-import math
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from research.events import EVENT_TYPES, Event
+from research.events import Event
 from research.events.status import RunStatus
 from research.runs.sql import DuplicateKeyError, SqliteDatabase, Tx, open_database
+from research.runs.store_rows import mask_tree, read_event, read_status
 from research.runs.store_schema import SCHEMA
 from research.schemas import RunRecordFields
+from research.secrets import MASK
 
 if TYPE_CHECKING:
     import sqlite3
@@ -85,6 +84,7 @@ class RunStore:
         # SQLite has one writer at a time anyway; the lock keeps this process's writers from
         # queueing inside sqlite's busy timeout. Postgres takes concurrent writers itself.
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else _NoLock()
+        self._secrets: list[str] = []  # configured secret values, masked in all that is stored
         self._db.create_schema(SCHEMA)
 
     @cached_property
@@ -96,6 +96,25 @@ class RunStore:
                 (uuid.uuid4().hex,),
             )
             return str(db.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()["value"])
+
+    def mask_secrets(self, values: Iterable[str]) -> None:
+        """Mask these values (configured keys, URL passwords) in every event, draft and page text
+        stored from now on: a model server that echoes a key in its reply must not get it into the
+        log, and from there into CLI JSON, exports and bundles."""
+        self._secrets = sorted({*self._secrets, *(v for v in values if len(v) >= 4)}, key=len, reverse=True)
+
+    def _mask(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+        return text
+
+    def _body(self, event: Event) -> str:
+        body = event.model_dump_json()
+        if not any(secret in body or json.dumps(secret)[1:-1] in body for secret in self._secrets):
+            return body
+        # Masked value by value, never on the JSON text (a secret such as `true` must not break it).
+        return json.dumps(mask_tree(event.model_dump(mode="json"), self._mask), ensure_ascii=False)
 
     def _connect(self) -> AbstractContextManager[Tx]:
         return self._db.transaction()
@@ -168,15 +187,15 @@ class RunStore:
             )
             db.executemany(
                 "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
-                [(e.run_id, e.seq, e.ts, e.type, e.model_dump_json()) for e in events],
+                [(e.run_id, e.seq, e.ts, e.type, self._body(e)) for e in events],
             )
             db.executemany(
                 "INSERT INTO drafts (run_id, version, created_at, note, markdown) VALUES (?, ?, ?, ?, ?)",
-                [(record.run_id, n, record.created_at, note, md) for n, (md, note) in enumerate(drafts, 1)],
+                [(record.run_id, n, record.created_at, note, self._mask(md)) for n, (md, note) in enumerate(drafts, 1)],
             )
             db.executemany(
                 "INSERT INTO source_texts (run_id, source_id, text) VALUES (?, ?, ?)",
-                [(record.run_id, sid, text) for sid, text in texts.items() if text],
+                [(record.run_id, sid, self._mask(text)) for sid, text in texts.items() if text],
             )
             db.execute("INSERT INTO imported_runs (run_id, imported_at) VALUES (?, ?)", (record.run_id, time.time()))
 
@@ -192,7 +211,7 @@ class RunStore:
             with self._write_lock, self._connect() as db:
                 db.execute(
                     "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
-                    (event.run_id, event.seq, event.ts, event.type, event.model_dump_json()),
+                    (event.run_id, event.seq, event.ts, event.type, self._body(event)),
                 )
         except DuplicateKeyError:
             raise DuplicateEventError(
@@ -205,7 +224,7 @@ class RunStore:
                 "SELECT run_id, seq, ts, type, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq",
                 (run_id, after_seq),
             ).fetchall()
-        return [_event(row) for row in rows]
+        return [read_event(row) for row in rows]
 
     def last_seq(self, run_id: str) -> int:
         with self._connect() as db:
@@ -219,7 +238,7 @@ class RunStore:
             version = int(row["v"] or 0) + 1
             db.execute(
                 "INSERT INTO drafts (run_id, version, created_at, note, markdown) VALUES (?, ?, ?, ?, ?)",
-                (run_id, version, time.time(), note, markdown),
+                (run_id, version, time.time(), note, self._mask(markdown)),
             )
         return version
 
@@ -239,7 +258,7 @@ class RunStore:
         with self._write_lock, self._connect() as db:
             db.executemany(
                 "INSERT INTO source_texts (run_id, source_id, text) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [(run_id, sid, text) for sid, text in texts.items() if text],
+                [(run_id, sid, self._mask(text)) for sid, text in texts.items() if text],
             )
 
     def get_text(self, run_id: str, source_id: str) -> str:
@@ -326,14 +345,16 @@ class _NoLock:
 def open_run_store(settings: Settings) -> RunStore:
     """The run store the settings name: Postgres with RESEARCH_DATABASE_URL, else the data dir's SQLite."""
     url = settings.database_url.get_secret_value() if settings.database_url else None
-    return RunStore(url or settings.runs_db)
+    store = RunStore(url or settings.runs_db)
+    store.mask_secrets(settings.secret_values())
+    return store
 
 
 def _record(row: sqlite3.Row | dict[str, Any]) -> RunRecord:  # a SQLite Row, or psycopg's dict_row
     return RunRecord(
         run_id=row["run_id"],
         topic=row["topic"],
-        status=_status(row["status"]),
+        status=read_status(row["status"]),
         created_at=row["created_at"],
         requested_allocation=row["requested_allocation"],
         allocation=row["allocation"],
@@ -344,31 +365,3 @@ def _record(row: sqlite3.Row | dict[str, Any]) -> RunRecord:  # a SQLite Row, or
         error=row["error"],
         summary=json.loads(row["summary"]) if row["summary"] else {},
     )
-
-
-def _event(row: sqlite3.Row | dict[str, Any]) -> Event:
-    """A logged event; one this version cannot read (an unknown type from a newer version, a
-    damaged body) stays in the log as it is and reads as a warning naming it, so the rest of its
-    run stays readable."""
-    try:
-        return Event.model_validate_json(row["body"])
-    except ValidationError as exc:
-        kind = str(row["type"])[:60]
-        why = "an unknown event type" if kind not in EVENT_TYPES else f"unreadable: {exc.errors()[0]['msg'][:120]}"
-        ts = row["ts"] if isinstance(row["ts"], float) and math.isfinite(row["ts"]) else 0.0
-        return Event(
-            type="warning",
-            run_id=row["run_id"],
-            seq=row["seq"],
-            ts=ts,
-            data={"source": "run store", "message": f"event #{row['seq']} ({kind!r}) kept but not shown: {why}"},
-        )
-
-
-def _status(value: str) -> RunStatus:
-    """A stored status outside the enum (written before imports were checked) reads as failed, so
-    the run is listed and can be deleted instead of breaking every list of runs."""
-    try:
-        return RunStatus(value)
-    except ValueError:
-        return RunStatus.FAILED
