@@ -118,11 +118,16 @@ class Settings(BaseSettings):
     max_tool_calls_per_round: int = Field(40, ge=1, le=500)
     max_tool_calls_per_run: int = Field(100, ge=1, le=2000)
 
+    # Shared desks with [auth]: who may delete any run (comma-separated emails), and model calls a
+    # signed-in user may spend a day on the desk's shared key (unset: no cap).
+    admins: str = ""
+    user_daily_llm_calls: int | None = Field(None, ge=0)
+
     # Remote mode (research/runs/remote.py): a LangGraph Server runs the graph; None = in-process.
     server_url: str | None = None
     server_timeout: float = Field(60.0, gt=0, le=3600)  # seconds: connect (at most 5) and each stream read
 
-    @field_validator("fast_model", "openai_base_url", "server_url", mode="before")
+    @field_validator("fast_model", "openai_base_url", "server_url", "user_daily_llm_calls", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -170,6 +175,10 @@ class Settings(BaseSettings):
     def provider_urls(self) -> list[str]:
         urls = [self.tavily_url, self.arxiv_url, self.openalex_url, self.openlibrary_url, self.wikipedia_url]
         return [*urls, self.github_url, self.stackexchange_url, *([self.ddgs_url] if self.ddgs_url else [])]
+
+    @property
+    def admin_emails(self) -> frozenset[str]:
+        return frozenset(e.strip().lower() for e in self.admins.replace(";", ",").split(",") if e.strip())
 
     @property
     def runs_db(self) -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import RunBusyError, RunManager, RunNotResumableError, RunStore, RunView, ServerUnreachable
-from ui import session
+from ui import auth, session
 from ui.panels import critiques, draft, evidence, pipeline, researchers, sources_table, summary, supervisor, transcript
 from ui.text import md_escape
 
@@ -58,6 +58,8 @@ def _offer_resume(manager: RunManager, run_id: str) -> None:
         icon=":material/cloud_off:" if remote else ":material/pause_circle:",
     )
     if st.button("Reattach" if remote else "Resume run", icon=":material/play_arrow:", key=f"resume-{run_id}"):
+        if not auth.require_spend(manager.store, manager.runner.settings, "resume runs"):
+            return
         try:
             manager.resume(run_id)
         except ServerUnreachable as exc:

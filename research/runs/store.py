@@ -226,6 +226,21 @@ class RunStore:
             ).fetchall()
         return [read_event(row) for row in rows]
 
+    def model_calls_by(self, user: str, since: float) -> int:
+        """Model calls made since `since` by the runs `user` started (a per-user daily cap)."""
+        with self._connect() as db:
+            started = db.execute(
+                "SELECT run_id, body FROM events WHERE type = 'run_started' AND body LIKE ?", (f"%{json.dumps(user)}%",)
+            ).fetchall()
+            mine = [r["run_id"] for r in started if json.loads(r["body"]).get("data", {}).get("started_by") == user]
+            calls = 0
+            for run_id in mine:
+                rows = db.execute(
+                    "SELECT body FROM events WHERE run_id = ? AND type = 'usage' AND ts >= ?", (run_id, since)
+                ).fetchall()
+                calls += sum(int(json.loads(r["body"]).get("data", {}).get("calls") or 0) for r in rows)
+        return calls
+
     def last_seq(self, run_id: str) -> int:
         with self._connect() as db:
             row = db.execute("SELECT MAX(seq) AS seq FROM events WHERE run_id = ?", (run_id,)).fetchone()

@@ -14,6 +14,7 @@ from research.api import (
     RunView,
     validate_plan_edit,
 )
+from ui import auth
 from ui.text import ORIGIN_LABELS, md_escape, plural
 
 
@@ -30,6 +31,10 @@ def edited_plan(run_id: str) -> tuple[list[str], str]:
 
 def _continue(manager: RunManager, run_id: str) -> None:
     questions, allocation = edited_plan(run_id)
+    refusal = auth.spend_refusal(manager.store, manager.runner.settings)  # research goes on: it spends
+    if refusal:
+        st.session_state[f"plan-error-{run_id}"] = refusal
+        return
     try:
         manager.continue_plan(run_id, questions, allocation or None)
     except (PlanEditError, PlanReviewError, RunBusyError, KeyError) as exc:
