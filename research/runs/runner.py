@@ -308,7 +308,7 @@ class ResearchRunner:
         }
         services.bind(ctx)
         try:
-            with self.checkpointer() as saver, run_id_scope(run_id):
+            with self.checkpointer() as saver, run_id_scope(run_id, topic=request.topic):
                 graph = build_graph(max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver)
                 for part in graph.stream(
                     initial,

@@ -44,3 +44,11 @@ def test_delete_removes_checkpoints_texts_and_every_trace_in_the_files(tmp_path:
     assert TOPIC.encode() not in files and b"Quetzalcoatlus" not in files
     assert line.encode() not in files or line in runner.store.latest_draft(keep).markdown
     assert runner.store.get_run(keep) is not None
+
+
+def test_the_log_names_the_run_by_its_id_not_its_topic(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path / "data", tmp_path / "logs2")
+    run_id = ResearchRunner(settings).run(ResearchRequest(topic=TOPIC, allocation="100"))
+    log = (tmp_path / "logs2" / "multiagent.log").read_text(encoding="utf-8")
+    assert f"run={run_id}" in log
+    assert TOPIC.lower() not in log.lower() and "<topic>" in log
