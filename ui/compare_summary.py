@@ -71,6 +71,7 @@ def best_pick(stats: list[RunStats]) -> RunStats | None:
     """The run to start from next time: fewest gaps, then fewest rounds, then most sources.
     None when fewer than two runs finished, or when none of them is better on those terms."""
     finished = [s for s in stats if s.status == "finished"]
+
     def key(s: RunStats) -> tuple[int, int, int]:  # a sort key, named for reuse
         return (len(s.gaps), s.rounds, -s.sources)
 
