@@ -165,9 +165,10 @@ def _years(s: RunStats) -> str:
     return f"{low}–{high} (median {statistics.median(s.years):g})" if low != high else str(low)
 
 
-def metrics_frame(stats: list[RunStats]) -> pd.DataFrame:
-    """Rows are measures, columns are runs: the table an analyst reads across."""
-    unique = unique_sources(stats)
+def metrics_frame(stats: list[RunStats], unique: dict[str, int] | None = None) -> pd.DataFrame:
+    """Rows are measures, columns are runs: the table an analyst reads across (`unique`: the
+    runs' unique_sources, when already counted)."""
+    unique = unique_sources(stats) if unique is None else unique
     rows: list[tuple[str, Callable[[RunStats], object]]] = [
         ("Status", lambda s: s.status),
         ("Researchers", lambda s: s.researchers),
