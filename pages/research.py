@@ -31,6 +31,8 @@ with st.container(border=True, key="run-inputs"):
         persist_state="session",
         help="Pause after the supervisor so you can edit the research questions and the allocation first.",
     )
+    if clicked and not auth.require_spend(manager.store, settings, "start runs"):
+        clicked = False  # a run spends the desk's model key: signed in, and within the daily cap
     if clicked:
         try:
             run_id = manager.start(

@@ -21,6 +21,7 @@ from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, i
 from research.runs.control import RunControl
 from research.runs.lease import RunBusyError
 from research.runs.manager import RunManager
+from research.runs.purge import delete_run_everywhere
 
 # Issue 15: remote mode (RESEARCH_SERVER_URL): the same interface over a LangGraph Server.
 from research.runs.remote import RemoteRunManager, ServerUnreachable, thread_id_of
@@ -58,6 +59,7 @@ from research.schemas import (
     TopicError,
     validate_topic,
 )
+from research.secrets import mask_url
 from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
 
 # For the dashboard: run-view constants, library browsing/upload and the provider check.
@@ -151,6 +153,8 @@ __all__ = [
     "thread_id_of",
     "ComparisonRecord",
     "DatabaseUnavailable",
+    "delete_run_everywhere",
+    "mask_url",
     "DuplicateEventError",
     "RunBusyError",
     "RunNotResumableError",

@@ -101,7 +101,7 @@ def _new_runs(manager: RunControl, comparisons: ComparisonStore, settings: Setti
         note_col.caption(":material/info: Run comparison is disabled: " + " ".join(md_escape(p) for p in problems))
     else:
         note_col.caption(f"{plural(len(chosen), 'run')} at once · revision cap {settings.max_iterations}")
-    if clicked:
+    if clicked and auth.require_spend(manager.store, settings, "start runs"):
         _start(manager, comparisons, topic.strip(), chosen)
 
 

@@ -30,10 +30,13 @@ def get_manager(settings: Settings) -> RunControl:
     try:
         return _manager(settings_key(settings), settings)  # a new key (or secret): a new manager
     except DatabaseUnavailable as exc:
-        st.error(
-            f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
-            "reachable, or unset the setting for the local SQLite store.",
-            icon=":material/cloud_off:",
-        )
+        if settings.database_url is None:  # the local store's file is damaged or empty: the message names it
+            st.error(f"{exc}.", icon=":material/error:")
+        else:
+            st.error(
+                f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
+                "reachable, or unset the setting for the local SQLite store.",
+                icon=":material/cloud_off:",
+            )
         st.stop()
         raise  # st.stop() raises; this keeps type checkers sure nothing is returned

@@ -11,8 +11,9 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import RunBusyError, RunControl, RunNotResumableError, RunStore, RunView, ServerUnreachable
-from ui import session
+from ui import auth, session
 from ui.panels import critiques, draft, evidence, pipeline, researchers, sources_table, summary, supervisor, transcript
+from ui.resources import load_settings
 from ui.text import md_escape
 
 # Twice a second: at 1.0 the first researcher card waited for the next tick (~1.3 s after the
@@ -58,6 +59,8 @@ def _offer_resume(manager: RunControl, run_id: str) -> None:
         icon=":material/cloud_off:" if remote else ":material/pause_circle:",
     )
     if st.button("Reattach" if remote else "Resume run", icon=":material/play_arrow:", key=f"resume-{run_id}"):
+        if not auth.require_spend(manager.store, load_settings(), "resume runs"):
+            return
         try:
             manager.resume(run_id)
         except ServerUnreachable as exc:

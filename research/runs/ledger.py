@@ -78,6 +78,8 @@ class RunLedger:
         record = self.record(run_id)
         if record.status in _NOT_RESUMABLE:
             raise RunNotResumableError(f"Run {run_id} cannot be resumed: {_NOT_RESUMABLE[record.status]}.")
+        if self.store.is_imported(run_id):  # its checkpoints stayed on the machine that ran it
+            raise RunNotResumableError(f"Run {run_id} cannot be resumed: it was imported from a bundle.")
         return record
 
     def paused(self, run_id: str) -> RunRecord:

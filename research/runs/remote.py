@@ -32,7 +32,7 @@ from research.runs.event_effects import log_event
 from research.runs.ledger import PlanEdit, RunLedger
 from research.runs.store import RunStore, open_run_store
 from research.schemas import ResearchRequest
-from research.secrets import mask
+from research.secrets import mask, mask_url, url_secrets
 from research.settings import Settings
 from research.sources.library.store import Library
 from research.sources.router import SourceRouter
@@ -78,9 +78,10 @@ class RemoteRunManager(ManagedRuns):
         super().__init__(RunLedger(settings, store or open_run_store(settings)), library, sources)
         self.settings = settings
         self.url = str(settings.server_url or "").rstrip("/")
+        self.label = mask_url(self.url)  # what messages, events and logs say: never its credentials
         self.client = client or _sdk_client(self.url, settings.server_timeout)
         self.orphan_message = (
-            f"This dashboard lost its connection to the LangGraph server at {self.url} (server unreachable "
+            f"This dashboard lost its connection to the LangGraph server at {self.label} (server unreachable "
             "or the reader stopped). The run may still be going on the server: reattach to follow it."
         )
 
@@ -135,8 +136,9 @@ class RemoteRunManager(ManagedRuns):
             response = httpx.get(f"{self.url}/ok", timeout=min(5.0, self.settings.server_timeout))
             response.raise_for_status()
         except httpx.HTTPError as exc:
+            reason = mask(str(exc), url_secrets(self.url))  # an HTTP error quotes the URL it asked
             raise ServerUnreachable(
-                f"LangGraph server unreachable at {self.url} ({type(exc).__name__}: {exc}). Start it with "
+                f"LangGraph server unreachable at {self.label} ({type(exc).__name__}: {reason}). Start it with "
                 "`make server`, or unset RESEARCH_SERVER_URL to run research in this process."
             ) from None
 
@@ -190,7 +192,7 @@ class RemoteRunManager(ManagedRuns):
         if latest is None:
             self._publish(
                 EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
-                    RunFailed(error=f"The LangGraph server at {self.url} has no run for {run_id}.")
+                    RunFailed(error=f"The LangGraph server at {self.label} has no run for {run_id}.")
                 ),
                 on_event,
             )
@@ -251,12 +253,12 @@ class RemoteRunManager(ManagedRuns):
             if cancelled():  # the user stopped it: the stream's end is no failure
                 return
             if worker_logs:  # the shared log goes on without this reader (its lease says if the run does)
-                log.warning("Lost the stream of run %s from %s (%s)", run_id, self.url, type(exc).__name__)
+                log.warning("Lost the stream of run %s from %s (%s)", run_id, self.label, type(exc).__name__)
                 return
             self._warn(
                 run_id,
                 on_event,
-                f"LangGraph server unreachable at {self.url} while following the run "
+                f"LangGraph server unreachable at {self.label} while following the run "
                 f"({type(exc).__name__}: {exc}); it may still be going on the server: reattach to follow it.",
             )
             return
@@ -271,7 +273,7 @@ class RemoteRunManager(ManagedRuns):
             return
         except Exception as exc:  # noqa: BLE001 - a reader must never crash the dashboard
             log.error(
-                "Reading run %s from %s failed: %s", run_id, self.url, mask(repr(exc), self.settings.secret_values())
+                "Reading run %s from %s failed: %s", run_id, self.label, mask(repr(exc), self.settings.secret_values())
             )
             self._fail(run_id, on_event, f"{type(exc).__name__}: {exc}")
             return

@@ -59,6 +59,7 @@ class ResearchRunner:
         configure_logging(settings)
         self.ledger = RunLedger(settings, store or open_run_store(settings))
         self.store = self.ledger.store
+        self.store.mask_secrets(settings.secret_values())  # also a store handed in (a key echoed by a model)
         self.owner = new_owner_id()  # this runner's name on the leases it holds
         self.library, self.sources = local_sources(settings, library, sources)
         # The graph's nodes find this runner's services here, through their runtime's RunEnv.
@@ -268,7 +269,7 @@ class ResearchRunner:
         }
         self.services.bind(ctx)
         try:
-            with self.checkpointer() as saver, run_id_scope(run_id):
+            with self.checkpointer() as saver, run_id_scope(run_id, topic=request.topic):
                 graph = build_graph(max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver)
                 for part in graph.stream(
                     initial,

@@ -15,6 +15,8 @@ from research.api import (
     RunView,
     validate_plan_edit,
 )
+from ui import auth
+from ui.resources import load_settings
 from ui.text import ORIGIN_LABELS, md_escape, plural
 
 
@@ -31,6 +33,10 @@ def edited_plan(run_id: str) -> tuple[list[str], str]:
 
 def _continue(manager: RunControl, run_id: str) -> None:
     questions, allocation = edited_plan(run_id)
+    refusal = auth.spend_refusal(manager.store, load_settings())  # research goes on: it spends
+    if refusal:
+        st.session_state[f"plan-error-{run_id}"] = refusal
+        return
     try:
         manager.continue_plan(run_id, questions, allocation or None)
     except (PlanEditError, PlanReviewError, RunBusyError, KeyError) as exc:
