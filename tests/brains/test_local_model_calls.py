@@ -296,7 +296,7 @@ def test_a_reply_that_never_ends_is_cut_by_the_reply_deadline(tmp_path: Path) ->
         brain = LLMBrain(settings_for(server, tmp_path, llm_reply_seconds=0.3))
         started = time.monotonic()
         notes = brain.notes(TASK, [ONE_SOURCE], lambda _id: "")
-        assert time.monotonic() - started < 2.5
+        assert time.monotonic() - started < 4.5  # the whole reply takes 5 s
         assert 0 < len(notes) < len("word " * 400)
         assert brain.meter.calls[-1].finish_reason == "deadline"
 

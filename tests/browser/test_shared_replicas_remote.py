@@ -72,7 +72,7 @@ def test_a_replica_killed_mid_run_costs_nothing_on_a_team_desk(browser, tmp_path
             for c in contexts:
                 c.close()
         finally:
-            expect.set_options(timeout=5_000)
+            expect.set_options(timeout=EXPECT_TIMEOUT_MS)
             stop_group(a)
             stop_group(b)
     events = store.events(run_id)
