@@ -20,6 +20,7 @@ from research import prompts
 from research.brains.base import JudgeRequest, NumberedSource, Plan, ReviseRequest, TextLookup, WriteRequest
 from research.brains.llm_calls import ModelCaller
 from research.brains.model_output import InvalidModelOutput, strip_think
+from research.brains.model_retry import MODEL_RETRIES
 from research.brains.plan_decision import (
     SupervisorDecisionReply,
     plan_from_decision,
@@ -58,7 +59,9 @@ M = TypeVar("M", bound=BaseModel)
 _LIST_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 
 
-def chat_model(settings: Settings, model: str, *, max_retries: int = 2, streaming: bool = False) -> ChatOpenAI:
+def chat_model(settings: Settings, model: str, *, max_retries: int = 0, streaming: bool = False) -> ChatOpenAI:
+    """The client for one model. The SDK's own retries stay off (`max_retries=0`) in the brain:
+    they would send requests the run's meter never sees (ModelCaller retries, metered)."""
     key = settings.openai_api_key or SecretStr(PLACEHOLDER_API_KEY)
     # `streaming` is only passed when True: an explicit False would also stop `.stream()` and a
     # graph's "messages" stream mode from streaming tokens.
@@ -84,21 +87,18 @@ class LLMBrain:
         self,
         settings: Settings,
         *,
-        max_retries: int = 2,
+        max_retries: int = MODEL_RETRIES,
         streaming: bool = False,
         meter: UsageMeter | None = None,
     ) -> None:
         self.settings = settings
         self.name = settings.model
-        self._main = chat_model(settings, settings.model, max_retries=max_retries, streaming=streaming)
+        self._main = chat_model(settings, settings.model, streaming=streaming)
         fast = settings.effective_fast_model
-        self._fast = (
-            self._main
-            if fast == settings.model
-            else chat_model(settings, fast, max_retries=max_retries, streaming=streaming)
-        )
+        self._fast = self._main if fast == settings.model else chat_model(settings, fast, streaming=streaming)
         self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
-        self.caller = ModelCaller(settings, self.meter, source=self.kind)
+        # `max_retries`: the project's retries on a transport fault, each a metered call.
+        self.caller = ModelCaller(settings, self.meter, source=self.kind, retries=max_retries)
         # Names the server in warnings without its URL (a URL may carry credentials).
         self.server_label = (
             f"model {self.name} at {'OpenAI' if self.caller.is_openai else 'the OPENAI_BASE_URL server'}"
