@@ -41,7 +41,7 @@ class RunStats:
     researchers: int
     tokens: int
     calls: int
-    cost_usd: float
+    cost_usd: float | None  # None: a model of the run has no known price
     seconds: float | None
     headings: list[str]  # "## Summary", level marks kept so the structure diff shows nesting
     draft: str | None
@@ -104,7 +104,7 @@ def run_stats(view: RunView, record: RunRecord | None, draft: str | None) -> Run
         researchers=len(view.researchers),
         tokens=int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0)),
         calls=int(usage.get("calls", 0)),
-        cost_usd=float(usage.get("cost_usd", 0.0)),
+        cost_usd=None if usage.get("cost_usd") is None else float(usage["cost_usd"]),
         seconds=view.seconds,
         headings=headings_of(draft or view.draft),
         draft=draft or view.draft,

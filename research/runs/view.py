@@ -245,7 +245,13 @@ class RunView:
         for key, value in counts.items():
             self.usage[key] = self.usage.get(key, 0) + value
             node[key] = node.get(key, 0) + value
-        self.usage["cost_usd"] += d.cost_usd or 0.0
+        # One call of a model without a price makes the run's cost unknown: null, never a partial sum.
+        if d.cost_usd is None and (d.calls or d.prompt_tokens or d.completion_tokens):
+            self.usage["price_unknown"] = True
+        if self.usage.get("price_unknown"):
+            self.usage["cost_usd"] = None
+        elif d.cost_usd is not None:
+            self.usage["cost_usd"] = (self.usage["cost_usd"] or 0.0) + d.cost_usd
 
     def _on_evidence_assessed(self, e: Event, d: p.Payload) -> None:
         self.evidence, self.evidence_detail = d.get("evidence"), d.model_dump(mode="json")
