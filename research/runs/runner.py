@@ -17,6 +17,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 from pydantic import ValidationError
 
+from research.brains.availability import check_brain
 from research.brains.factory import make_brain
 from research.events import Event, EventAdapter, payloads
 from research.events.payloads import RunStarted
@@ -80,6 +81,7 @@ class ResearchRunner:
         `lease=False`: another process runs it and holds the lease (a server worker, remote mode)."""
         if request.allocation:
             parse_allocation(request.allocation, self.settings.max_researchers)
+        check_brain(self.settings, request.llm)  # BrainUnavailable: asked for a model, none configured
         run_id = uuid.uuid4().hex[:12]
         self.store.create_run(run_id, request.topic, request.allocation, self._brain_label(request))
         if lease:
