@@ -29,7 +29,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 
 from research.brains.call_context import current_step
-from research.brains.capabilities import is_context_overflow, store_for
+from research.brains.capabilities import cache_dir, is_context_overflow, store_for
 from research.brains.context_fit import fit_messages, prompt_chars, prompt_chars_allowed
 from research.brains.model_call import CallRecord, Progress, server_slots, stream_reply
 from research.brains.model_output import InvalidModelOutput
@@ -70,7 +70,7 @@ class ModelCaller:
         self.source = source  # the warnings' source (never the base URL: it may carry credentials)
         base = (settings.openai_base_url or OPENAI_BASE).rstrip("/")
         self.is_openai = base == OPENAI_BASE
-        self.memory = store_for(settings.data_dir)
+        self.memory = store_for(cache_dir())  # per user, keyed by server + model: not per run store
         self.slots = server_slots(base, settings.llm_concurrency)
         self._context_tokens = settings.context_tokens
         self._lock = threading.Lock()

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from research.runs.store import RunStore
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, EXPECT_TIMEOUT_MS
 from tests.browser.research_form import fill_research_form
 from tests.child_server import stop_group
 from tests.streamlit_server import offline_env, start_streamlit

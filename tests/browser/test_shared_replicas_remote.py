@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from research.runs.store import RunStore
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, EXPECT_TIMEOUT_MS
 from tests.browser.research_form import fill_research_form
 from tests.child_server import stop_group
 from tests.langgraph_server import langgraph_available, langgraph_dev, server_env
