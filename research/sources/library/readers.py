@@ -6,12 +6,15 @@ samples and the tests all read files the same way.
 
 from __future__ import annotations
 
+import datetime
 import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+
+import yaml
 
 from research.schemas import RESEARCHER_KINDS, ResearcherKind
 from research.sources.library import sandbox
@@ -39,21 +42,82 @@ class ParsedFile:
 
 # --- front matter and markdown ------------------------------------------------------------------
 
-_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+MAX_FRONT_MATTER_CHARS = 64_000  # a document's metadata, not a document: larger is ignored
+_META_VALUE_CHARS = 2_000
+_META_LIST_ITEMS = 100
+_META_SCALARS = (str, int, float, bool, datetime.date)
+
+
+def _fenced(text: str) -> tuple[str, str] | None:
+    """The block between a leading `---` line and the next `---` line, and the body after it
+    (a line scan: linear in the text, whatever it holds)."""
+    text = text.removeprefix("\ufeff")
+    first, newline, rest = text.partition("\n")
+    if not newline or first.rstrip("\r").rstrip(" \t") != "---":
+        return None
+    pos = 0
+    while pos <= len(rest):
+        end = rest.find("\n", pos)
+        line = rest[pos:] if end == -1 else rest[pos:end]
+        if pos and line.rstrip("\r").rstrip(" \t") == "---":
+            return rest[: pos - 1].rstrip("\r"), "" if end == -1 else rest[end + 1 :]
+        if end == -1:
+            return None
+        pos = end + 1
+    return None
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:
-    """`key: value` lines between leading `---` fences, and the body after them.
-
-    YAML-ish lists (`authors: [A, B]` or `- A` lines under a key) are joined with "; ".
-    """
-    match = _FRONT_MATTER.match(text)
-    if not match:
+    """YAML front matter between leading `---` fences (read by a YAML parser: quotes and escapes
+    resolved, lists joined with "; "), and the body after them. Front matter that is not valid
+    YAML (`title: A: B`) is read line by line as `key: value`, so a sloppy file still imports."""
+    fenced = _fenced(text)
+    if fenced is None:
         return {}, text
+    block, body = fenced
+    meta = _yaml_meta(block)
+    return (meta if meta is not None else _line_meta(block)), body
+
+
+def _yaml_meta(block: str) -> dict[str, str] | None:
+    if len(block) > MAX_FRONT_MATTER_CHARS:
+        return {}
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader: plain data only
+    except yaml.YAMLError:
+        return None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        return None
+    meta: dict[str, str] = {}
+    for key, value in data.items():
+        text = _meta_text(value)
+        if text is not None:
+            meta[str(key).strip().lower()] = text
+    return meta
+
+
+def _meta_text(value: object) -> str | None:
+    """A front-matter value as text: scalars as they read, a list of scalars joined; nested
+    structures are not metadata the library keeps (and aliases cannot blow them up)."""
+    if value is None:
+        return ""
+    if isinstance(value, _META_SCALARS):
+        return str(value).strip()[:_META_VALUE_CHARS]
+    if isinstance(value, list):
+        items = [str(v).strip() for v in value[:_META_LIST_ITEMS] if isinstance(v, _META_SCALARS)]
+        return "; ".join(i for i in items if i)[:_META_VALUE_CHARS]
+    return None
+
+
+def _line_meta(block: str) -> dict[str, str]:
+    """`key: value` lines; `authors: [A, B]` or `- A` lines under a key joined with "; "."""
     meta: dict[str, str] = {}
     current: str | None = None
-    for line in match.group(1).splitlines():
-        item = re.match(r"^\s+-\s+(.*)$", line) or re.match(r"^-\s+(.*)$", line)
+    for line in block.splitlines():
+        item = re.match(r"^\s*-\s+(.*)$", line)
         if item and current:
             value = _unquote(item.group(1))
             meta[current] = f"{meta[current]}; {value}" if meta[current] else value
@@ -66,7 +130,7 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
         if value.startswith("[") and value.endswith("]"):
             value = "; ".join(_unquote(v) for v in value[1:-1].split(",") if v.strip())
         meta[current] = _unquote(value)
-    return meta, text[match.end() :]
+    return meta
 
 
 def _unquote(value: str) -> str:
@@ -210,6 +274,17 @@ def read_html(name: str, data: bytes) -> ParsedFile:
     return ParsedFile(title=title or _first_line(text) or _title_from_name(name), text=text)
 
 
+# Programs that stamp their own name into a file's author or title (python-docx's default template
+# says author "python-docx"); a person or an organisation is never called this.
+GENERATOR_NAMES = frozenset(
+    {"python-docx", "python-pptx", "docx4j", "apache poi", "aspose.words", "pandoc", "fpdf", "fpdf2", "reportlab"}
+)
+
+
+def _is_generator(value: str) -> bool:
+    return " ".join(value.split()).lower() in GENERATOR_NAMES
+
+
 _PDF_JUNK_TITLES = re.compile(r"^(untitled|microsoft word - .*|document\d*|slide \d+)$", re.I)
 
 
@@ -227,9 +302,11 @@ def read_pdf(name: str, data: bytes) -> ParsedFile:
     meta_title = " ".join(info.get("title", "").split())
     title = meta_title if meta_title and not _PDF_JUNK_TITLES.match(meta_title) else _first_line(text)
     meta: dict[str, str] = {}
-    if info.get("author"):
+    if info.get("author") and not _is_generator(info["author"]):
         meta["authors"] = info["author"]
-    if year := re.match(r"^(?:D:)?((?:19|20)\d\d)", info.get("created", "")):
+    # The year is a publication date's (XMP prism:publicationDate / coverDate), never the file's
+    # CreationDate: a 2024 scan of an 1859 book was not published in 2024.
+    if year := re.match(r"^((?:1[5-9]|20)\d\d)", info.get("published", "")):
         meta["year"] = year.group(1)
     return ParsedFile(title=title or _title_from_name(name), text=text, meta=meta)
 
@@ -241,8 +318,10 @@ def read_docx(name: str, data: bytes) -> ParsedFile:
         raise UnreadableFile(str(exc)) from None
     paragraphs = [p.strip() for p in answer["paragraphs"] if p.strip()]
     info = answer["meta"]
-    meta = {"authors": info["author"]} if info.get("author") else {}
-    title = info.get("title", "").strip() or (paragraphs[0][:_TITLE_MAX] if paragraphs else "")
+    # Core properties that name the program that wrote the file say nothing about the document.
+    author, title = (v if not _is_generator(v) else "" for v in (info.get("author", ""), info.get("title", "")))
+    meta = {"authors": author} if author else {}
+    title = title.strip() or (paragraphs[0][:_TITLE_MAX] if paragraphs else "")
     return ParsedFile(title=title or _title_from_name(name), text="\n\n".join(paragraphs), meta=meta)
 
 
