@@ -27,6 +27,7 @@ from research.brains.plan_decision import (
     reply_questions,
     validate_decision,
 )
+from research.brains.topic_language import ENGLISH, topic_language
 from research.brains.usage_meter import UsageMeter
 from research.drafts import guard as draft_guard
 from research.schemas import (
@@ -118,7 +119,7 @@ class LLMBrain:
                     max_researchers=max_researchers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
                 )
             ),
-            HumanMessage(prompts.SUPERVISOR_USER.format(topic=topic, allocation_note=note)),
+            HumanMessage(prompts.SUPERVISOR_USER.format(topic=topic, allocation_note=note) + _language_note(topic)),
         ]
         reply = self._structured(self._main, SupervisorDecisionReply, messages)
         decision, problem = validate_decision(reply, max_researchers)
@@ -155,6 +156,7 @@ class LLMBrain:
                     focus_note=focus,
                     kind=kind,
                 )
+                + _language_note(task.topic or task.question)
             ),
         ]
         result = self._structured(self._fast, QueryPlan, messages)
@@ -321,3 +323,9 @@ def _unique_lines(items: Iterable[object]) -> list[str]:
             seen.add(text.lower())
             out.append(text)
     return out
+
+
+def _language_note(topic: str) -> str:
+    """Keeps a non-English topic's language for its questions and queries ("" for English)."""
+    language = topic_language(topic)
+    return "" if language == ENGLISH else prompts.TOPIC_LANGUAGE_NOTE.format(language=language)
