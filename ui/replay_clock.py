@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from research.api import SPEEDS, DraftVersion, Event, RunStore, RunView, events_due, fold, replay_offsets
 
@@ -142,5 +143,5 @@ class ReplayStore:
         versions = self.draft_versions(run_id)
         return versions[-1] if versions else None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)

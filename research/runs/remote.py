@@ -23,15 +23,19 @@ from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_sdk.schema import Command, Run, StreamMode
 
 from research.events import Event, EventAdapter
+from research.events.payloads import RunCancelled, RunFailed, RunStarted, Warning
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
+from research.logging_setup import configure_logging
+from research.runs.control import ManagedRuns, Work, local_sources
 from research.runs.event_effects import log_event
-from research.runs.run_threads import RunThreads
-from research.runs.runner import ResearchRunner
-from research.runs.store import RunStore
+from research.runs.ledger import PlanEdit, RunLedger
+from research.runs.store import RunStore, open_run_store
 from research.schemas import ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
+from research.sources.library.store import Library
+from research.sources.router import SourceRouter
 
 log = logging.getLogger("research.runs.remote")
 EventCallback = Callable[[Event], None]
@@ -52,18 +56,26 @@ def thread_id_of(run_id: str) -> str:
     return str(uuid.uuid5(_THREAD_NAMESPACE, run_id))
 
 
-class RemoteRunManager(RunThreads):
-    """The RunManager interface (start, resume, continue_plan, cancel_plan, cancel, is_active,
-    is_orphaned, wait) over a LangGraph Server. A run is live while a reader here follows it or a
-    server worker that writes its log holds its lease (RunThreads.is_live)."""
+class RemoteRunManager(ManagedRuns):
+    """The RunControl protocol (research/runs/control.py) over a LangGraph Server, plus `cancel`
+    and the CLI's blocking `run`. A run is live while a reader here follows it or a server worker
+    that writes its log holds its lease (RunThreads.is_live). What stays local is given or built
+    here: the run store, its plan checks (RunLedger), the library and the provider list."""
 
     thread_prefix = "remote-run"
 
-    def __init__(self, settings: Settings, *, store: RunStore | None = None, client: Any = None) -> None:
-        # The local runner keeps what stays local: the run store, plan-edit checks, the library
-        # page and the Settings page's provider list.
-        self.runner = ResearchRunner(settings, store=store)
-        super().__init__(self.runner.store)
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: RunStore | None = None,
+        library: Library | None = None,
+        sources: SourceRouter | None = None,
+        client: Any = None,
+    ) -> None:
+        configure_logging(settings)
+        library, sources = local_sources(settings, library, sources)
+        super().__init__(RunLedger(settings, store or open_run_store(settings)), library, sources)
         self.settings = settings
         self.url = str(settings.server_url or "").rstrip("/")
         self.client = client or _sdk_client(self.url, settings.server_timeout)
@@ -72,59 +84,36 @@ class RemoteRunManager(RunThreads):
             "or the reader stopped). The run may still be going on the server: reattach to follow it."
         )
 
-    # --- the RunManager interface ---------------------------------------------------------------
-    def start(self, request: ResearchRequest) -> str:
-        """Register and start a run on the server; returns its id at once. Raises AllocationError
-        on a bad allocation and ServerUnreachable (before anything is stored) when the server is down."""
-        run_id = self.create(request)
-        self._spawn(run_id, lambda: self._run(run_id, request, None))
-        return run_id
+    # --- what ManagedRuns asks of a manager ----------------------------------------------------
+    def _register(self, request: ResearchRequest) -> str:
+        """Validate and register a run (the server must answer); returns its id. Raises
+        AllocationError on a bad allocation and ServerUnreachable (before anything is stored)."""
+        if request.allocation:  # bad input first: the clear allocation error, whatever the server
+            parse_allocation(request.allocation, self.settings.max_researchers)
+        self.check()
+        return self.ledger.register(request)  # no lease here: a server worker runs it and holds it
 
-    def run(self, request: ResearchRequest, on_event: EventCallback | None = None, run_id: str | None = None) -> str:
-        """Start a run and follow it to its end in this thread (the CLI)."""
-        run_id = run_id or self.create(request)
-        self._run(run_id, request, on_event)
-        return run_id
+    create = _register
 
-    def resume(self, run_id: str, on_event: EventCallback | None = None, *, block: bool = False) -> str:
+    def _start_work(self, run_id: str, request: ResearchRequest, on_event: EventCallback | None) -> Work:
+        return lambda: self._run(run_id, request, on_event)
+
+    def _resume_work(self, run_id: str, on_event: EventCallback | None) -> Work | None:
         """Reattach to a run whose reader stopped: replay its server stream from the start (events
         already in the log are skipped) and follow it to its end."""
-        record = self.store.get_run(run_id)
-        if record is None:
-            raise KeyError(f"No run with id {run_id!r}")
+        record = self.ledger.record(run_id)
         if self.is_live(run_id) or record.status != "running":  # followed or run elsewhere, or ended
-            return run_id
+            return None
         self.check()
-        if block:
-            self._reattach(run_id, on_event)
-        else:
-            self._spawn(run_id, lambda: self._reattach(run_id, on_event))
-        return run_id
+        return lambda: self._reattach(run_id, on_event)
 
-    def continue_plan(
-        self,
-        run_id: str,
-        questions: list[str] | None = None,
-        allocation: str | None = None,
-        *,
-        on_event: EventCallback | None = None,
-        block: bool = False,
-    ) -> str:
-        """Continue a run paused for plan review. A bad edit raises here, before anything runs."""
-        record, questions, parsed = self.runner.check_plan_edit(run_id, questions, allocation)
+    def _continue_work(self, edit: PlanEdit, on_event: EventCallback | None) -> Work:
         self.check()
+        run_id = edit.record.run_id
         self.store.update_run(run_id, status="running", error=None)
-        command: Command = {"resume": {"questions": questions, "allocation": parsed.notation if parsed else None}}
-        request = self.runner.stored_request(record)  # the choices it started with travel again
-
-        def go() -> None:
-            self._follow(run_id, on_event, lambda: self._stream(run_id, request, command=command))
-
-        go() if block else self._spawn(run_id, go)
-        return run_id
-
-    def cancel_plan(self, run_id: str) -> None:
-        self.runner.cancel_plan(run_id)
+        command: Command = {"resume": edit.answer()}
+        request = self.ledger.stored_request(edit.record)  # the choices it started with travel again
+        return lambda: self._follow(run_id, on_event, lambda: self._stream(run_id, request, command=command))
 
     def cancel(self, run_id: str) -> None:
         """Stop a run: a paused one locally, a running one on the server (its reader logs the end)."""
@@ -135,7 +124,7 @@ class RemoteRunManager(RunThreads):
             self.cancel_plan(run_id)
             return
         # Logged first, so the reader takes the stream's end (or the server's error) as the cancel.
-        self._publish(EventAdapter(run_id).make("run_cancelled", reason="Cancelled by the user."), None)
+        self._publish(EventAdapter(run_id).make(RunCancelled(reason="Cancelled by the user.")), None)
         latest = self._latest_server_run(run_id)
         if latest and latest["status"] in ("pending", "running"):
             self.client.runs.cancel(thread_id_of(run_id), latest["run_id"], wait=True)
@@ -152,17 +141,10 @@ class RemoteRunManager(RunThreads):
             ) from None
 
     # --- running ------------------------------------------------------------------------------
-    def create(self, request: ResearchRequest) -> str:
-        """Validate and register a run (the server must answer); returns its id."""
-        if request.allocation:  # bad input first: the clear allocation error, whatever the server
-            parse_allocation(request.allocation, self.settings.max_researchers)
-        self.check()
-        return self.runner.create(request, lease=False)  # a server worker runs it and holds its lease
-
     def _spec(self, run_id: str, request: ResearchRequest) -> dict[str, Any]:
         # Only what this side chose explicitly travels (its settings, the run's options); the rest
         # is the server's own configuration.
-        spec = spec_for(run_id, self.runner.run_settings(request), request.llm, only_set=True)
+        spec = spec_for(run_id, self.ledger.run_settings(request), request.llm, only_set=True)
         if request.started_by:
             spec["started_by"] = request.started_by
         if request.researcher_mode:  # the dashboard's Researchers control; else the worker's setting
@@ -172,12 +154,11 @@ class RemoteRunManager(RunThreads):
         return dict(spec)
 
     def _run(self, run_id: str, request: ResearchRequest, on_event: EventCallback | None) -> None:
-        max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
         initial = {
             "run_id": run_id,
             "topic": request.topic,
             "requested_allocation": request.allocation,
-            "max_iterations": max_iterations,
+            "max_iterations": self.ledger.max_iterations(request),
             "review_plan": request.review_plan,
         }
 
@@ -209,14 +190,13 @@ class RemoteRunManager(RunThreads):
         if latest is None:
             self._publish(
                 EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
-                    "run_failed",
-                    error=f"The LangGraph server at {self.url} has no run for {run_id}.",
+                    RunFailed(error=f"The LangGraph server at {self.url} has no run for {run_id}.")
                 ),
                 on_event,
             )
             return
         # Events the server's stream already gave this log are skipped, by their place in it.
-        already = sum(1 for e in self.store.events(run_id) if e.data.get("source") != CONNECTION_SOURCE)
+        already = sum(1 for e in self.store.events(run_id) if not _connection_warning(e))
         self._follow(
             run_id,
             on_event,
@@ -247,7 +227,7 @@ class RemoteRunManager(RunThreads):
         ended = False
         # The worker writes this run's log (its run_started says so): only read here. A continued or
         # reattached stream has no run_started of its own: the log's says.
-        worker_logs = any(e.type == "run_started" and e.data.get("worker_log") for e in self.store.events(run_id))
+        worker_logs = any(isinstance(e.data, RunStarted) and e.data.worker_log for e in self.store.events(run_id))
 
         def cancelled() -> bool:
             return getattr(self.store.get_run(run_id), "status", None) == "cancelled"
@@ -256,7 +236,7 @@ class RemoteRunManager(RunThreads):
             for part in open_stream():
                 for event in adapter.adapt(part):
                     ended = ended or event.type in _ENDED
-                    worker_logs = worker_logs or (event.type == "run_started" and bool(event.data.get("worker_log")))
+                    worker_logs = worker_logs or (isinstance(event.data, RunStarted) and event.data.worker_log)
                     if event.type == "run_failed" and cancelled():  # the cancel's own error part
                         continue
                     if skip > 0:  # already in the log (a reattached reader's replay)
@@ -317,10 +297,10 @@ class RemoteRunManager(RunThreads):
             on_event(event)
 
     def _warn(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
-        self._publish(EventAdapter(run_id).make("warning", source=CONNECTION_SOURCE, message=message), on_event)
+        self._publish(EventAdapter(run_id).make(Warning(source=CONNECTION_SOURCE, message=message)), on_event)
 
     def _fail(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
-        self._publish(EventAdapter(run_id).make("run_failed", error=message), on_event)
+        self._publish(EventAdapter(run_id).make(RunFailed(error=message)), on_event)
 
 
 def _sdk_client(url: str, timeout: float) -> SyncLangGraphClient:
@@ -341,3 +321,8 @@ def _detail(response: httpx.Response) -> str:
         return str(response.json().get("detail", ""))[:500]
     except Exception:  # noqa: BLE001 - a body that is not JSON
         return response.text[:500]
+
+
+def _connection_warning(event: Event) -> bool:
+    """A warning this client logged about its connection (not one of the server stream's events)."""
+    return isinstance(event.data, Warning) and event.data.source == CONNECTION_SOURCE
