@@ -4,7 +4,7 @@ paused for plan review, or ended: replay, revise, export)."""
 import streamlit as st
 from pydantic import ValidationError
 
-from research.api import AllocationError, ResearchRequest, ServerUnreachable
+from research.api import AllocationError, BrainUnavailable, ResearchRequest, ServerUnreachable
 from ui import auth, session, stored_run
 from ui.allocation_controls import render_inputs, render_run_button
 from ui.page_start import open_page
@@ -45,7 +45,7 @@ with st.container(border=True, key="run-inputs"):
                     **options,
                 )
             )
-        except (AllocationError, ServerUnreachable) as exc:
+        except (AllocationError, BrainUnavailable, ServerUnreachable) as exc:
             st.error(f"Could not start the run: {md_escape(exc)}", icon=":material/error:")
         except ValidationError as exc:
             st.error(f"Could not start the run: {md_escape(exc.errors()[0]['msg'])}", icon=":material/error:")

@@ -1,5 +1,6 @@
 """The engine's public API: what the dashboard (and other callers) may import."""
 
+from research.brains.availability import BrainUnavailable, brain_problem
 from research.brains.offline_revise import RevisionError
 from research.drafts.citations import check_citations
 
@@ -78,6 +79,8 @@ def make_manager(settings: Settings) -> RunControl:
 
 __all__ = [
     "AllocationError",
+    "BrainUnavailable",
+    "brain_problem",
     "DraftVersion",
     "Event",
     "RunLiveness",

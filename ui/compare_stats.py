@@ -41,7 +41,7 @@ class RunStats:
     researchers: int
     tokens: int
     calls: int
-    cost_usd: float
+    cost_usd: float | None  # None: a model of the run has no known price
     seconds: float | None
     headings: list[str]  # "## Summary", level marks kept so the structure diff shows nesting
     draft: str | None

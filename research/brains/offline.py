@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
+from research.brains.topic_language import ENGLISH, offline_language_warning, topic_language
 from research.brains.topics import (
     ALLOCATION_GUIDANCE,
     GUIDANCE_LABEL,
@@ -20,6 +21,7 @@ from research.brains.topics import (
     subject_of,
 )
 from research.drafts.inert import clean_quoted_sentence
+from research.events.agent_log import warn
 from research.relevance.coverage import MIN_SOURCES_PER_QUESTION, focus_matches, question_coverage
 from research.relevance.scoring import is_on_topic
 from research.schemas import (
@@ -81,6 +83,9 @@ class OfflineBrain:
     kind = "offline"
 
     def plan(self, topic: str, *, max_researchers: int, wants_allocation: bool) -> Plan:
+        language = topic_language(topic)
+        if language != ENGLISH:  # its word lists would make nonsense questions and find nothing
+            warn("offline", offline_language_warning(language))
         topic_class, cues = classify_topic(topic)
         cue_text = f" (cues: {', '.join(cues[:4])})" if cues else ""
         return Plan(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pydantic import ValidationError
 
+from research.brains.availability import brain_problem
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
 from research.cli.progress import describe
 from research.cli.terminal import terminal_text
@@ -102,6 +103,9 @@ def _research(argv: list[str]) -> int:
     if args.max_iterations is not None and not 0 <= args.max_iterations <= 5:
         raise BadInput(f"--max-iterations must be 0-5, got {args.max_iterations}")
     settings = _settings(args.sources)
+    problem = brain_problem(settings, args.llm)  # before anything is stored or sent (remote mode too)
+    if problem:
+        raise BadInput(problem)
     request = ResearchRequest(
         topic=topic,
         allocation=args.allocation,
@@ -171,6 +175,8 @@ def _subcommand(argv: list[str]) -> int:
     add_tool_parsers(sub)
     args = p.parse_args(argv)
     settings = _settings()
+    if getattr(args, "llm", None) == "openai" and (problem := brain_problem(settings, "openai")):
+        raise BadInput(problem)  # resume / continue / revise --llm openai with no model configured
     if args.command == "resume":
         return _resume(settings, args)
     if args.command in TOOL_COMMANDS:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
+from research.brains.availability import check_brain
 from research.events import Event, EventAdapter
 from research.events.payloads import RunCancelled, RunStarted
 from research.events.status import RunStatus
@@ -63,6 +64,7 @@ class RunLedger:
         """Validate and store a new run (status running); returns its id. Raises AllocationError."""
         if request.allocation:
             parse_allocation(request.allocation, self.settings.max_researchers)
+        check_brain(self.settings, request.llm)  # BrainUnavailable: asked for a model, none configured
         run_id = uuid.uuid4().hex[:12]
         self.store.create_run(run_id, request.topic, request.allocation, self._brain_label(request))
         return run_id

@@ -30,6 +30,7 @@ from research.runs.event_effects import apply_event
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.ledger import PlanEdit, PlanReviewError, RunLedger, RunNotResumableError
 from research.runs.store import DuplicateEventError, RunRecord, RunStore, open_run_store
+from research.runs.tracing import run_trace_config
 from research.schemas import ResearcherAllocation, ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
@@ -266,6 +267,7 @@ class ResearchRunner:
             # max_concurrency=1 no node could ever run (a deadlock); the setting counts tasks.
             "max_concurrency": self.settings.max_concurrency + 1,
             "recursion_limit": 100,
+            **run_trace_config(run_id, settings.secret_values()),  # type: ignore[typeddict-item]
         }
         self.services.bind(ctx)
         try:
