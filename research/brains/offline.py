@@ -19,7 +19,6 @@ from research.brains.topics import (
     research_questions,
     subject_of,
 )
-from research.drafts.inert import clean_quoted_sentence
 from research.relevance.scoring import is_on_topic
 from research.schemas import (
     AnalystVerdict,
@@ -30,6 +29,7 @@ from research.schemas import (
     Usage,
 )
 from research.text import BM25, split_sentences, tokenize
+from research.text.quote import clean_quoted_sentence
 
 # A source is relevant to a question when it contains this share of the question's terms.
 RELEVANCE_SHARE = 0.5

@@ -16,6 +16,7 @@ from research.drafts.citations import SOURCES_HEADING
 from research.drafts.markers import CITATION_MARKER as CITATION
 from research.schemas import CheckedClaim
 from research.text import split_sentences, tokenize
+from research.text.quote import md_unquote
 
 REPEAT_OVERLAP = 0.8  # share of the shorter sentence's terms that makes it a repeat
 MIN_REPEAT_TERMS = 5
@@ -49,7 +50,7 @@ class ReviewIssues:
 
 def _plain(sentence: str) -> str:
     """A sentence without its markers, spelled as the claim check spells its claims."""
-    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(CITATION.sub("", sentence).split()))
+    return md_unquote(re.sub(r"\s+([.,;:!?])", r"\1", " ".join(CITATION.sub("", sentence).split())))
 
 
 def _question_key(text: str) -> str:

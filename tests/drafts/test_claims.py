@@ -8,7 +8,7 @@ TEXT = (
     "Lipid nanoparticles carry the fragile mRNA into muscle cells. Ribosomes then translate it into the spike "
     "protein. The immune system learns to recognise that protein. Unrelated closing remarks about logistics."
 )
-DRAFT = """# Topic
+DRAFT = """# How do mRNA vaccines work?
 
 ## Summary
 

@@ -6,6 +6,8 @@ so nothing in them becomes HTML, a link or an image.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from research.api import RunView
@@ -45,7 +47,7 @@ def render(view: RunView, version: int) -> None:
         for claim in claims:
             if claim.get("verdict") in ("unsupported", "unverifiable"):
                 st.warning(
-                    f"[{claim.get('n')}] {claim.get('verdict')}: {md_escape(claim.get('sentence', ''))}",
+                    f"[{claim.get('n')}] {claim.get('verdict')}: {md_escape(claim.get('sentence', ''))}" + _why(claim),
                     icon=":material/report:",
                 )
         with st.expander(f"The passage behind each citation ({len(claims)} claims)", icon=":material/format_quote:"):
@@ -53,5 +55,11 @@ def render(view: RunView, version: int) -> None:
                 passage = md_escape(claim.get("passage", "")) or ":gray[no stored text for this source]"
                 st.markdown(
                     f"**[{claim.get('n')}]** {_BADGE.get(claim.get('verdict', ''), '')} "
-                    f"{md_escape(claim.get('sentence', ''))}  \n> {passage}"
+                    f"{md_escape(claim.get('sentence', ''))}{_why(claim)}  \n> {passage}"
                 )
+
+
+def _why(claim: dict[str, Any]) -> str:
+    """Why a claim is not supported (the check's reason), or nothing."""
+    reason = claim.get("reason") or ""
+    return f"  \n:gray[Why: {md_escape(reason)}]" if reason and claim.get("verdict") != "supported" else ""
