@@ -39,6 +39,8 @@ _ICON = re.compile(r":(?:material/[a-z0-9_]{1,48}|[a-z0-9_+-]{0,40}[a-z][a-z0-9_
 _REFERENCE_MARK = re.compile(r"\d{1,3}(?: ?[,\u2013-] ?\d{1,3}){0,8}")  # a source's own "[12]", "[3, 4]"
 _URL_END = frozenset(" \t\n\r<>()[]")
 _MIN_WORD_CHARS = 12
+_WORD_CHAR = re.compile(r"[^\W_]")
+_LEFT_SPACE = re.compile(r" ([,.;:!?)])")
 
 
 class _Finder:
@@ -134,7 +136,13 @@ class _Scanner:
                 i = self.skip.pop(i, i + 1)
             elif c == "<":
                 i = self._angle(i)
-            elif c == ":" and (i == 0 or not s[i - 1].isalnum()) and (m := _ICON.match(s, i)):
+            elif (
+                c == ":"
+                and (i == 0 or not (s[i - 1].isalnum() or s[i - 1] == ":"))
+                and (m := _ICON.match(s, i))
+                and not s[m.end() : m.end() + 1].isalnum()
+                and s[m.end() : m.end() + 1] != ":"  # "std::thread::sleep" is a path, not an icon
+            ):
                 i = m.end()
             elif c == ":" and (m := _DIRECTIVE.match(s, i)) and (end := self.bracket_end(m.end())) >= 0:
                 self.skip[end] = end + 1  # ":red[text]" keeps its text
@@ -229,10 +237,12 @@ def clean_quoted_sentence(sentence: str) -> str | None:
     """The sentence as plain text the writer may quote, or None: an instruction, or nothing left."""
     if _INSTRUCTION.search(sentence):
         return None
-    text = _Scanner(sentence).run()
-    text = " ".join(text.split()).replace(" ( )", "").replace(" ()", "")  # what a dropped URL leaves
-    text = " ".join(text.split()).strip(" -:;,")
-    if _INSTRUCTION.search(text) or sum(ch.isalnum() for ch in text) < _MIN_WORD_CHARS:
+    original = " ".join(sentence.split())
+    text = " ".join(_Scanner(sentence).run().split())
+    if text != original:  # something was dropped: tidy the spaces and brackets it leaves
+        text = _LEFT_SPACE.sub(r"\1", text.replace(" ( )", "").replace(" ()", ""))
+    text = text.strip(" -:;,")
+    if _INSTRUCTION.search(text) or len(_WORD_CHAR.findall(text)) < _MIN_WORD_CHARS:
         return None
     return text
 
