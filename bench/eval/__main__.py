@@ -54,6 +54,9 @@ def run_topic(item: EvalTopic, llm: str, extra: dict[str, Any]) -> dict[str, Any
     row = figures(
         view, library_topic=item.library_topic, uncovered=item.group == "uncovered", imported=item.group == "imported"
     )
+    from bench.eval.prose import prose_figures
+
+    row["prose"] = prose_figures(view.draft or "")
     return {
         "topic": item.topic,
         "group": item.group,
@@ -69,7 +72,7 @@ def run_brain(label: str, llm: str, extra: dict[str, Any]) -> dict[str, Any]:
     for item in TOPICS:
         print(f"[eval {label}] {item.topic}", file=sys.stderr, flush=True)
         rows.append(run_topic(item, llm, extra))
-    return {"brain": label, "topics": rows, "summary": aggregate(rows)}
+    return {"brain": label, "topics": rows, "summary": aggregate(rows, prose_target=label == "offline")}
 
 
 def main(argv: list[str] | None = None) -> int:

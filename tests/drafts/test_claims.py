@@ -111,12 +111,16 @@ ART_TEXT = (
 def test_a_supported_sentence_that_does_not_answer_its_question_fails_as_off_question() -> None:
     topic = "Causes of the 1929 stock market crash"
     off = check_claims(
-        _draft("What is the 1929 stock market crash", "Dealers such as Durand-Ruel made bulk purchases of stock.", topic),
+        _draft(
+            "What is the 1929 stock market crash", "Dealers such as Durand-Ruel made bulk purchases of stock.", topic
+        ),
         {1: "s1"},
         lambda _: ART_TEXT,
     )
     on = check_claims(
-        _draft("What is the 1929 stock market crash", "The crash of October 1929 wiped out stock market fortunes.", topic),
+        _draft(
+            "What is the 1929 stock market crash", "The crash of October 1929 wiped out stock market fortunes.", topic
+        ),
         {1: "s1"},
         lambda _: ART_TEXT,
     )
@@ -126,5 +130,7 @@ def test_a_supported_sentence_that_does_not_answer_its_question_fails_as_off_que
 
 
 def test_a_claim_with_too_few_terms_in_its_passage_says_so() -> None:
-    [claim] = check_claims(_draft("Summary", "Rust was invented by penguins on the moon."), {1: "s1"}, lambda _: RUST_TEXT)
+    [claim] = check_claims(
+        _draft("Summary", "Rust was invented by penguins on the moon."), {1: "s1"}, lambda _: RUST_TEXT
+    )
     assert claim.verdict == "unsupported" and claim.failure == "not_stated" and "of its terms" in claim.reason

@@ -58,14 +58,20 @@ def test_a_claim_the_judge_finds_off_question_is_unsupported_with_its_reason(tmp
                 review_rounds=0,
             )
         )
-        view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+        view = fold(
+            runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
+        )
         [judge] = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
     assert "(question: " in _user(judge)  # every claim goes with its section's question
     claims = view.claims["claims"]
     judged = [c for c in claims if c["verdict"] != "unverifiable"]
     assert view.claims["method"] == "model" and len(judged) >= 2
     first = judged[0]
-    assert first["verdict"] == "unsupported" and first["failure"] == "off_question" and first["reason"] == "about logistics"
+    assert (
+        first["verdict"] == "unsupported"
+        and first["failure"] == "off_question"
+        and first["reason"] == "about logistics"
+    )
     rest = [c for c in judged[1:] if c["failure"] != "changed"]  # a changed token stays unsupported (below)
     assert rest and all(c["verdict"] == "supported" and c["failure"] == "" for c in rest)
 
@@ -82,7 +88,9 @@ def test_a_changed_identifier_stays_unsupported_whatever_the_model_says(tmp_path
         failure="changed",
         reason='not faithful: it quotes "spawn_blocking" as "spawnblocking"',
     )
-    fine = changed.model_copy(update={"sentence": "Use Tokio's spawn_blocking for blocking work.", "failure": "", "reason": ""})
+    fine = changed.model_copy(
+        update={"sentence": "Use Tokio's spawn_blocking for blocking work.", "failure": "", "reason": ""}
+    )
     with FakeOpenAIServer(ScriptedModel()) as server:  # the cooperative judge: "supported" for every claim
         settings = loopback_llm_settings(
             server.base_url, data_dir=tmp_path / "data", log_dir=tmp_path / "logs", model="main-model", llm_timeout=5
