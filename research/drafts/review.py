@@ -28,6 +28,8 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 @dataclass
 class ReviewIssues:
     unsupported: list[str] = field(default_factory=list)  # claim sentences (markers removed)
+    # (section, sentence) of each: the same sentence may fit one section and miss another's question
+    unsupported_in: set[tuple[str, str]] = field(default_factory=set)
     repeated: list[str] = field(default_factory=list)  # later occurrences, as written
     repeated_at: list[int] = field(default_factory=list)  # their positions among the body's sentences
     unanswered: list[str] = field(default_factory=list)  # questions
@@ -82,6 +84,7 @@ def _lines(body: str) -> Iterator[tuple[str, str, str, list[str]]]:
 def find_issues(markdown: str, claims: list[CheckedClaim], questions: list[str]) -> ReviewIssues:
     issues = ReviewIssues()
     issues.unsupported = list(dict.fromkeys(c.sentence for c in claims if c.verdict == "unsupported"))
+    issues.unsupported_in = {(c.section, c.sentence) for c in claims if c.verdict == "unsupported"}
     body, _ = _body_and_tail(markdown)
     seen: list[set[str]] = []
     cited_by_section: dict[str, bool] = {}
@@ -130,12 +133,18 @@ def revise_offline(markdown: str, issues: ReviewIssues) -> tuple[str, list[str]]
         kept = []
         for sentence in sentences:
             at, index = index, index + (0 if known_gaps else 1)
+            plain = _plain(sentence)
+            unsupported = (
+                bool({(section, plain), ("", plain)} & issues.unsupported_in)  # "": a claim checked without one
+                if issues.unsupported_in
+                else plain in drop_plain
+            )
             if known_gaps:
                 kept.append(sentence)
-            elif _plain(sentence) in drop_plain:
-                reasons.append(f'Removed an unsupported claim: "{_plain(sentence)[:160]}"')
             elif at in drop_at:
                 reasons.append(f'Removed a repeated sentence: "{_plain(sentence)[:160]}"')
+            elif unsupported:
+                reasons.append(f'Removed an unsupported claim: "{_plain(sentence)[:160]}"')
             else:
                 kept.append(sentence)
         if kept:
