@@ -41,6 +41,10 @@ _METHOD = re.compile(
     r"|\brisk of bias\b|\b(?:pubmed|medline|embase|scopus|web of science|cochrane library)\b"
     r"|^(?:background|methods?|results?|conclusions?|objectives?|aims?|purpose|abstract|keywords|"
     r"introduction|discussion|findings|summary)\s*:"
+    # The document as the subject of a reporting verb: "The review therefore supports...".
+    r"|^the " + _DOCUMENT + r"(?: [a-z]{1,20}){0,2} (?:argues|shows|suggests|supports|finds|concludes|describes|"
+    r"summari[sz]es|examines|reviews|presents|proposes|reports|demonstrates|highlights|explores|discusses|"
+    r"synthesi[sz]es|outlines|considers|covers|traces|maps|assesses|evaluates|identifies)\b"
 )
 # Demonstratives that point outside their sentence. "that" is one only after a preposition or a
 # verb that does not take a that-clause ("borrowed that platform", not "showed that vaccines...").
