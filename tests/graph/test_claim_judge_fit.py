@@ -63,17 +63,13 @@ def test_a_claim_the_judge_finds_off_question_is_unsupported_with_its_reason(tmp
         )
         [judge] = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
     assert "(question: " in _user(judge)  # every claim goes with its section's question
-    claims = view.claims["claims"]
-    judged = [c for c in claims if c["verdict"] != "unverifiable"]
-    assert view.claims["method"] == "model" and len(judged) >= 2
+    assert view.claims is not None
+    judged = [c for c in view.claims.claims if c.verdict != "unverifiable"]
+    assert view.claims.method == "model" and len(judged) >= 2
     first = judged[0]
-    assert (
-        first["verdict"] == "unsupported"
-        and first["failure"] == "off_question"
-        and first["reason"] == "about logistics"
-    )
-    rest = [c for c in judged[1:] if c["failure"] != "changed"]  # a changed token stays unsupported (below)
-    assert rest and all(c["verdict"] == "supported" and c["failure"] == "" for c in rest)
+    assert first.verdict == "unsupported" and first.failure == "off_question" and first.reason == "about logistics"
+    rest = [c for c in judged[1:] if c.failure != "changed"]  # a changed token stays unsupported (below)
+    assert rest and all(c.verdict == "supported" and c.failure == "" for c in rest)
 
 
 def test_a_changed_identifier_stays_unsupported_whatever_the_model_says(tmp_path: Path) -> None:
