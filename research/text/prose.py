@@ -42,7 +42,9 @@ _METHOD = re.compile(
     r"|^(?:background|methods?|results?|conclusions?|objectives?|aims?|purpose|abstract|keywords|"
     r"introduction|discussion|findings|summary)\s*:"
     # The document as the subject of a reporting verb: "The review therefore supports...".
-    r"|^the " + _DOCUMENT + r"(?: [a-z]{1,20}){0,2} (?:argues|shows|suggests|supports|finds|concludes|describes|"
+    r"|(?:^|(?<=[.!?] ))the "
+    + _DOCUMENT
+    + r"(?: [a-z]{1,20}){0,2} (?:argues|shows|suggests|supports|finds|concludes|describes|"
     r"summari[sz]es|examines|reviews|presents|proposes|reports|demonstrates|highlights|explores|discusses|"
     r"synthesi[sz]es|outlines|considers|covers|traces|maps|assesses|evaluates|identifies)\b"
 )
