@@ -105,6 +105,12 @@ def units_of(source_id: str, text: str) -> list[Unit]:
     return out
 
 
+def _cited_part(unit: Unit) -> str:
+    """The unit's last sentence: the one its [n] follows, which the claim check reads as the claim."""
+    sentences = split_sentences(unit.text)
+    return sentences[-1] if sentences else unit.text
+
+
 def _cite(text: str, n: int) -> str:
     body = md_quote(text.rstrip())
     return f"{body[:-1]} [{n}]{body[-1]}" if body and body[-1] in ".!?" else f"{body} [{n}]"
@@ -144,7 +150,7 @@ def write_draft(
         focus = focus_terms(question, subject_tokens)
         raw = index.scores(focus * 2 + list(subject_tokens)) if focus else index.scores(tokenize(question))
         raw = [
-            s if (not focus or speaks_to(focus, set(u.tokens))) and addresses(u.text, question, topic) else 0.0
+            s if (not focus or speaks_to(focus, set(u.tokens))) and addresses(_cited_part(u), question, topic) else 0.0
             for s, u in zip(raw, units, strict=False)
         ]
         top = max(raw) or 1.0

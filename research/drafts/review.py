@@ -141,10 +141,12 @@ def revise_offline(markdown: str, issues: ReviewIssues) -> tuple[str, list[str]]
             )
             if known_gaps:
                 kept.append(sentence)
-            elif at in drop_at:
-                reasons.append(f'Removed a repeated sentence: "{_plain(sentence)[:160]}"')
-            elif unsupported:
-                reasons.append(f'Removed an unsupported claim: "{_plain(sentence)[:160]}"')
+            elif at in drop_at or unsupported:
+                what = "a repeated sentence" if at in drop_at else "an unsupported claim"
+                reasons.append(f'Removed {what}: "{plain[:160]}"')
+                if CITATION.search(sentence):  # its [n] cited the uncited lead-in before it too: it goes with it
+                    while kept and not CITATION.search(kept[-1]):
+                        kept.pop()
             else:
                 kept.append(sentence)
         if kept:
