@@ -48,7 +48,7 @@ browser:
 		|| echo "Could not install:$$missing (browser tests skip outside CI; PDFs fall back to core fonts)."; \
 	fi
 
-## Lint and types: ruff (style, imports, bugbear, simplify) and mypy (strict on research/).
+## Lint and types: ruff (style, imports, bugbear, simplify) and mypy (strict on research/, ui/ and pages/).
 lint: install-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .

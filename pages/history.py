@@ -4,7 +4,7 @@ saved comparisons (reopen one on the Compare page)."""
 import pandas as pd
 import streamlit as st
 
-from research.api import RunManager
+from research.api import RunControl
 from ui import auth, compare_session, session
 from ui.app_entry import ensure_app_entry
 from ui.comparison_store import ComparisonStore
@@ -38,7 +38,7 @@ def picked_id(rows: list[dict[str, object]], *, key: str, id_column: str) -> str
     return str(frame.iloc[selected[0]][id_column]) if selected else None
 
 
-def runs_tab(manager: RunManager) -> None:
+def runs_tab(manager: RunControl) -> None:
     records = store.list_runs()
     note_col, import_col = st.columns([5, 1.4], vertical_alignment="center")
     with import_col.popover("Import a run file", icon=":material/upload_file:", width="stretch"):

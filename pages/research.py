@@ -50,9 +50,9 @@ with st.container(border=True, key="run-inputs"):
         else:
             session.attach(run_id)
 
-run_id = session.attached_run_id(manager.store)
-if run_id:
-    stored_run.show(manager, settings, run_id)
+attached_run = session.attached_run_id(manager.store)
+if attached_run:
+    stored_run.show(manager, settings, attached_run)
 else:
     st.info(
         "Type a topic, choose your researchers and press **Run research**. Every step shows up here as it happens.",

@@ -58,7 +58,7 @@ st.markdown(f"**Mode:** {SOURCE_MODES.get(settings.sources, settings.sources)}")
 st.dataframe(
     pd.DataFrame(
         [
-            {"Kind": KIND_LABELS[kind], "Providers": ", ".join(manager.runner.sources.describe(kind))}
+            {"Kind": KIND_LABELS[kind], "Providers": ", ".join(manager.sources.describe(kind))}
             for kind in RESEARCHER_KINDS
         ]
     ),

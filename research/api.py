@@ -12,11 +12,13 @@ from research.export.run_export import EXPORT_FORMATS, ExportError, ExportFile, 
 from research.export.sources_csv import csv_cell, render_csv
 from research.graph.allocation import AllocationError, parse_allocation
 from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
+from research.graph.services import settings_key
 
 # Issue 6: plan review, replay, bundles, exports and draft revision.
 from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
 
 # Issues 13/15: one runner per run (leases), resume from any point, shared runs (Postgres).
+from research.runs.control import RunControl
 from research.runs.lease import RunBusyError
 from research.runs.manager import RunManager
 
@@ -66,7 +68,7 @@ from research.sources.library.importer import SUPPORTED_SUFFIXES, ImportReport, 
 from research.sources.library.store import Library
 
 
-def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
+def make_manager(settings: Settings) -> RunControl:
     """The run manager these settings ask for: in-process, or a client of RESEARCH_SERVER_URL."""
     if settings.server_url:
         return RemoteRunManager(settings)
@@ -85,6 +87,7 @@ __all__ = [
     "ResearchRunner",
     "ResearcherAllocation",
     "ResearcherView",
+    "RunControl",
     # The run view's parts, as panels read them.
     "CheckedClaim",
     "Critique",
@@ -146,6 +149,7 @@ __all__ = [
     "RemoteRunManager",
     "ServerUnreachable",
     "make_manager",
+    "settings_key",
     "thread_id_of",
     "ComparisonRecord",
     "DatabaseUnavailable",

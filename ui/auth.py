@@ -23,7 +23,9 @@ def auth_configured() -> bool:
         section = st.secrets.get("auth")
     except Exception:  # noqa: BLE001 - no secrets file at all, or an unreadable one
         return False
-    return bool(section) and bool(section.get("client_id") or any(isinstance(v, dict) for v in section.values()))
+    if not section:
+        return False
+    return bool(section.get("client_id") or any(isinstance(v, dict) for v in section.values()))
 
 
 def signed_in_user() -> str | None:

@@ -9,6 +9,7 @@ due. The page's fragment asks the clock on every tick and folds that many events
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from research.api import SPEEDS, DraftVersion, Event, RunStore, RunView, events_due, fold, replay_offsets
 
@@ -127,5 +128,5 @@ class ReplayStore:
         versions = self.draft_versions(run_id)
         return versions[-1] if versions else None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)

@@ -8,6 +8,7 @@ says are due. Nothing but the run store is read: no key and no network are neede
 from __future__ import annotations
 
 import time
+from typing import cast
 
 import streamlit as st
 
@@ -105,7 +106,8 @@ def show(store: RunStore, clock: ReplayClock) -> None:
         now = time.time()
         view = clock.view(now)
         _progress(clock, now)
-        render_panels(view, ReplayStore(store, view, clock.source_time(now)))
+        # A ReplayStore reads as the RunStore it wraps (it passes everything but draft versions through).
+        render_panels(view, cast(RunStore, ReplayStore(store, view, clock.source_time(now))))
         if playing and not clock.playing(now):
             st.rerun()  # the replay reached the end (or was paused elsewhere): stop the timer
 

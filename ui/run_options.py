@@ -25,8 +25,9 @@ Option = Callable[[Settings], dict[str, Any]]
 
 def _choice(label: str, labels: dict[str, str], setting: str, *, key: str, help: str | None = None) -> str | None:
     """A select box over `labels` that starts at the setting: the choice, or None when it is the setting."""
+    options: list[str] = list(labels)
     choice = st.selectbox(
-        label, list(labels), index=list(labels).index(setting), format_func=labels.get, key=key, help=help
+        label, options, index=options.index(setting), format_func=lambda o: labels.get(o, o), key=key, help=help
     )
     return None if choice == setting else choice
 

@@ -11,7 +11,7 @@ from research.api import (
     PlanReviewError,
     PlanReviewRequested,
     RunBusyError,
-    RunManager,
+    RunControl,
     RunView,
     validate_plan_edit,
 )
@@ -29,7 +29,7 @@ def edited_plan(run_id: str) -> tuple[list[str], str]:
     return questions, st.session_state.get(allocation_key, "").strip()
 
 
-def _continue(manager: RunManager, run_id: str) -> None:
+def _continue(manager: RunControl, run_id: str) -> None:
     questions, allocation = edited_plan(run_id)
     try:
         manager.continue_plan(run_id, questions, allocation or None)
@@ -39,7 +39,7 @@ def _continue(manager: RunManager, run_id: str) -> None:
         st.toast("Research continues with the reviewed plan.", icon=":material/play_arrow:")
 
 
-def _cancel(manager: RunManager, run_id: str) -> None:
+def _cancel(manager: RunControl, run_id: str) -> None:
     try:
         manager.cancel_plan(run_id)
     except (PlanReviewError, KeyError) as exc:
@@ -48,7 +48,7 @@ def _cancel(manager: RunManager, run_id: str) -> None:
         st.toast("Run cancelled.", icon=":material/cancel:")
 
 
-def render(manager: RunManager, view: RunView) -> None:
+def render(manager: RunControl, view: RunView) -> None:
     plan = view.plan_review or PlanReviewRequested()
     run_id = view.run_id
     allocation_key, questions_key = _keys(run_id)
