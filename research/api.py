@@ -51,6 +51,7 @@ from research.schemas import (
     MAX_PER_KIND,
     MAX_TOPIC_CHARS,
     RESEARCHER_KINDS,
+    CheckedClaim,
     Critique,
     QuestionCoverage,
     ResearcherAllocation,
@@ -93,6 +94,7 @@ __all__ = [
     "ResearcherView",
     "RunControl",
     # The run view's parts, as panels read them.
+    "CheckedClaim",
     "Critique",
     "PlanReviewRequested",
     "QuestionCoverage",

@@ -19,6 +19,7 @@ from typing import Any
 
 from bench.eval.metrics import figures
 from bench.eval.near_miss import NEAR_MISS, NO_ANSWER_GROUPS, agrees
+from bench.eval.prose import prose_figures
 from bench.eval.report import TARGETS, aggregate, write_results
 from bench.eval.topics import TOPICS, EvalTopic
 
@@ -59,6 +60,7 @@ def run_topic(item: EvalTopic, llm: str, extra: dict[str, Any]) -> dict[str, Any
         imported=item.group == "imported",
     )
     row["agrees"] = agrees(view)
+    row["prose"] = prose_figures(view.draft or "")
     return {
         "topic": item.topic,
         "group": item.group,
@@ -74,7 +76,7 @@ def run_brain(label: str, llm: str, extra: dict[str, Any]) -> dict[str, Any]:
     for item in TOPICS + NEAR_MISS:
         print(f"[eval {label}] {item.topic}", file=sys.stderr, flush=True)
         rows.append(run_topic(item, llm, extra))
-    return {"brain": label, "topics": rows, "summary": aggregate(rows)}
+    return {"brain": label, "topics": rows, "summary": aggregate(rows, prose_target=label == "offline")}
 
 
 def main(argv: list[str] | None = None) -> int:

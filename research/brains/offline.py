@@ -20,7 +20,6 @@ from research.brains.topics import (
     research_questions,
     subject_of,
 )
-from research.drafts.inert import clean_quoted_sentence
 from research.events.agent_log import warn
 from research.relevance.coverage import MIN_SOURCES_PER_QUESTION, focus_matches, question_coverage
 from research.relevance.scoring import is_on_topic
@@ -33,6 +32,7 @@ from research.schemas import (
     Usage,
 )
 from research.text import BM25, split_sentences, tokenize
+from research.text.quote import clean_quoted_sentence
 
 MIN_SENTENCE_CHARS = 60
 # Sentences that lean on the one before ("It...", "Second, ...") read badly when quoted alone.
