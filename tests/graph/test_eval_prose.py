@@ -44,7 +44,9 @@ def test_the_offline_writer_meets_the_prose_target(runner: ResearchRunner) -> No
 
     view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
     row = figures(view, library_topic="mrna-vaccines", uncovered=False, imported=False)
-    row |= {"topic": "t", "group": "covered", "prose": prose_figures(view.draft or "")}
+    from bench.eval.near_miss import agrees
+
+    row |= {"topic": "t", "group": "covered", "prose": prose_figures(view.draft or ""), "agrees": agrees(view)}
     assert row["prose"]["quoted_sentences"] > 0 and row["prose"]["unfit_sentences"] == 0, row["prose"]["flagged"]
     unfit = {**row, "prose": {**row["prose"], "unfit_sentences": 1}}
     assert aggregate([row], prose_target=True)["targets_met"]
