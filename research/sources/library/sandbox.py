@@ -26,6 +26,7 @@ MAX_PAGES = 1_000
 MAX_DECOMPRESSED_BYTES = 200 * 1024 * 1024  # a docx's zip members, or one PDF stream
 MAX_RATIO = 200  # a docx member inflating more than this is a bomb, not a document
 MAX_TEXT_CHARS = 20 * 1024 * 1024  # extracted text; the library caps what runs carry separately
+MAX_HTML_TAGS = 500_000  # a long real page has tens of thousands; 10 M `<p>a` is a bomb
 MEMORY_BYTES = 1024 * 1024 * 1024
 TIMEOUT_SECONDS = 60.0
 
@@ -136,6 +137,8 @@ def _docx(data: bytes) -> dict[str, Any]:
 def _text_file(suffix: str, data: bytes) -> dict[str, Any]:
     from research.sources.library import text_readers
 
+    if suffix == ".html" and (tags := data.count(b"<")) > MAX_HTML_TAGS:
+        return {"error": f"the page has {tags:,} tags (limit {MAX_HTML_TAGS:,})"}
     try:
         answer = text_readers.html_page(data) if suffix == ".html" else text_readers.markdown_body(data.decode())
     except text_readers.NotText as exc:
