@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from research.drafts.sanitiser import parse_tree, plain_text
+from research.sources.providers import html_text
 
 log = logging.getLogger(__name__)
 
@@ -63,41 +64,13 @@ def markdown_body(body: str) -> dict[str, str]:
 # --- HTML -----------------------------------------------------------------------------------------
 
 
-_SKIP = frozenset({"script", "style", "noscript", "template", "svg", "iframe", "object", "canvas", "title", "head"})
-_BLOCKS = frozenset({"p", "div", "section", "article", "li", "ul", "ol", "br", "tr", "table", "blockquote",
-                     "pre", "h1", "h2", "h3", "h4", "h5", "h6", "header", "footer", "main", "nav", "aside",
-                     "dd", "dt", "figcaption", "hr", "body"})  # fmt: skip
+_SKIP = html_text.SKIPPED | {"title", "head"}
 TRAFILATURA_MAX_TAGS = 20_000  # trafilatura costs ~150 us an element; bigger pages keep the floor text
 
 
-def _page_tree(html: str) -> Any:
-    """libxml2's HTML parser (linear; the stdlib HTMLParser is quadratic on `</` repeated)."""
-    from lxml import etree
-
-    parser = etree.HTMLParser(recover=True, no_network=True, remove_comments=True, remove_pis=True)
-    return etree.fromstring(html.encode("utf-8", errors="replace"), parser)
-
-
 def _visible_text(root: Any) -> str:
-    """Visible text of a page, one paragraph per block: no scripts, styles or other non-content."""
-    parts: list[str] = []
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        element, closing = stack.pop()
-        tag = element.tag.lower() if isinstance(element.tag, str) else ""
-        if closing or tag in _SKIP:
-            if tag in _BLOCKS:
-                parts.append("\n\n")
-            if element is not root and element.tail:
-                parts.append(element.tail)
-            continue
-        if tag in _BLOCKS:
-            parts.append("\n\n")
-        if element.text:
-            parts.append(element.text)
-        stack.append((element, True))
-        stack.extend((child, False) for child in reversed(element))
-    paragraphs = "".join(parts).split("\n\n")
+    """Visible text of a page, one paragraph per block."""
+    paragraphs = html_text.block_text(root, skipped=_SKIP, separator="\n\n")
     return "\n\n".join(p for p in (" ".join(x.split()) for x in paragraphs) if p)
 
 
@@ -109,7 +82,7 @@ def _first_text(root: Any, tag: str) -> str:
 def html_page(data: bytes) -> dict[str, Any]:
     """A page's title and its text, one paragraph per block (headings included)."""
     html = decode(data)
-    root = _page_tree(html)
+    root = html_text.parse_html(html)
     if root is None:
         return {"title": "", "text": ""}
     title = _first_text(root, "title") or _first_text(root, "h1")
