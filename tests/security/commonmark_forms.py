@@ -24,7 +24,7 @@ def data_link() -> str:
 def hostile_draft(base: str) -> str:
     """Every form in one draft, as a model or an edit could save it."""
     forms = "\n\n".join(image_forms(base).values())
-    return f"# Draft\n\n{forms}\n\n{data_link()}\n\n[js](javascript:alert(1)) <img src=\"{base}/raw.png\">\n"
+    return f'# Draft\n\n{forms}\n\n{data_link()}\n\n[js](javascript:alert(1)) <img src="{base}/raw.png">\n'
 
 
 _GFM = MarkdownIt("commonmark").enable(["table", "strikethrough"])
