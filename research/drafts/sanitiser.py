@@ -22,6 +22,7 @@ import re
 from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
 MAX_NESTING = 20  # deeper blocks or inline spans are cut off by the parser (hostile, never a draft)
@@ -113,12 +114,35 @@ def sanitise_markdown(markdown: str) -> str:
 
 def parse_tree(markdown: str) -> SyntaxTreeNode:
     """The parser's syntax tree of a Markdown text (for readers of sanitised text: the exports)."""
-    return SyntaxTreeNode(_PARSER.parse(markdown or ""))
+    return SyntaxTreeNode(_bounded(_PARSER.parse(markdown or "")))
 
 
 def parse_inline_tree(text: str) -> SyntaxTreeNode:
     """The syntax tree of one line of inline Markdown."""
-    return SyntaxTreeNode(_PARSER.parseInline(text or ""))
+    return SyntaxTreeNode(_bounded(_PARSER.parseInline(text or "")))
+
+
+def _bounded(tokens: list[Token]) -> list[Token]:
+    """Emphasis nests without the parser's `maxNesting` (`*` x 2000 then `*` x 1000 nests 500
+    deep): spans deeper than MAX_NESTING become their markup as text, so nothing recurses far."""
+    for token in tokens:
+        if not token.children:
+            continue
+        depth = 0
+        flattened: list[bool] = []
+        for child in token.children:
+            if child.nesting == 1:
+                flat = depth >= MAX_NESTING
+                flattened.append(flat)
+                depth += 0 if flat else 1
+            elif child.nesting == -1:
+                flat = flattened.pop() if flattened else True
+                depth -= 0 if flat else 1
+            else:
+                continue
+            if flat:
+                child.type, child.tag, child.nesting, child.content = "text", "", 0, child.markup
+    return tokens
 
 
 # --- blocks ---------------------------------------------------------------------------------------

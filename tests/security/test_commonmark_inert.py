@@ -98,3 +98,15 @@ def test_export_blocks_never_carry_a_non_http_link() -> None:
             for r in md.parse_inline(block.text)]  # fmt: skip
     assert runs and all(r.url is None or r.url.startswith(("http://", "https://")) for r in runs)
     assert not any(r.url and r.url.endswith(IMAGES) for r in runs)
+
+
+@pytest.mark.parametrize("text", ["*" * 2000 + "![" + "*" * 1000, "**a" * 3000 + "**" * 3000, "> " * 3000 + "a"])
+def test_deep_nesting_is_cut_off_not_a_crash(text: str) -> None:
+    """Emphasis nests past the parser's maxNesting (found by `make fuzz`): flattened to text."""
+    from research.sources.library.text_readers import markdown_body
+
+    out = inert_markdown(text)
+    assert live_markup(out) == []
+    assert isinstance(markdown_body(text)["text"], str)
+    for block in md.parse_blocks(out):
+        md.parse_inline(getattr(block, "text", ""))
