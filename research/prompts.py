@@ -219,6 +219,13 @@ NO_SOURCES = f"{SOURCES_OPEN}\n(no sources were found)\n{SOURCES_CLOSE}"
 _DELIMITER_LOOKALIKE = re.compile(r"<<<|>>>|</?source\b", re.IGNORECASE)  # <<<END SOURCES>>>, </source>
 
 
+# Added to the plan and query prompts when the topic is not in English (topic_language.py).
+TOPIC_LANGUAGE_NOTE = (
+    "\n\nThe topic is written in {language}. Write the research questions and the search queries in "
+    "{language}, the topic's language, not in English."
+)
+
+
 def neutralise(text: str) -> str:
     """Defuse anything in untrusted text that could close our delimiters and pose as instructions."""
     return _DELIMITER_LOOKALIKE.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)

@@ -236,14 +236,20 @@ class Usage(BaseModel):
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def price_unknown(self) -> bool:
+        """Calls or tokens with no price: the cost is unknown (null), never 0."""
+        return self.cost_usd is None and bool(self.calls or self.total_tokens)
+
     def __add__(self, other: Usage) -> Usage:
         costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
+        unknown = self.price_unknown or other.price_unknown  # a partial sum would understate the cost
         return Usage(
             calls=self.calls + other.calls,
             failed_calls=self.failed_calls + other.failed_calls,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
-            cost_usd=sum(costs) if costs else None,
+            cost_usd=sum(costs) if costs and not unknown else None,
         )
 
 

@@ -8,11 +8,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bench.eval import near_miss
+
 TARGETS = {
     "invented_citations": "0 invented or unresolvable citations",
     "off_topic_cited_uncovered": "0 off-topic sources cited on uncovered topics",
     "citation_precision": "citation precision >= 0.95 (offline)",
     "empty_runs_say_so": "every empty run says so",
+    "near_miss": "near-miss topics cite nothing and say so; evidence agrees with the draft on every topic",
 }
 MIN_PRECISION = 0.95
 README_START, README_END = "<!-- eval:start -->", "<!-- eval:end -->"
@@ -26,7 +29,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     checked = sum(r["checked"] for r in rows)
     supported = sum(r["supported"] for r in rows)
     uncovered = [r for r in rows if r["group"] == "uncovered"]
-    answerable = [r for r in rows if r["group"] != "uncovered"]
+    answerable = [r for r in rows if r["group"] not in near_miss.NO_ANSWER_GROUPS]
     summary = {
         "topics": len(rows),
         "citation_precision": round(supported / checked, 3) if checked else None,
@@ -45,7 +48,8 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "empty_runs_say_so": f"{sum(r['says_empty'] for r in uncovered)} of {len(uncovered)}",
         "answerable_runs_with_evidence": f"{sum(r['evidence'] != 'none' for r in answerable)} of {len(answerable)}",
     }
-    summary["targets_met"] = bool(
+    summary.update(near_miss.summary(rows))
+    summary["targets_met"] = near_miss.targets_met(rows) and bool(
         summary["invented_citations"] == 0
         and summary["off_topic_cited_uncovered"] == 0
         and (summary["citation_precision"] or 0) >= MIN_PRECISION
@@ -80,6 +84,7 @@ def markdown(results: dict[str, Any]) -> str:
             f"| miscited claims the claim check flags (citations rotated) | {s['miscited_claims_flagged']} |",
             f"| empty runs that say so | {s['empty_runs_say_so']} |",
             f"| answerable runs with evidence | {s['answerable_runs_with_evidence']} |",
+            *near_miss.markdown_rows(s),
             "",
             "| topic | group | evidence | precision | cited | off-topic | questions | repeats |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from research.brains.base import NumberedSource
 from research.drafts.inert import clean_quoted_sentence
+from research.relevance.coverage import NOTHING_FOUND, QuestionEvidence
 from research.relevance.scoring import is_on_topic
 from research.relevance.subject import subject_of
 from research.text import BM25, split_sentences, tokenize
@@ -136,8 +137,34 @@ def write_draft(
     sources: list[NumberedSource],
     text_of: Callable[[str], str],
     known_gaps: list[str],
+    coverage: tuple[QuestionEvidence, ...] = (),
 ) -> str:
+    return _compose(topic, questions, sources, text_of, known_gaps, coverage)[0]
+
+
+def answered_questions(
+    topic: str,
+    questions: list[str],
+    sources: list[NumberedSource],
+    text_of: Callable[[str], str],
+    coverage: tuple[QuestionEvidence, ...] = (),
+) -> set[str]:
+    """The questions whose section this writer fills with a cited passage (the rest say nothing
+    relevant was found): the run's coverage settles on it before the evidence is assessed."""
+    return _compose(topic, questions, sources, text_of, [], coverage)[1]
+
+
+def _compose(
+    topic: str,
+    questions: list[str],
+    sources: list[NumberedSource],
+    text_of: Callable[[str], str],
+    known_gaps: list[str],
+    coverage: tuple[QuestionEvidence, ...],
+) -> tuple[str, set[str]]:
+    answered: set[str] = set()
     subject = subject_of(topic)
+    answered_by = {c.question: set(c.source_ids) for c in coverage}
     subject_tokens = set(tokenize(subject))
     by_id = {ns.source.id: ns.n for ns in sources}
     units: list[Unit] = []
@@ -149,7 +176,7 @@ def write_draft(
     lines = [f"# {title[:1].upper()}{title[1:]}", "", "## Summary", ""]
     if not units:
         lines.append("The sources gathered for this topic had no passage that could be quoted.")
-        return _finish(lines, questions, known_gaps)
+        return _finish(lines, questions, known_gaps), answered
     index = BM25([list(u.tokens) for u in units])
     lead = [1.0 + LEAD_BIAS / (1 + u.position) for u in units]
     # Each question's scores, normalised by its best unit so questions compare fairly.
@@ -199,23 +226,31 @@ def write_draft(
     )
     for q_index, question in enumerate(questions):
         # A unit belongs to the question it answers best; it may serve another only if unused there.
-        mine = [
+        # Only the sources the run's coverage found answering this question may be cited here.
+        allowed = answered_by.get(question)
+        answering = [
             i
             for i in range(len(units))
             if per_question[q_index][i] > 0
             and subject_tokens & set(units[i].tokens)  # stays about the subject, not a side topic
-            and per_question[q_index][i] >= max(p[i] for p in per_question) - 1e-9
+            and (allowed is None or units[i].source_id in allowed)
         ]
+        mine = [i for i in answering if per_question[q_index][i] >= max(p[i] for p in per_question) - 1e-9]
         mine.sort(key=lambda i: -per_question[q_index][i] * lead[i])
         picked = take(mine, SENTENCES_PER_SECTION, per_source=2)
+        if not picked and allowed:  # answered, though its passages answer another question better
+            answering.sort(key=lambda i: -per_question[q_index][i] * lead[i])
+            picked = take(answering, SENTENCES_PER_SECTION, per_source=2)
         lines += ["", f"## {question.rstrip('?')}", ""]
-        lines.append(_paragraph(picked, by_id) if picked else "The gathered sources say little about this question.")
-    return _finish(lines, [], known_gaps)
+        lines.append(_paragraph(picked, by_id) if picked else NOTHING_FOUND)
+        if picked:
+            answered.add(question)
+    return _finish(lines, [], known_gaps), answered
 
 
 def _finish(lines: list[str], questions: list[str], known_gaps: list[str]) -> str:
     for question in questions:
-        lines += ["", f"## {question.rstrip('?')}", "", "The gathered sources say little about this question."]
+        lines += ["", f"## {question.rstrip('?')}", "", NOTHING_FOUND]
     if known_gaps:
         lines += ["", "## Known gaps", ""] + [f"- {gap}" for gap in known_gaps]
     return "\n".join(lines).strip() + "\n"
