@@ -44,7 +44,20 @@ def draft_markdown(markdown: str) -> str:
     has its own title), one line per numbered source, and `$` never starting LaTeX ("$5 and $10")."""
     text = re.sub(r"(?<!\\)\$", r"\\$", inert_markdown(markdown or ""))
     text = re.sub(r"(?m)^(#{1,4})(?=\s)", lambda m: "#" * min(6, len(m.group(1)) + 2), text)
-    return re.sub(r"(?m)^(\[\d{1,3}\] .*?)\s*$", r"\1  ", text)  # two spaces: a hard line break
+    return "\n".join(_source_line_break(line) for line in text.split("\n"))
+
+
+_SOURCE_ENTRY = re.compile(r"\[\d{1,3}\] ")
+
+
+def _source_line_break(line: str) -> str:
+    """A numbered Sources entry ends in two spaces: a hard line break (one entry per line)."""
+    return line.rstrip() + "  " if _SOURCE_ENTRY.match(line) else line
+
+
+def download_markdown(markdown: str) -> str:
+    """A draft version as the file "Download vN" serves: the same sanitised Markdown as the exports."""
+    return inert_markdown(markdown or "")
 
 
 def kind_icon(kind: str) -> str:

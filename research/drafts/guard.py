@@ -14,7 +14,7 @@ from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER
 from research.drafts.repair_types import CitationRepair, DraftRepair, UrlRepair
 from research.schemas import normalise_url
 
-_MD_LINK = r"\[([^\]\n]*)\]\((https?://[^)\s]+)\)"
+_MD_LINK = r"\[([^\[\]\n]*)\]\((https?://[^)\s]+)\)"  # no "[" in the label: linear on "[a" repeated
 _ANGLE_URL = r"<(https?://[^>\s]+)>"
 _BARE_URL = r"https?://[^\s)\]>\"']+"
 _DOI = r"(?<![\w/.])(?:doi:\s*)?10\.\d{4,9}/[^\s)\]>\"']+"
@@ -32,7 +32,7 @@ _UNCITED = "\x01"  # stands where a removed marker was
 _TRAILING = ".,;:!?"
 _LINE_PREFIX = re.compile(r"^(\s*(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+|>\s*)?)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_CLAUSE = re.compile(r"(\s*[,;]\s+|\s+[—–]\s+)")
+_CLAUSE = re.compile(r"((?<!\s)\s*[,;]\s+|(?<!\s)\s+[—–]\s+)")  # starts only where a space run starts: linear
 _REFERENCE_HEADING = re.compile(
     r"^#{1,3}\s*(sources|references|bibliography|works cited)\s*:?\s*$", re.IGNORECASE | re.MULTILINE
 )

@@ -8,18 +8,19 @@ injection sentence was quoted verbatim with a live link. Three tools, one concer
   may quote, stripped of markup, links and URLs, or None when it is an instruction to the reader;
 - `md_literal`: a one-line field (title, author) as literal markdown text;
 - `inert_markdown`: a whole draft with images, raw HTML, non-http(s) links and Streamlit directives
-  neutralised, so nothing in it loads a remote resource or renders as markup it did not mean.
+  neutralised, so nothing in it loads a remote resource or renders as markup it did not mean
+  (research/drafts/sanitiser.py: a CommonMark parser and an allow-list writer).
 """
 
 from __future__ import annotations
 
 import re
 
+from research.drafts.sanitiser import sanitise_markdown
 from research.text.quote import clean_quoted_sentence as clean_quoted_sentence
 
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\s*(\([^)\n]*\)|\[[^\]\n]*\])")
 _LINK = re.compile(r"\[([^\]\n]*)\]\s*\(([^)\s\n]*)(?:\s+\"[^\"\n]*\")?\)")
-_REF_DEFINITION = re.compile(r"(?m)^ {0,3}\[[^\]\n]+\]:\s*\S+.*$")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*)>")
 _BARE_URL = re.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>()\[\]]+")
 _HTML_TAG = re.compile(r"</?[A-Za-z!?][^>\n]*>?")
@@ -55,17 +56,6 @@ def source_link(url: str) -> str:
 
 def inert_markdown(markdown: str) -> str:
     """A draft with nothing that loads or runs: images become their alt text, raw HTML is shown as
-    text, links keep their text (and stay links only when http(s)), directives are shown as text."""
-    text = markdown or ""
-    text = _IMAGE.sub(lambda m: md_literal(m.group(1)), text)
-    text = _REF_DEFINITION.sub(lambda m: md_literal(m.group(0)), text)
-
-    def link(m: re.Match[str]) -> str:
-        label, target = m.group(1), m.group(2)
-        return m.group(0) if _HTTP.match(target) else label
-
-    text = _LINK.sub(link, text)
-    text = _AUTOLINK.sub(lambda m: m.group(0) if _HTTP.match(m.group(1)) else md_literal(m.group(1)), text)
-    text = _HTML_TAG.sub(lambda m: m.group(0) if _AUTOLINK.fullmatch(m.group(0)) else md_literal(m.group(0)), text)
-    text = _DIRECTIVE.sub(lambda m: f"\\:{m.group(1)}\\[{m.group(2)}\\]", text)
-    return re.sub(r"(?<!\\):(material/[a-z0-9_]+):", r"\\:\1\\:", text)
+    text, links keep their text (and stay links only when http(s)), directives are shown as text.
+    Parsed as CommonMark and re-emitted by the one sanitiser every output uses."""
+    return sanitise_markdown(markdown or "")

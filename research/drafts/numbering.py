@@ -11,7 +11,7 @@ import re
 from research.schemas import Source, normalise_url
 
 SOURCES_SECTION = re.compile(r"^#{1,3}\s*(Sources|References)\s*$", re.MULTILINE | re.IGNORECASE)
-_ENTRY = re.compile(r"^\s*\[(\d{1,3})\]\s*(.*?)\s*$", re.MULTILINE)
+_ENTRY = re.compile(r"^[ \t]*\[(\d{1,3})\](.*)$", re.MULTILINE)  # one line at a time: no run of spaces backtracks
 _URL = re.compile(r"<(https?://[^>\s]+)>|(https?://[^\s<>]+)")
 
 
@@ -26,7 +26,7 @@ def split_sources_section(markdown: str) -> tuple[str, str]:
 def source_entries(markdown: str) -> dict[int, str]:
     """[n] -> the entry text after the marker, from the draft's Sources list."""
     _, tail = split_sources_section(markdown)
-    return {int(m.group(1)): m.group(2) for m in _ENTRY.finditer(tail)}
+    return {int(m.group(1)): m.group(2).strip() for m in _ENTRY.finditer(tail)}
 
 
 def entry_url(entry: str) -> str | None:

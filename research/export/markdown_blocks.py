@@ -1,9 +1,10 @@
-"""A small markdown reader for the exports: blocks (headings, paragraphs, lists, tables, code,
-quotes) and inline runs (bold, italic, code, links).
+"""A Markdown reader for the exports: blocks (headings, paragraphs, lists, tables, code, quotes)
+and inline runs (bold, italic, code, links), read by the same CommonMark parser as the sanitiser
+(research/drafts/sanitiser.py), so the exports see the structure a browser sees, in linear time.
 
-Drafts are our own markdown (the writer's or a user's edit), so this covers what they use and
-degrades to plain text for anything else; it never raises on odd input. Lines of the Sources list
-("[3] Title. <url>") are separate paragraphs even without blank lines between them.
+Anything the blocks below do not model degrades to plain text; it never raises on odd input.
+Lines of the Sources list ("[3] Title. <url>") are separate paragraphs even without blank lines
+between them.
 """
 
 from __future__ import annotations
@@ -11,14 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_LIST_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+(.*)$")
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_SOURCE_ENTRY = re.compile(r"^\s*\[\d{1,3}\]\s")
-_ESCAPABLE = r"\\`*_{}\[\]()#+\-.!|<>"
-_PLACEHOLDER_BASE = 0xF0000  # private-use code points stand in for escaped characters
+from markdown_it.tree import SyntaxTreeNode
+
+from research.drafts.sanitiser import escape_text, inline_markdown, is_http_url, parse_inline_tree, parse_tree
+from research.drafts.sanitiser import plain_text as node_text
+
+_SOURCE_ENTRY = re.compile(r"\[\d{1,3}\]\s")
 
 
 @dataclass
@@ -82,97 +81,80 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def parse_blocks(markdown: str) -> list[Block]:
-    lines = scrub_surrogates(markdown).replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[Block] = []
-    paragraph: list[str] = []
-    i = 0
-
-    def flush() -> None:
-        if paragraph:
-            blocks.append(Paragraph(" ".join(s.strip() for s in paragraph)))
-            paragraph.clear()
-
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip():
-            flush()
-            i += 1
-        elif fence_match := _FENCE.match(line):
-            flush()
-            fence = fence_match.group(1)
-            body: list[str] = []
-            i += 1
-            while i < len(lines) and not lines[i].strip().startswith(fence):
-                body.append(lines[i])
-                i += 1
-            blocks.append(CodeBlock("\n".join(body)))
-            i += 1
-        elif heading := _HEADING.match(line):
-            flush()
-            blocks.append(Heading(len(heading.group(1)), heading.group(2)))
-            i += 1
-        elif "|" in line and i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]) and "|" in lines[i + 1] + line:
-            flush()
-            header = split_row(line)
-            rows: list[list[str]] = []
-            i += 2
-            while i < len(lines) and lines[i].strip() and "|" in lines[i]:
-                rows.append(split_row(lines[i]))
-                i += 1
-            blocks.append(Table(header, rows))
-        elif _RULE.match(line):
-            flush()
-            blocks.append(Rule())
-            i += 1
-        elif line.lstrip().startswith(">"):
-            flush()
-            quoted: list[str] = []
-            while i < len(lines) and lines[i].lstrip().startswith(">"):
-                quoted.append(lines[i].lstrip()[1:].strip())
-                i += 1
-            blocks.append(Quote(" ".join(q for q in quoted if q)))
-        elif _LIST_ITEM.match(line):
-            flush()
-            i = _read_list(lines, i, blocks)
-        else:
-            if _SOURCE_ENTRY.match(line):
-                flush()  # each Sources entry is its own paragraph
-            paragraph.append(line)
-            i += 1
-    flush()
+    for node in parse_tree(scrub_surrogates(markdown)).children:
+        _add_block(node, blocks)
     return blocks
 
 
-def _read_list(lines: list[str], i: int, blocks: list[Block]) -> int:
-    first = _LIST_ITEM.match(lines[i])
-    assert first is not None  # the caller saw a list item here
-    ordered = first.group(2)[0].isdigit()
-    block = ListBlock(ordered=ordered, start=int(first.group(2)[:-1]) if ordered else 1)
-    while i < len(lines):
-        item = _LIST_ITEM.match(lines[i])
-        if item:
-            if item.group(2)[0].isdigit() != ordered and not item.group(1):
-                break  # a top-level list of the other kind starts a new list
-            nested = "  " if item.group(1) else ""  # nested items stay items (flattened, marked)
-            block.items.append(f"{nested}{item.group(3).strip()}")
-        elif lines[i].strip() and lines[i].startswith((" ", "\t")) and block.items:
-            block.items[-1] += " " + lines[i].strip()  # a wrapped continuation line
+def _add_block(node: SyntaxTreeNode, blocks: list[Block]) -> None:
+    kind = node.type
+    if kind == "heading":
+        blocks.append(Heading(int(node.tag[1]), _one_line(inline_markdown(node))))
+    elif kind == "paragraph":
+        blocks.extend(Paragraph(text) for text in _paragraphs(inline_markdown(node)))
+    elif kind == "html_block":
+        blocks.extend(Paragraph(text) for text in _paragraphs(escape_text(node.content.strip())))
+    elif kind in ("bullet_list", "ordered_list"):
+        ordered = kind == "ordered_list"
+        block = ListBlock(ordered=ordered, start=int(str(node.attrs.get("start", 1))) if ordered else 1)
+        _list_items(node, block.items, nested="")
+        blocks.append(block)
+    elif kind == "table":
+        rows = [
+            [_one_line(inline_markdown(cell)) for cell in tr.children] for part in node.children for tr in part.children
+        ]
+        if rows:
+            blocks.append(Table(rows[0], rows[1:]))
+    elif kind in ("fence", "code_block"):
+        blocks.append(CodeBlock(node.content.rstrip("\n")))
+    elif kind == "blockquote":
+        blocks.append(Quote(" ".join(_texts(node))))
+    elif kind == "hr":
+        blocks.append(Rule())
+
+
+def _paragraphs(inline: str) -> list[str]:
+    """A paragraph's lines joined, except that each Sources entry starts a paragraph of its own."""
+    groups: list[list[str]] = []
+    for line in inline.split("\n"):
+        line = line.removesuffix("\\").strip()
+        if not groups or _SOURCE_ENTRY.match(line):
+            groups.append([])
+        if line:
+            groups[-1].append(line)
+    return [" ".join(group) for group in groups if group]
+
+
+def _one_line(inline: str) -> str:
+    return " ".join(line.removesuffix("\\").strip() for line in inline.split("\n"))
+
+
+def _list_items(node: SyntaxTreeNode, items: list[str], *, nested: str) -> None:
+    """Each item's text; nested items stay items (flattened, marked by two leading spaces)."""
+    for item in node.children:
+        texts = [
+            _one_line(inline_markdown(child)) if child.type in ("paragraph", "heading") else " ".join(_texts(child))
+            for child in item.children
+            if child.type not in ("bullet_list", "ordered_list")
+        ]
+        items.append(nested + " ".join(t for t in texts if t))
+        for child in item.children:
+            if child.type in ("bullet_list", "ordered_list"):
+                _list_items(child, items, nested="  ")
+
+
+def _texts(node: SyntaxTreeNode) -> list[str]:
+    """The inline texts of every paragraph-like block under a node (quotes, nested blocks)."""
+    out: list[str] = []
+    for child in node.children:
+        if child.type in ("paragraph", "heading"):
+            out.append(_one_line(inline_markdown(child)))
+        elif child.type in ("fence", "code_block", "html_block"):
+            out.append(escape_text(" ".join(child.content.split())))
         else:
-            break
-        i += 1
-    blocks.append(block)
-    return i
-
-
-def split_row(line: str) -> list[str]:
-    """Cells of a table row; `\\|` is a literal pipe inside a cell."""
-    text = line.strip()
-    if text.startswith("|"):
-        text = text[1:]
-    if text.endswith("|") and not text.endswith("\\|"):
-        text = text[:-1]
-    cells = re.split(r"(?<!\\)\|", text)
-    return [c.strip().replace("\\|", "|") for c in cells]
+            out.extend(_texts(child))
+    return [t for t in out if t]
 
 
 # --- inline runs ---------------------------------------------------------------------------------
@@ -187,57 +169,65 @@ class Run:
     url: str | None = None
 
 
-_INLINE = re.compile(
-    r"`(?P<code>[^`]+)`"
-    r"|\[(?P<label>[^\]\n]+)\]\((?P<href>https?://[^)\s]+)\)"
-    r"|<(?P<auto>https?://[^>\s]+)>"
-    r"|(?P<bare>https?://[^\s<>()\[\]]+[^\s<>()\[\].,;:!?'\"])"
-    r"|\*\*(?P<b1>.+?)\*\*|__(?P<b2>.+?)__"
-    r"|\*(?P<i1>[^\s*](?:.*?[^\s*])?)\*|(?<![\w])_(?P<i2>[^\s_](?:.*?[^\s_])?)_(?![\w])"
-)
-
-
 def parse_inline(text: str) -> list[Run]:
-    """Inline markdown as runs. One level of emphasis nesting (bold inside italic) is supported."""
-    protected = _protect_escapes(text or "")
-    runs = _runs(protected, bold=False, italic=False)
-    return [Run(_restore(r.text), r.bold, r.italic, r.code, r.url) for r in runs if r.text]
+    """Inline markdown as runs (emphasis nests; only http(s) links keep their address)."""
+    runs: list[Run] = []
+    _inline_runs(parse_inline_tree(text).children, runs, bold=False, italic=False, url=None)
+    return [r for r in runs if r.text]
 
 
-def _runs(text: str, *, bold: bool, italic: bool) -> list[Run]:
-    out: list[Run] = []
+def _inline_runs(nodes: list[SyntaxTreeNode], out: list[Run], *, bold: bool, italic: bool, url: str | None) -> None:
+    for node in nodes:
+        kind = node.type
+        if kind == "text":
+            out.extend(
+                _bare_links(node.content, bold, italic) if url is None else [Run(node.content, bold, italic, url=url)]
+            )
+        elif kind in ("softbreak", "hardbreak"):
+            out.append(Run(" ", bold, italic, url=url))
+        elif kind == "code_inline":
+            out.append(Run(node.content, bold, italic, code=True, url=url))
+        elif kind == "image":
+            out.append(Run(node_text(node), bold, italic, url=url))
+        elif kind == "html_inline":
+            out.append(Run(node.content, bold, italic, url=url))
+        elif kind == "link":
+            href = str(node.attrs.get("href", ""))
+            _inline_runs(node.children, out, bold=bold, italic=italic, url=href if is_http_url(href) else url)
+        else:  # inline, strong, em, s and anything new: their children
+            _inline_runs(
+                node.children,
+                out,
+                bold=bold or kind == "strong",
+                italic=italic or kind == "em",
+                url=url,
+            )
+
+
+_URL_END = frozenset(" \t\n<>()[]")
+_URL_TRAILING = ".,;:!?'\""
+
+
+def _bare_links(text: str, bold: bool, italic: bool) -> list[Run]:
+    """A text run with its bare http(s) addresses as links (a scan, no backtracking)."""
+    runs: list[Run] = []
     pos = 0
-    for m in _INLINE.finditer(text):
-        if m.start() > pos:
-            out.append(Run(text[pos : m.start()], bold, italic))
-        if m.group("code") is not None:
-            out.append(Run(m.group("code"), bold, italic, code=True))
-        elif m.group("href") is not None:
-            out.append(Run(m.group("label"), bold, italic, url=_restore(m.group("href"))))
-        elif m.group("auto") or m.group("bare"):
-            url = m.group("auto") or m.group("bare")
-            out.append(Run(url, bold, italic, url=_restore(url)))
-        elif m.group("b1") is not None or m.group("b2") is not None:
-            out += _runs(m.group("b1") or m.group("b2"), bold=True, italic=italic)
-        else:
-            out += _runs(m.group("i1") or m.group("i2"), bold=bold, italic=True)
-        pos = m.end()
-    if pos < len(text):
-        out.append(Run(text[pos:], bold, italic))
-    return out
+    search = 0
+    while (start := text.find("http", search)) != -1:
+        scheme = 8 if text.startswith("https://", start) else 7 if text.startswith("http://", start) else 0
+        end = start + scheme
+        while scheme and end < len(text) and text[end] not in _URL_END and not text[end].isspace():
+            end += 1
+        url = text[start:end].rstrip(_URL_TRAILING)
+        if scheme and len(url) > scheme:
+            runs.append(Run(text[pos:start], bold, italic))
+            runs.append(Run(url, bold, italic, url=url))
+            pos = start + len(url)
+        search = max(end, start + 4)
+    runs.append(Run(text[pos:], bold, italic))
+    return runs
 
 
 def plain_text(text: str) -> str:
     """Inline markdown with the markup removed (for table cells and headings)."""
     return "".join(run.text for run in parse_inline(text))
-
-
-def _protect_escapes(text: str) -> str:
-    return re.sub(rf"\\([{_ESCAPABLE}])", lambda m: chr(_PLACEHOLDER_BASE + ord(m.group(1))), text)
-
-
-def _restore(text: str) -> str:
-    return "".join(
-        chr(ord(ch) - _PLACEHOLDER_BASE) if _PLACEHOLDER_BASE <= ord(ch) < _PLACEHOLDER_BASE + 128 else ch
-        for ch in text
-    )

@@ -118,3 +118,60 @@ def test_hostile_queries_never_break_the_library(library: Library, query: str) -
     for hit in library.search(query, limit=5):
         assert hit.title
     LibraryProvider(library, "academic").search(query, limit=3)
+
+
+# --- ReDoS and CommonMark forms (issue 21) ---------------------------------------------------------
+
+# Pieces of Markdown that open images, links, definitions, HTML, emphasis and directives, so the
+# generated texts are made of the constructs a sanitiser must get right (and the inputs that made
+# the old patterns backtrack: long runs of one opener).
+MARKDOWN_PIECES = st.sampled_from(
+    ["![", "[", "]", "(", ")", "<", ">", "\n", "\n\n", "> ", "- ", "1. ", "*", "_", "`", "\\", ":", "a", " ",
+     "http://127.0.0.1:9/t.png", "data:text/html,x", "javascript:alert(1)", "<img src=x>", "[r]: ", "#",
+     ":red[", "&#", "|", "~", "!", "\t", "    "]
+)  # fmt: skip
+MARKDOWN_TEXT = st.lists(MARKDOWN_PIECES, max_size=60).map("".join) | st.text(max_size=300)
+
+
+@given(text=MARKDOWN_TEXT)
+def test_the_sanitiser_leaves_nothing_live_in_any_markdown(text: str) -> None:
+    from research.drafts.inert import inert_markdown
+    from tests.security.commonmark_forms import live_markup
+    from ui.text import draft_markdown
+
+    out = inert_markdown(text)
+    assert live_markup(out) == [], (text, out)
+    assert live_markup(inert_markdown(out)) == []
+    assert live_markup(draft_markdown(text)) == []
+
+
+@given(text=MARKDOWN_TEXT)
+def test_the_export_blocks_link_only_http(text: str) -> None:
+    from research.drafts.inert import inert_markdown
+    from research.export import markdown_blocks as md
+
+    for block in md.parse_blocks(inert_markdown(text)):
+        for inline in getattr(block, "items", None) or [getattr(block, "text", "")]:
+            for run in md.parse_inline(inline):
+                assert run.url is None or run.url.startswith(("http://", "https://")), run
+
+
+@given(piece=MARKDOWN_PIECES, times=st.integers(200, 5000), other=MARKDOWN_TEXT)
+def test_long_runs_of_one_opener_are_read_by_every_text_path(piece: str, times: int, other: str) -> None:
+    """A run of one construct (the ReDoS shape) around generated Markdown: the import's readers,
+    the sanitiser and the page-text converter all finish (their growth is tests/security/test_linear_time.py)."""
+    from research.drafts.inert import inert_markdown
+    from research.sources.library import text_readers
+    from research.sources.providers.html_text import html_to_text
+
+    text = piece * times + other + piece * (times // 2)
+    assert isinstance(text_readers.markdown_body(text)["text"], str)
+    assert isinstance(text_readers.html_page(text.encode())["text"], str)
+    assert isinstance(html_to_text(text), str)
+    assert live_markup_free(inert_markdown(text))
+
+
+def live_markup_free(markdown: str) -> bool:
+    from tests.security.commonmark_forms import live_markup
+
+    return live_markup(markdown) == []

@@ -7,7 +7,7 @@ import streamlit as st
 from research.api import DraftVersion, RunStore, RunView
 from ui import auth
 from ui.panels import claims, draft_editor, warnings
-from ui.text import draft_markdown, md_escape, plural, safe_filename, when
+from ui.text import download_markdown, draft_markdown, md_escape, plural, safe_filename, when
 
 
 def versions_of(store: RunStore, view: RunView) -> list[DraftVersion]:
@@ -56,7 +56,7 @@ def render(view: RunView, store: RunStore) -> None:
         )  # a toggle replayed on, disabled or not, edits nothing
     download_col.download_button(
         f"Download v{shown.version}",
-        shown.markdown.encode("utf-8"),
+        download_markdown(shown.markdown).encode("utf-8"),  # never the stored text raw
         file_name=safe_filename(view.topic, f"-v{shown.version}.md"),
         mime="text/markdown",
         icon=":material/download:",

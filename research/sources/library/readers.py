@@ -10,11 +10,11 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from research.schemas import RESEARCHER_KINDS, ResearcherKind
-from research.sources.library import sandbox
+from research.sources.library import sandbox, text_readers
 from research.sources.library.documents import NewDocument
 from research.sources.library.front_matter import split_front_matter
 
@@ -38,43 +38,27 @@ class ParsedFile:
     meta: dict[str, str] = field(default_factory=dict)
 
 
-# --- front matter and markdown ------------------------------------------------------------------
-
-_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-_MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
-_MD_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
+# --- markdown -----------------------------------------------------------------------------------
 
 
 def markdown_to_text(body: str) -> str:
-    """Plain reading text: link/emphasis/code markup removed, headings kept as their own lines."""
-    text = _MD_IMAGE.sub(lambda m: m.group(1), body)
-    text = _MD_LINK.sub(lambda m: m.group(1), text)
-    text = _MD_EMPHASIS.sub(lambda m: m.group(2), text)
-    text = re.sub(r"^```.*$", "", text, flags=re.M)
-    # A heading becomes its own paragraph so it never runs into the next sentence.
-    text = _MD_HEADING.sub(lambda m: f"\n{m.group(1)}\n", text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    """Plain reading text: markup removed, each heading its own paragraph (read by the CommonMark
+    parser, in this process: for trusted text such as the shipped samples)."""
+    return text_readers.markdown_body(body)["text"]
 
 
 def first_heading(body: str) -> str:
-    match = _MD_HEADING.search(body)
-    return markdown_to_text(match.group(1)) if match else ""
+    return text_readers.markdown_body(body)["heading"]
 
 
 # --- readers --------------------------------------------------------------------------------------
 
 
 def _decode(data: bytes) -> str:
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return data.decode("utf-16")
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    if b"\x00" in data[:4096]:
-        raise UnreadableFile("binary data, not text")
-    return data.decode("cp1252", errors="replace")  # old Windows text: never fails
+        return text_readers.decode(data)
+    except text_readers.NotText as exc:
+        raise UnreadableFile(str(exc)) from None
 
 
 def _title_from_name(name: str) -> str:
@@ -91,9 +75,26 @@ def _first_line(text: str) -> str:
 
 
 def read_markdown(name: str, data: bytes) -> ParsedFile:
+    """An uploaded Markdown file: its body is parsed in the limited child (sandbox.py)."""
+    return _markdown(name, data, _extract_in_child)
+
+
+def _markdown(name: str, data: bytes, read_body: Callable[[str, bytes], dict[str, Any]]) -> ParsedFile:
     meta, body = split_front_matter(_decode(data))
-    title = meta.get("title") or first_heading(body) or _title_from_name(name)
-    return ParsedFile(title=title, text=markdown_to_text(body), meta=meta)
+    answer = read_body(".md", body.encode("utf-8", errors="replace"))
+    title = meta.get("title") or answer["heading"] or _title_from_name(name)
+    return ParsedFile(title=title, text=answer["text"], meta=meta)
+
+
+def _extract_in_child(suffix: str, data: bytes) -> dict[str, Any]:
+    try:
+        return sandbox.extract(suffix, data)
+    except sandbox.ExtractionRefused as exc:
+        raise UnreadableFile(str(exc)) from None
+
+
+def _markdown_in_process(suffix: str, data: bytes) -> dict[str, Any]:
+    return dict(text_readers.markdown_body(data.decode("utf-8")))
 
 
 def read_text(name: str, data: bytes) -> ParsedFile:
@@ -104,74 +105,11 @@ def read_text(name: str, data: bytes) -> ParsedFile:
     return ParsedFile(title=first if looks_like_title else _title_from_name(name), text=text)
 
 
-class _HTMLText(HTMLParser):
-    """Visible text of a page: no scripts, styles or other non-content elements."""
-
-    _SKIP = {"script", "style", "noscript", "template", "svg", "iframe", "object", "canvas", "title"}
-    _BLOCKS = {"p", "div", "section", "article", "li", "ul", "ol", "br", "tr", "table", "blockquote",
-               "pre", "h1", "h2", "h3", "h4", "h5", "h6", "header", "footer", "main", "nav", "aside",
-               "dd", "dt", "figcaption", "hr"}  # fmt: skip
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.title = ""
-        self.h1 = ""
-        self._skip_depth = 0
-        self._in_title = False
-        self._in_h1 = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._tag(tag, opening=True)
-
-    def handle_endtag(self, tag: str) -> None:
-        self._tag(tag, opening=False)
-
-    def _tag(self, tag: str, *, opening: bool) -> None:
-        """An opening tag enters what its closing tag leaves; block tags break paragraphs either way."""
-        if tag in self._SKIP:
-            self._skip_depth = self._skip_depth + 1 if opening else max(0, self._skip_depth - 1)
-        if tag == "title":
-            self._in_title = opening
-        if tag == "h1":
-            self._in_h1 = opening
-        if tag in self._BLOCKS:
-            self.parts.append("\n\n")
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title += data
-        if self._skip_depth:  # inside <title>, <script>, <style>...: never page text
-            return
-        if self._in_h1:
-            self.h1 += data
-        self.parts.append(data)
-
-    def text(self) -> str:
-        paragraphs = ("".join(self.parts)).split("\n\n")
-        return "\n\n".join(p for p in (" ".join(x.split()) for x in paragraphs) if p)
-
-
-def _html_fallback(html: str) -> tuple[str, str]:
-    parser = _HTMLText()
-    parser.feed(html)
-    parser.close()
-    title = " ".join(parser.title.split()) or " ".join(parser.h1.split())
-    return title, parser.text()
-
-
 def read_html(name: str, data: bytes) -> ParsedFile:
-    html = _decode(data)
-    title, text = _html_fallback(html)
-    try:  # trafilatura finds the main content (drops menus, footers); the stdlib parser is the floor
-        import trafilatura
-
-        extracted = trafilatura.extract(html, include_comments=False, include_tables=True)
-        if extracted and len(extracted) >= 0.3 * len(text):
-            text = extracted
-    except Exception as exc:  # missing package or a parser failure: keep the stdlib text
-        log.debug("trafilatura could not read %s: %s", name, exc)
-    return ParsedFile(title=title or _first_line(text) or _title_from_name(name), text=text)
+    # Parsed in the limited child (sandbox.py): 10 M `<p>a` reached 3 GB in-process.
+    answer = _extract_in_child(".html", data)
+    text = answer["text"]
+    return ParsedFile(title=answer["title"] or _first_line(text) or _title_from_name(name), text=text)
 
 
 # Programs that stamp their own name into a file's author or title (python-docx's default template
@@ -301,7 +239,7 @@ def parse_file(name: str, data: bytes, *, kind: ResearcherKind | None, url: str)
 
 def read_sample_file(path: Path) -> NewDocument:
     """A shipped sample document (front matter required for its kind and url)."""
-    parsed = read_markdown(path.name, path.read_bytes())
+    parsed = _markdown(path.name, path.read_bytes(), _markdown_in_process)  # shipped with the desk: trusted
     if "kind" not in parsed.meta:
         raise UnreadableFile("sample front matter has no kind")
     return to_document(parsed, kind=None, url=f"library://sample/{path.stem}", sample=True)

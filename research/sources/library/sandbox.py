@@ -1,4 +1,4 @@
-"""PDF and DOCX extraction in a child process with a memory ceiling, a CPU and wall-clock limit,
+"""PDF, DOCX, HTML and Markdown extraction in a child process with a memory ceiling, a CPU and wall-clock limit,
 a page cap and a text cap, so a bomb costs one refused file and never the server.
 
 A 1.2 MB PDF whose pages inflate to 60 MB each ran pypdf past 300 s and 2 GB in the dashboard's
@@ -6,6 +6,8 @@ own process; a 1 MB docx zip bomb reached 2.1 GB before lxml refused it. Here th
 RLIMIT_AS and RLIMIT_CPU on itself before it imports a parser (no preexec_fn: the dashboard has
 threads), the parent kills it at the deadline, and a docx whose zip members declare more than
 MAX_DECOMPRESSED_BYTES (or an absurd compression ratio) is refused before it is opened at all.
+HTML (10 M `<p>a`, 40 MB, reached 3 GB in the dashboard) and Markdown are parsed here too
+(text_readers.py), so the dashboard never parses an upload itself.
 
     python -m research.sources.library.sandbox .pdf MEMORY SECONDS < file.pdf   # a JSON line
 """
@@ -25,6 +27,7 @@ MAX_PAGES = 1_000
 MAX_DECOMPRESSED_BYTES = 200 * 1024 * 1024  # a docx's zip members, or one PDF stream
 MAX_RATIO = 200  # a docx member inflating more than this is a bomb, not a document
 MAX_TEXT_CHARS = 20 * 1024 * 1024  # extracted text; the library caps what runs carry separately
+MAX_HTML_TAGS = 500_000  # a long real page has tens of thousands; 10 M `<p>a` is a bomb
 MAX_XMP_BYTES = 1024 * 1024  # the metadata packet searched for a publication date
 MEMORY_BYTES = 1024 * 1024 * 1024
 TIMEOUT_SECONDS = 60.0
@@ -56,7 +59,8 @@ def check_zip(data: bytes) -> None:
 def extract(
     suffix: str, data: bytes, *, timeout: float = TIMEOUT_SECONDS, memory: int = MEMORY_BYTES
 ) -> dict[str, Any]:
-    """The pages (PDF) or paragraphs (DOCX) and metadata of a file, read by a limited child."""
+    """The pages (PDF), paragraphs (DOCX), title and text (HTML: suffix ".html"; a Markdown body:
+    ".md") and metadata of a file, read by a limited child."""
     if suffix == ".docx":
         check_zip(data)
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN", "SECRET"))}
@@ -148,16 +152,37 @@ def _docx(data: bytes) -> dict[str, Any]:
     return {"paragraphs": paragraphs, "meta": {"title": props.title or "", "author": props.author or ""}}
 
 
+def _text_file(suffix: str, data: bytes) -> dict[str, Any]:
+    from research.sources.library import text_readers
+
+    if suffix == ".html" and (tags := data.count(b"<")) > MAX_HTML_TAGS:
+        return {"error": f"the page has {tags:,} tags (limit {MAX_HTML_TAGS:,})"}
+    try:
+        answer = text_readers.html_page(data) if suffix == ".html" else text_readers.markdown_body(data.decode())
+    except text_readers.NotText as exc:
+        return {"error": str(exc)}
+    if len(answer["text"]) > MAX_TEXT_CHARS:
+        return {"error": f"the file holds more than {MAX_TEXT_CHARS // (1024 * 1024)} M characters of text"}
+    return answer
+
+
+_KINDS = {".pdf": "PDF", ".docx": "DOCX", ".html": "HTML", ".md": "Markdown"}
+
+
 def _main(suffix: str, memory: int, seconds: float) -> None:
     _limit_self(memory, seconds)
     data = sys.stdin.buffer.read()
     try:
-        answer = _pdf(data) if suffix == ".pdf" else _docx(data)
-    except MemoryError:
+        if suffix == ".pdf":
+            answer = _pdf(data)
+        elif suffix == ".docx":
+            answer = _docx(data)
+        else:
+            answer = _text_file(suffix, data)
+    except (MemoryError, RecursionError):
         answer = {"error": f"reading it needed more than {memory // (1024 * 1024)} MB of memory (stopped)"}
     except Exception as exc:  # noqa: BLE001 - any parser failure is this file's reason
-        kind = "PDF" if suffix == ".pdf" else "DOCX"
-        answer = {"error": f"not a readable {kind} ({type(exc).__name__}: {str(exc)[:200]})"}
+        answer = {"error": f"not a readable {_KINDS.get(suffix, 'file')} ({type(exc).__name__}: {str(exc)[:200]})"}
     sys.stdout.write("\n" + json.dumps(answer) + "\n")
 
 

@@ -1,0 +1,113 @@
+"""Every text path that reads outside text is linear-time (issue 21 items 1, 2 and 4): the
+Markdown and HTML import, the researcher's notes, the writer's guards, the sanitiser and the
+renderers (the draft panel, the exports), each fed the inputs that made the old patterns
+quadratic or cubic. 2x the input may cost at most 3x the time (tests/security/linear.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from research.brains.offline import OfflineBrain
+from research.drafts.citations import check_citations
+from research.drafts.guard import repair_draft
+from research.drafts.inert import inert_markdown
+from research.export import markdown_blocks as md
+from research.schemas import ResearcherTask, Source
+from research.sources.library import text_readers
+from research.sources.providers.html_text import html_to_text
+from tests.security.linear import growth
+from ui.text import draft_markdown
+
+# The inputs that broke the regex readers: a heading then a run of spaces (cubic), unclosed
+# emphasis and image openers (quadratic), and what else CommonMark parsers are known to choke on.
+MARKDOWN: dict[str, Callable[[int], str]] = {
+    "heading then spaces": lambda n: "# a" + " " * n + "b",
+    "unclosed emphasis": lambda n: "*a " * n,
+    "unclosed strong": lambda n: "**a " * n,
+    "unclosed underscores": lambda n: "_a " * n,
+    "image openers": lambda n: "![a" * n,
+    "link openers": lambda n: "[a" * n,
+    "open brackets": lambda n: "[" * n,
+    "unclosed destinations": lambda n: "[a](" * n,
+    "nested brackets": lambda n: "[" * n + "a" + "]" * n,
+    "backticks": lambda n: "`a" * n,
+    "angle brackets": lambda n: "<a" * n,
+    "entities": lambda n: "&#" * n,
+    "directives": lambda n: ":red[" * n,
+    "quotes": lambda n: "> " * n + "a",
+    "list markers": lambda n: "- " * n + "a",
+    "reference definitions": lambda n: "[a]: <" * n,
+    "table pipes": lambda n: "|a" * n + "\n|-|\n" + "|a" * n,
+    "many lines": lambda n: "a\n" * n,
+}
+HTML: dict[str, Callable[[int], str]] = {
+    "closing openers": lambda n: "</" * n,
+    "declarations": lambda n: "<!" * n,
+    "attributes": lambda n: "<a " + "b=c " * n,
+    "open tags": lambda n: "<p>a" * n,
+    "nested divs": lambda n: "<div>" * n + "x",
+    "comments": lambda n: "<!--" + "a" * n,
+}
+PLAIN: dict[str, Callable[[int], str]] = {
+    "one long sentence": lambda n: "lipid mrna " * n,
+    "many sentences": lambda n: "Lipid nanoparticles carry mRNA. " * n,
+    "abbreviations": lambda n: "Mr. e.g. i.e. " * n,
+    "numbers and dots": lambda n: "1.2.3. " * n,
+    "citations": lambda n: "mRNA [1][2] " * n,
+    "urls": lambda n: "mRNA http://a.b/c " * n,
+    "spaces then text": lambda n: "mRNA" + " " * n + "x.",
+}
+
+
+def _check(fn: Callable[[str], object], make: Callable[[int], str]) -> None:
+    ratio = growth(fn, make)
+    assert ratio <= 3.0, f"2x the input took {ratio:.1f}x the time"
+
+
+@pytest.mark.parametrize("form", sorted(MARKDOWN))
+def test_markdown_import_is_linear(form: str) -> None:
+    _check(text_readers.markdown_body, MARKDOWN[form])
+
+
+@pytest.mark.parametrize("form", sorted(MARKDOWN))
+def test_the_sanitiser_is_linear(form: str) -> None:
+    _check(inert_markdown, MARKDOWN[form])
+
+
+@pytest.mark.parametrize("form", sorted(MARKDOWN))
+def test_rendering_the_draft_is_linear(form: str) -> None:
+    def render(text: str) -> None:
+        shown = draft_markdown(text)  # the draft panel
+        for block in md.parse_blocks(inert_markdown(text)):  # the DOCX and PDF exports
+            for inline in getattr(block, "items", None) or [getattr(block, "text", "")]:
+                md.parse_inline(inline)
+        assert shown is not None
+
+    _check(render, MARKDOWN[form])
+
+
+@pytest.mark.parametrize("form", sorted(HTML))
+def test_html_import_and_page_text_are_linear(form: str) -> None:
+    _check(lambda text: text_readers.html_page(text.encode()), HTML[form])
+    _check(html_to_text, HTML[form])  # the scraper's fallback, in the research process
+
+
+@pytest.mark.parametrize("form", sorted(PLAIN))
+def test_the_researchers_notes_are_linear(form: str) -> None:
+    brain = OfflineBrain()
+    task = ResearcherTask(researcher_id="web-1", kind="web", question="How does lipid mRNA work?", topic="lipid mRNA")
+    source = Source(id="s1", title="Lipid mRNA", url="library://x", kind="web", provider="library")
+    _check(lambda text: brain.notes(task, [source], lambda _id: text), PLAIN[form])
+
+
+@pytest.mark.parametrize("form", sorted(PLAIN | MARKDOWN))
+def test_the_writers_guards_are_linear(form: str) -> None:
+    make = (PLAIN | MARKDOWN)[form]
+
+    def guard(text: str) -> None:
+        repaired = repair_draft(text, {1}, {"https://example.org/a"})
+        check_citations(repaired.text + "\n\n## Sources\n\n[1] A. <https://example.org/a>\n")
+
+    _check(guard, make)
