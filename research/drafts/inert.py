@@ -19,14 +19,6 @@ import re
 from research.drafts.sanitiser import sanitise_markdown
 from research.text.quote import clean_quoted_sentence as clean_quoted_sentence
 
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\s*(\([^)\n]*\)|\[[^\]\n]*\])")
-_LINK = re.compile(r"\[([^\]\n]*)\]\s*\(([^)\s\n]*)(?:\s+\"[^\"\n]*\")?\)")
-_AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*)>")
-_BARE_URL = re.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>()\[\]]+")
-_HTML_TAG = re.compile(r"</?[A-Za-z!?][^>\n]*>?")
-_DIRECTIVE = re.compile(r":([a-z]+(?:-[a-z]+)*)\[([^\]\n]*)\]")
-_ICON = re.compile(r":material/[a-z0-9_]+:|:[a-z0-9_+-]+:")
-_MARKUP_CHARS = re.compile(r"[`*_~|<>\[\]{}#$\\]")
 _HTTP = re.compile(r"(?i)^https?://[^\s<>]+$")
 
 # Inline markup a title could start (links, images, HTML, emphasis, code, LaTeX, tables) and a colon
