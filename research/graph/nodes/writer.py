@@ -8,7 +8,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from research.brains.base import BudgetExceeded, NumberedSource, WriteRequest
-from research.drafts.citations import finalize_citations
+from research.drafts.citations import CitedDraft, finalize_citations
 from research.drafts.evidence import assess_evidence, empty_draft
 from research.drafts.guard import repair_draft
 from research.events import emit
@@ -38,6 +38,20 @@ def known_gaps(state: ResearchState) -> list[str]:
     return gaps
 
 
+def _guarded(body: str, numbered: list[NumberedSource]) -> tuple[CitedDraft, list[str]]:
+    """The draft with its repairs done and said out loud: what the guard removed, and how the rest
+    was renumbered."""
+    repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
+    cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
+    repairs = repair.warnings()
+    if cited.dropped:
+        repairs.append(f"Removed citations that matched no source: {', '.join(f'[{n}]' for n in cited.dropped)}.")
+    if repairs and cited.renumbered:
+        moves = ", ".join(f"[{old}]→[{new}]" for old, new in sorted(cited.renumbered.items()))
+        repairs.append(f"Renumbered the remaining citations in reading order: {moves}.")
+    return cited, repairs
+
+
 def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     ctx = services_of(runtime)
     emit("phase", phase="writer", iteration=state.get("research_iterations", 0))
@@ -62,15 +76,15 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
             warn("budget", f"{exc}; the offline writer wrote the draft from what was gathered.")
             body = ctx.offline.write(request)
         report_usage(ctx, Node.WRITER)
-    # Repairs are said out loud: what the guard removed and how the rest was renumbered.
-    repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
-    cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
-    repairs = repair.warnings()
-    if cited.dropped:
-        repairs.append(f"Removed citations that matched no source: {', '.join(f'[{n}]' for n in cited.dropped)}.")
-    if repairs and cited.renumbered:
-        moves = ", ".join(f"[{old}]→[{new}]" for old, new in sorted(cited.renumbered.items()))
-        repairs.append(f"Renumbered the remaining citations in reading order: {moves}.")
+    cited, repairs = _guarded(body, numbered)
+    if not cited.citations and numbered and evidence.evidence != "none" and ctx.brain.kind != "offline":
+        # A draft that cites none of the relevant sources it was given is a failed step, not a result.
+        warn(
+            "writer",
+            f"The model's draft cited none of the {len(numbered)} relevant sources it was given, so it was "
+            "not used; the offline writer wrote the draft from the same sources.",
+        )
+        cited, repairs = _guarded(ctx.offline.write(request), numbered)
     for message in repairs:
         warn("writer", message)
     draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
