@@ -31,7 +31,7 @@ from research.brains.model_output import InvalidModelOutput
 from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_internal_markers
 from research.events import emit
 from research.events.payloads_model import DraftDeltaData
-from research.text import best_snippet, tokenize, top_sentences
+from research.text import best_snippet, split_sentences, tokenize, top_sentences
 
 PASSAGES_PER_SECTION = 4
 PASSAGE_CHARS = 420
@@ -166,7 +166,6 @@ def _section(
     reply = ask(section_schema(len(passages)), [SystemMessage(system), HumanMessage(user)])
     by_number = {p.number: p for p in passages}
     for item in reply.sentences:
-        text = clean_sentence(item.text)
         if item.passage == NO_PASSAGE:
             section.declined += 1
             continue
@@ -174,13 +173,16 @@ def _section(
         if passage is None:
             section.invalid += 1
             continue
-        if not text or _repeats(text, seen):
-            continue
-        if grounding(text, passage.text) < MIN_GROUNDING:
-            section.ungrounded += 1
-            continue
-        seen.append(text)
-        section.sentences.append((text, passage.source_n))
+        # A reply's "sentence" may hold several: each gets the marker (and is checked) on its own.
+        for piece in split_sentences(" ".join(str(item.text).split())[:MAX_SENTENCE_CHARS]):
+            text = clean_sentence(piece)
+            if not text or _repeats(text, seen):
+                continue
+            if grounding(text, passage.text) < MIN_GROUNDING:
+                section.ungrounded += 1
+                continue
+            seen.append(text)
+            section.sentences.append((text, passage.source_n))
     return section
 
 
@@ -194,7 +196,8 @@ def clean_sentence(text: str) -> str:
     text = " ".join(text.split()).rstrip(" ,;:")
     if text[-1:] not in ".!?":
         text += "."
-    return text[:1].upper() + text[1:]
+    first = text.split(" ", 1)[0]
+    return text[:1].upper() + text[1:] if first.islower() else text  # "mRNA" stays "mRNA"
 
 
 def grounding(sentence: str, passage: str) -> float:
