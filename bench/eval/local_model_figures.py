@@ -9,7 +9,7 @@ from typing import Any
 
 from research.brains.grounded_writer import NO_ANSWER
 from research.drafts.citations import SOURCES_HEADING
-from research.drafts.claims import cited_sentences, check_claims
+from research.drafts.claims import check_claims, cited_sentences
 from research.drafts.markers import CITATION_MARKER
 from research.text import split_sentences
 
@@ -61,7 +61,8 @@ def draft_figures(markdown: str, citations: dict[str, str], texts: dict[str, str
     numbered = {int(n): sid for n, sid in citations.items()}
     factual = factual_sentences(markdown)
     cited = cited_sentences(markdown)
-    claims = [c for c in check_claims(markdown, numbered, lambda sid: texts.get(sid, "")) if c.verdict != "unverifiable"]
+    checked = check_claims(markdown, numbered, lambda sid: texts.get(sid, ""))
+    claims = [c for c in checked if c.verdict != "unverifiable"]
     supported_sentences = {c.sentence for c in claims if c.verdict == "supported"}
     copied = sum(
         1

@@ -30,6 +30,7 @@ from research.brains.grounded_schema import NO_PASSAGE, SectionSentences, sectio
 from research.brains.model_output import InvalidModelOutput
 from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_internal_markers
 from research.events import emit
+from research.events.agent_log import agent_log
 from research.events.payloads_model import DraftDeltaData
 from research.text import best_snippet, split_sentences, tokenize, top_sentences
 
@@ -74,12 +75,18 @@ class Section:
 
 
 def select_passages(
-    query: str, sources: list[NumberedSource], text_of: TextLookup, *, fill_with: str | None = None
+    query: str,
+    sources: list[NumberedSource],
+    text_of: TextLookup,
+    *,
+    fill_with: str | None = None,
+    said: list[str] | None = None,
 ) -> list[Passage]:
     """The best passage of each source that matches `query` best, one per source, in rank order.
     When some match, `fill_with` (the topic) tops the list up from the other sources (all on the
-    topic), so the model has context; when none match, there is nothing to write from."""
-    texts = [_text(ns, text_of) for ns in sources]
+    topic), so the model has context; when none match, there is nothing to write from. Source
+    sentences the draft has already `said` are left out, so a later section gets fresh evidence."""
+    texts = [_unsaid(_text(ns, text_of), said or []) for ns in sources]
     primary = _ranked_sources(query, texts)
     order = list(primary)
     if primary and fill_with is not None and len(order) < PASSAGES_PER_SECTION:
@@ -92,6 +99,12 @@ def select_passages(
         if text:
             passages.append(Passage(len(passages) + 1, sources[i].n, text))
     return passages
+
+
+def _unsaid(text: str, said: list[str]) -> str:
+    if not said:
+        return text
+    return " ".join(sentence for sentence in split_sentences(text) if not _repeats(sentence, said))
 
 
 def _ranked_sources(query: str, texts: list[str]) -> list[int]:
@@ -122,11 +135,11 @@ def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Call
     seen: list[str] = []  # every sentence kept so far: a later repeat is dropped
     for question in request.questions:
         # The question's own words pick its passages: the topic's words are in every source.
-        passages = select_passages(question, request.sources, request.text_of, fill_with=request.topic)
+        passages = select_passages(question, request.sources, request.text_of, fill_with=request.topic, said=seen)
         sections.append(_section(request.topic, question, passages, ask, seen, question=question))
         if on_section is not None:
             on_section(sections[-1].markdown())
-    summary_passages = select_passages(request.topic, request.sources, request.text_of, fill_with="")
+    summary_passages = select_passages(request.topic, request.sources, request.text_of, fill_with="", said=seen)
     summary = _section(request.topic, "Summary", summary_passages, ask, seen, question=None)
     everything = [summary, *sections]
     _report(everything, note)
@@ -231,8 +244,8 @@ def _report(sections: list[Section], note: Note) -> None:
     if ungrounded:
         note(f"dropped {ungrounded} sentence(s) whose words were not in the passage they named")
     unanswered = [s.heading for s in sections if not s.sentences and s.heading != "Summary"]
-    if unanswered:
-        note(f"no sentence rests on the sources for: {'; '.join(unanswered)[:300]}")
+    if unanswered:  # said in the draft itself: a note in the log, not a warning
+        agent_log.info("Writer: no sentence rests on the sources for: %s", "; ".join(unanswered)[:300])
 
 
 def _text(ns: NumberedSource, text_of: TextLookup) -> str:

@@ -160,16 +160,17 @@ class ScriptedModel:
         }
 
     def section(self, user: str) -> dict[str, Any]:
-        """The grounded writer's section: one sentence from each of the first two passages, in the
-        passage's own words (a cooperative writer: every sentence rests on its passage)."""
+        """The grounded writer's section: one sentence from each of the first two passages, mostly in
+        the passage's own words (a cooperative writer: every sentence rests on its passage)."""
         passages = _PASSAGE.findall(user)
         if not passages:
             return {"sentences": [{"passage": 0, "text": "The passages do not answer this question."}]}
         sentences = []
         summary = "Summarise what the passages say" in user  # its words from the passage's end: no repeats
         for n, text in passages[:2]:
-            words = text.split()[-14:] if summary else text.split()[:14]
-            sentences.append({"passage": int(n), "text": " ".join(words).rstrip(".,;:") + "."})
+            words = text.split()[-12:] if summary else text.split()[:12]
+            # "addresses this question": how tests tell the fake model's draft from the offline one.
+            sentences.append({"passage": int(n), "text": " ".join(words).rstrip(".,;:") + " addresses this question."})
         return {"sentences": sentences}
 
     def notes(self, user: str) -> str:
