@@ -27,7 +27,8 @@ MODEL_ALIAS = "smollm2-135m"
 N_CTX = 2048
 QWEN_ALIAS = "qwen2.5-coder-1.5b-instruct"
 QWEN_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-QWEN_SIZE = 1_117_320_768  # the sha256 is checked when the setup script assembles it
+QWEN_SIZE = 1_117_320_768  # checked with its sha256 when scripts/qwen_model_fetch.py assembles it
+QWEN_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 START_SECONDS = 120
 # Reply caps for the lane: a 135M model at a few dozen tokens/s on two shared cores.
 LANE_CAPS = {"queries": 256, "plan": 480, "notes": 200, "judge": 640, "writer": 400}
