@@ -79,12 +79,16 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     cited, repairs = _guarded(body, numbered)
     if not cited.citations and numbered and evidence.evidence != "none" and ctx.brain.kind != "offline":
         # A draft that cites none of the relevant sources it was given is a failed step, not a result.
-        warn(
-            "writer",
-            f"The model's draft cited none of the {len(numbered)} relevant sources it was given, so it was "
-            "not used; the offline writer wrote the draft from the same sources.",
-        )
-        cited, repairs = _guarded(ctx.offline.write(request), numbered)
+        offline, offline_repairs = _guarded(ctx.offline.write(request), numbered)
+        if offline.citations:
+            warn(
+                "writer",
+                f"The model's draft cited none of the {len(numbered)} relevant sources it was given, so it "
+                "was not used; the offline writer wrote the draft from the same sources.",
+            )
+            cited, repairs = offline, offline_repairs
+        else:
+            warn("writer", f"The draft cites none of the {len(numbered)} sources gathered: read it as unsupported.")
     for message in repairs:
         warn("writer", message)
     draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
