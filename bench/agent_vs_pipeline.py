@@ -39,7 +39,7 @@ def bench_script(request: dict[str, Any], step: int) -> ChatReply:
 
 def _figures(run: LoopbackRun) -> dict[str, Any]:
     view = fold(run.events)
-    relevance = [s.get("relevance") for s in view.sources.values() if s.get("relevance") is not None]
+    relevance = [s.relevance for s in view.sources.values() if s.relevance is not None]
     return {
         "wall_seconds": round(run.wall_seconds, 3),
         "model_calls": run.calls,
@@ -47,10 +47,10 @@ def _figures(run: LoopbackRun) -> dict[str, Any]:
         "sources": len(view.sources),
         "tool_calls": sum(len(r.tool_calls) for r in view.researchers.values()),
         "search_requests": run.search_requests,
-        "providers": len({s.get("provider") for s in view.sources.values()}),
+        "providers": len({s.provider for s in view.sources.values()}),
         "cited_sources": len(view.cited_source_ids),
         "mean_relevance": round(mean(relevance), 3) if relevance else None,
-        "final_verdict": view.critiques[-1]["status"] if view.critiques else None,
+        "final_verdict": view.critiques[-1].status if view.critiques else None,
         "status": run.status,
     }
 

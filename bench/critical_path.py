@@ -56,17 +56,17 @@ def critical_path(events: list[Event], model_latency: float, search_latency: flo
     phase, phase_round = "supervisor", 0
     for event in events:
         if event.type == "phase":
-            phase, phase_round = event.data["phase"], event.iteration or 0
+            phase, phase_round = event.data.phase, event.iteration or 0
         elif event.type == "researcher_started":
             researcher_round[event.researcher_id] = event.iteration or 0
         elif event.type == "sources_found":
-            depth = search_depth(event.data.get("providers") or [])
+            depth = search_depth(event.data.providers)
             researcher_search[event.researcher_id] = max(researcher_search[event.researcher_id], depth)
         elif event.type == "usage":
             if event.researcher_id:
-                researcher_calls[event.researcher_id] += event.data["calls"]
+                researcher_calls[event.researcher_id] += event.data.calls
             else:
-                node_calls[(event.data["node"], phase_round if phase != "supervisor" else 0)] += event.data["calls"]
+                node_calls[(event.data.node, phase_round if phase != "supervisor" else 0)] += event.data.calls
     chains: dict[int, float] = defaultdict(float)
     for rid, round_ in researcher_round.items():
         chain = researcher_calls[rid] * model_latency + researcher_search[rid] * search_latency

@@ -430,7 +430,7 @@ class LoopbackWorld:
 
 
 def warnings_of(run: LoopbackRun) -> list[str]:
-    return [f"{e.data.get('source')}: {e.data.get('message')}" for e in run.events if e.type == "warning"]
+    return [f"{e.data.source}: {e.data.message}" for e in run.events if e.type == "warning"]
 
 
 def dump_events(run: LoopbackRun, path: Path) -> None:

@@ -12,10 +12,11 @@ from bench.harness import BenchContext, median, percentile, rounded
 
 def _append_ms(store, n: int) -> tuple[float, float]:
     from research.events import EventAdapter
+    from research.events.payloads import Warning
 
     store.create_run("bench", "t", None, "offline")
     adapter = EventAdapter("bench")
-    events = [adapter.make("warning", source="runner", message=f"event {i}") for i in range(n)]
+    events = [adapter.make(Warning(source="runner", message=f"event {i}")) for i in range(n)]
     times = []
     for event in events:
         start = time.perf_counter()

@@ -6,6 +6,7 @@ from research.drafts.citations import check_citations
 # Issue 13: content made inert wherever it is shown.
 from research.drafts.inert import inert_markdown
 from research.events import Event, RunLiveness, RunStatus
+from research.events.payloads import PlanReviewRequested, WorkerMessageData
 from research.export.filenames import safe_filename
 from research.export.run_export import EXPORT_FORMATS, ExportError, ExportFile, export_run, load_export_document
 from research.export.sources_csv import csv_cell, render_csv
@@ -46,8 +47,11 @@ from research.schemas import (
     MAX_PER_KIND,
     MAX_TOPIC_CHARS,
     RESEARCHER_KINDS,
+    Critique,
+    QuestionCoverage,
     ResearcherAllocation,
     ResearchRequest,
+    RunWarning,
     Source,
     TopicError,
     validate_topic,
@@ -80,6 +84,12 @@ __all__ = [
     "ResearchRunner",
     "ResearcherAllocation",
     "ResearcherView",
+    # The run view's parts, as panels read them.
+    "Critique",
+    "PlanReviewRequested",
+    "QuestionCoverage",
+    "RunWarning",
+    "WorkerMessageData",
     "RunManager",
     "RunRecord",
     "RunStore",

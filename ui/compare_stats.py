@@ -80,8 +80,8 @@ def headings_of(markdown: str | None) -> list[str]:
 
 def run_stats(view: RunView, record: RunRecord | None, draft: str | None) -> RunStats:
     sources = list(view.sources.values())
-    last = view.critiques[-1] if view.critiques else {}
-    gaps = list(view.known_gaps) if view.draft else list(last.get("missing_topics") or [])
+    last = view.critiques[-1] if view.critiques else None
+    gaps = list(view.known_gaps) if view.draft else list(last.missing_topics if last else [])
     usage = view.usage
     status = RunStatus.INTERRUPTED if record is not None and record.status == RunStatus.INTERRUPTED else view.status
     allocation = view.allocation_notation or (record.allocation or record.requested_allocation if record else "") or ""
@@ -93,24 +93,24 @@ def run_stats(view: RunView, record: RunRecord | None, draft: str | None) -> Run
         allocation=allocation,
         origin=view.allocation_origin,
         sources=len(sources),
-        by_kind={kind: sum(s.get("kind") == kind for s in sources) for kind in RESEARCHER_KINDS},
-        by_provider=dict(Counter(s.get("provider", "") for s in sources).most_common()),
-        domains={domain_of(s.get("url") or "", s.get("provider", "")) for s in sources},
-        years=sorted(int(s["year"]) for s in sources if isinstance(s.get("year"), int)),
+        by_kind={kind: sum(s.kind == kind for s in sources) for kind in RESEARCHER_KINDS},
+        by_provider=dict(Counter(s.provider for s in sources).most_common()),
+        domains={domain_of(s.url, s.provider) for s in sources},
+        years=sorted(s.year for s in sources if s.year is not None),
         source_ids=set(view.sources),
-        verdicts=[str(c.get("status", "")) for c in view.critiques],
+        verdicts=[str(c.status) for c in view.critiques],
         gaps=gaps,
         cited=len(view.cited_source_ids),
         researchers=len(view.researchers),
-        tokens=int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0)),
-        calls=int(usage.get("calls", 0)),
-        cost_usd=float(usage.get("cost_usd", 0.0)),
+        tokens=usage.prompt_tokens + usage.completion_tokens,
+        calls=usage.calls,
+        cost_usd=usage.cost_usd,
         seconds=view.seconds,
         headings=headings_of(draft or view.draft),
         draft=draft or view.draft,
         error=view.error,
         warnings=len(view.warnings),
-        kind_provider=Counter((s.get("kind", ""), s.get("provider", "")) for s in sources),
+        kind_provider=Counter((s.kind, s.provider) for s in sources),
     )
 
 

@@ -40,28 +40,27 @@ def sources_frame(view: RunView) -> pd.DataFrame:
     finders = found_by(view)
     best: dict[str, float] = {}
     for source in view.sources.values():
-        provider = source.get("provider", "")
-        best[provider] = max(best.get(provider, 0.0), float(source.get("score") or 0.0))
+        best[source.provider] = max(best.get(source.provider, 0.0), source.score)
     cited = view.cited_source_ids
     rows = []
     for source_id, s in view.sources.items():
-        url, provider = s.get("url") or "", s.get("provider", "")
+        url, provider = s.url, s.provider
         top = best.get(provider) or 0.0
         rows.append(
             {
                 "Source id": source_id,
-                "Title": s.get("title", ""),
+                "Title": s.title,
                 # Every row needs a distinct link value, since the table shows it as the title.
                 # Only http(s) is clickable: a javascript: or file: URL from outside never becomes a link.
                 "Link": url if is_web_link(url) else f"source:{source_id}",
-                "Kind": s.get("kind", ""),
+                "Kind": s.kind,
                 "Provider": provider,
                 "Domain": domain_of(url, provider),
-                "Year": s.get("year"),
-                "Researcher": ", ".join(finders.get(source_id) or [s.get("researcher_id") or ""]).strip(", "),
-                "Relevance": round(float(s.get("score") or 0.0) / top, 3) if top > 0 else 0.0,
+                "Year": s.year,
+                "Researcher": ", ".join(finders.get(source_id) or [s.researcher_id or ""]).strip(", "),
+                "Relevance": round(s.score / top, 3) if top > 0 else 0.0,
                 "Cited": source_id in cited,
-                "Snippet": s.get("snippet", ""),
+                "Snippet": s.snippet,
                 "URL": url,
             }
         )

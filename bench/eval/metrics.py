@@ -44,16 +44,16 @@ def figures(view: RunView, *, library_topic: str | None, uncovered: bool, import
     # Invented or unresolvable: a marker with no source in the citation map or among the run's
     # sources, or a URL in the body that no source has.
     invented = sum(1 for n in markers if view.citations.get(str(n)) not in view.sources)
-    known_urls = {s.get("url") for s in view.sources.values()}
+    known_urls = {s.url for s in view.sources.values()}
     invented += sum(1 for url in _URL.findall(body) if url not in known_urls)
     cited = [view.sources[i] for i in cited_ids if i in view.sources]
     if uncovered:
         off_topic = len(cited)
     elif imported:
-        off_topic = sum(1 for s in cited if not s.get("url", "").startswith("library://upload/"))
+        off_topic = sum(1 for s in cited if not s.url.startswith("library://upload/"))
     else:
-        off_topic = sum(1 for s in cited if _library_topic(s.get("url", "")) != library_topic)
-    claims = [CheckedClaim.model_validate(c) for c in view.claims.get("claims", [])]
+        off_topic = sum(1 for s in cited if _library_topic(s.url) != library_topic)
+    claims: list[CheckedClaim] = list(view.claims.claims) if view.claims else []
     detail = view.evidence_detail
     repeated = len(find_issues(draft, [], []).repeated)
     return {
@@ -66,8 +66,8 @@ def figures(view: RunView, *, library_topic: str | None, uncovered: bool, import
         "invented_citations": invented,
         "cited_sources": len(cited),
         "off_topic_cited": off_topic,
-        "questions": detail.get("questions", len(view.research_questions)),
-        "questions_covered": detail.get("questions_covered", 0),
+        "questions": detail.questions if detail else len(view.research_questions),
+        "questions_covered": detail.questions_covered if detail else 0,
         "repeated_sentences": repeated,
         "orphan_openers": orphan_openers(body),
         "says_empty": EMPTY_DRAFT_PHRASE in draft and view.evidence == "none",

@@ -126,7 +126,7 @@ class DraftPreview:
     def section(self, markdown: str) -> None:
         piece = ("\n\n" if self.chars else "") + markdown
         self.chars += len(piece)
-        emit("draft_delta", **DraftDeltaData(text=piece, chars=self.chars).model_dump())
+        emit(DraftDeltaData(text=piece, chars=self.chars))
 
 
 def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Callable[[str], None] | None = None) -> str:

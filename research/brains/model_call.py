@@ -104,7 +104,7 @@ class Progress:
             if len(visible) > self.chars and visible.startswith(self._sent):
                 piece = visible[self.chars :]
                 self.chars, self._sent = len(visible), visible
-                emit("draft_delta", **DraftDeltaData(text=piece, chars=self.chars).model_dump())
+                emit(DraftDeltaData(text=piece, chars=self.chars))
         data = ModelProgressData(
             node=STEP_NODE.get(self.step.step, self.step.step),
             step=self.step.step,
@@ -113,7 +113,7 @@ class Progress:
             seconds=round(now - self._t0, 2),
             done=done,
         )
-        emit("model_progress", researcher_id=rid, **data.model_dump())
+        emit(data, researcher_id=rid)
 
 
 def stream_reply(

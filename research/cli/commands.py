@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from research.events import Event
+from research.events import payloads as p
 from research.settings import Settings
 
 if TYPE_CHECKING:
@@ -176,29 +177,12 @@ def replay_line(event: Event) -> str:
     line = describe(event)
     if line:
         return line
-    d = event.data
-    match event.type:
-        case "plan_review_requested":
-            return (
-                f"Paused for plan review: allocation {d.get('allocation_notation')}, "
-                f"{len(d.get('research_questions', []))} questions"
-            )
-        case "plan_approved":
-            a = d.get("allocation", {})
-            return (
-                f"Plan {'edited and ' if d.get('edited') else ''}approved: "
-                f"allocation {a.get('web')}{a.get('academic')}{a.get('book')}"
-            )
-        case "run_cancelled":
-            return f"Run cancelled: {d.get('reason', '')}"
-        case "message":
-            content = " ".join(str(d.get("content", "")).split())
-            return f"{d.get('name') or 'message'}: {content[:100]}{'…' if len(content) > 100 else ''}"
-        case "usage":
-            return (
-                f"Usage ({d.get('node')}): {d.get('calls')} calls, "
-                f"{d.get('prompt_tokens')}+{d.get('completion_tokens')} tokens"
-            )
+    match event.data:  # describe() words plan review, approval and cancelling already
+        case p.Message() as d:
+            content = " ".join(d.content.split())
+            return f"{d.name or 'message'}: {content[:100]}{'…' if len(content) > 100 else ''}"
+        case p.UsageReported() as d:
+            return f"Usage ({d.node}): {d.calls} calls, {d.prompt_tokens}+{d.completion_tokens} tokens"
     return event.type
 
 
@@ -289,11 +273,11 @@ def _revise(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
 
 def print_plan(view: RunView) -> None:
     """A paused run's plan and how to go on (the research command and `continue`/`cancel`)."""
-    plan = view.plan_review or {}
+    plan = view.plan_review
     print(f"Run {view.run_id} is paused for plan review.")
-    print(f"Allocation: {plan.get('allocation_notation', view.allocation_notation)} (web/academic/book)")
+    print(f"Allocation: {plan.allocation_notation if plan else view.allocation_notation} (web/academic/book)")
     print("Research questions:")
-    for i, q in enumerate(plan.get("research_questions", view.research_questions), 1):
+    for i, q in enumerate(plan.research_questions if plan else view.research_questions, 1):
         print(f"  {i}. {q}")
     print(f"Continue: python -m research continue {view.run_id} [--question Q ...] [--allocation 210]")
     print(f"Cancel:   python -m research cancel {view.run_id}")

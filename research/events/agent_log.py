@@ -11,6 +11,7 @@ import json
 import logging
 from typing import Any
 
+from research.events.payloads import Warning
 from research.events.stream import emit
 
 agent_log = logging.getLogger("research.agents")
@@ -27,4 +28,4 @@ def log_tool(role: str, tool: str, args: dict[str, Any], preview: str = "", *, w
 
 def warn(source: str, message: str, *, researcher_id: str | None = None) -> None:
     agent_log.warning("[WARNING] %s: %s", source, message)
-    emit("warning", researcher_id=researcher_id, source=source, message=message)
+    emit(Warning(source=source, message=message), researcher_id=researcher_id)

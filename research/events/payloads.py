@@ -7,12 +7,11 @@ unknown keys are kept (extra="allow") so a log written by a newer version still 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
-from research.events.payload_base import Payload as Payload  # re-exported: the base every payload model shares
-from research.events.payload_base import Readable
+from research.events.payload_base import EventType, Payload
 from research.events.payloads_agent import ToolCalledData, WorkerMessageData
 from research.events.payloads_model import DraftDeltaData, ModelProgressData
 from research.events.payloads_trust import (
@@ -26,7 +25,7 @@ from research.events.status import RunStatus
 from research.schemas import AnalystVerdict, ResearcherKind, Source
 
 
-class Counts(Readable):
+class Counts(BaseModel):
     """An allocation as events carry it: researchers per kind."""
 
     web: int = Field(0, ge=0)
@@ -39,6 +38,7 @@ class Counts(Readable):
 
 
 class RunStarted(Payload):
+    event_type = "run_started"
     topic: str = ""
     allocation_request: str | None = None
     brain: str = ""
@@ -49,13 +49,16 @@ class RunStarted(Payload):
     researcher_mode: str = "pipeline"
     started_by: str | None = None  # the signed-in user on a shared desk
     worker_log: bool = False  # the server worker writes this run's event log (a shared run store)
+    review_plan: bool = False  # the run pauses after the supervisor for plan review (kept on restart)
 
 
 class Phase(Payload):
+    event_type = "phase"
     phase: str
 
 
 class AllocationDecided(Payload):
+    event_type = "allocation_decided"
     allocation: Counts = Field(default_factory=Counts)
     origin: str
     reasoning: str = ""
@@ -64,16 +67,19 @@ class AllocationDecided(Payload):
 
 
 class ResearcherStarted(Payload):
+    event_type = "researcher_started"
     kind: ResearcherKind | None = None
     question: str = ""
     angle: str = ""
 
 
 class QueriesGenerated(Payload):
+    event_type = "queries_generated"
     queries: list[str] = Field(default_factory=list)
 
 
 class SourcesFound(Payload):
+    event_type = "sources_found"
     query: str = ""
     providers: list[str] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
@@ -81,6 +87,7 @@ class SourcesFound(Payload):
 
 
 class ResearcherFinished(Payload):
+    event_type = "researcher_finished"
     kind: ResearcherKind | None = None
     status: Literal["done", "failed"] = "done"
     source_ids: list[str] = Field(default_factory=list)
@@ -92,20 +99,25 @@ class ResearcherFinished(Payload):
 class CritiqueIssued(AnalystVerdict, Payload):
     """The analyst's verdict, as research/schemas.py defines it (the iteration is the event's)."""
 
+    event_type = "critique_issued"
+
 
 class DraftReady(Payload):
+    event_type = "draft_ready"
     markdown: str
     citations: dict[str, str] = Field(default_factory=dict)  # "n" -> source id
     known_gaps: list[str] = Field(default_factory=list)
 
 
 class Message(Payload):
+    event_type = "message"
     name: str = ""
     role: str = "ai"
     content: str = ""
 
 
 class UsageReported(Payload):
+    event_type = "usage"
     node: str = "?"
     calls: int = 0
     failed_calls: int = 0  # of `calls`: attempts that failed (rejected shapes, invalid output, faults)
@@ -115,11 +127,13 @@ class UsageReported(Payload):
 
 
 class Warning(Payload):  # noqa: A001 - the event is called "warning"; not the builtin exception
+    event_type = "warning"
     source: str = ""
     message: str = ""
 
 
 class RunFinished(Payload):
+    event_type = "run_finished"
     status: RunStatus = RunStatus.FINISHED
     seconds: float | None = None
     counts: dict[str, int] = Field(default_factory=dict)
@@ -127,10 +141,12 @@ class RunFinished(Payload):
 
 
 class RunFailed(Payload):
+    event_type = "run_failed"
     error: str = ""
 
 
 class PlanReviewRequested(Payload):
+    event_type = "plan_review_requested"
     allocation: Counts = Field(default_factory=Counts)
     allocation_notation: str = ""
     allocation_origin: str = ""
@@ -141,6 +157,7 @@ class PlanReviewRequested(Payload):
 
 
 class PlanApproved(Payload):
+    event_type = "plan_approved"
     allocation: Counts = Field(default_factory=Counts)
     origin: str = ""
     reasoning: str = ""
@@ -149,34 +166,54 @@ class PlanApproved(Payload):
 
 
 class RunCancelled(Payload):
+    event_type = "run_cancelled"
     reason: str = ""
 
 
-PAYLOADS: dict[str, type[Payload]] = {
-    "run_started": RunStarted,
-    "phase": Phase,
-    "allocation_decided": AllocationDecided,
-    "researcher_started": ResearcherStarted,
-    "queries_generated": QueriesGenerated,
-    "sources_found": SourcesFound,
-    "researcher_finished": ResearcherFinished,
-    "critique_issued": CritiqueIssued,
-    "draft_ready": DraftReady,
-    "message": Message,
-    "usage": UsageReported,
-    "warning": Warning,
-    "run_finished": RunFinished,
-    "run_failed": RunFailed,
-    "plan_review_requested": PlanReviewRequested,
-    "plan_approved": PlanApproved,
-    "run_cancelled": RunCancelled,
-    "tool_called": ToolCalledData,
-    "worker_message": WorkerMessageData,
-    "research_stopped": ResearchStoppedData,
-    "sources_dropped": SourcesDroppedData,
-    "evidence_assessed": EvidenceAssessedData,
-    "claims_checked": ClaimsCheckedData,
-    "draft_revised": DraftRevisedData,
-    "model_progress": ModelProgressData,
-    "draft_delta": DraftDeltaData,
-}
+def _models(base: type[Payload]) -> list[type[Payload]]:
+    """Every payload model below `base` that names its event type, in definition order."""
+    found: list[type[Payload]] = []
+    for model in base.__subclasses__():
+        if "event_type" in model.__dict__:
+            found.append(model)
+        found.extend(_models(model))
+    return found
+
+
+PAYLOADS: dict[EventType, type[Payload]] = {model.event_type: model for model in _models(Payload)}
+"""The payload model of each event type, built from the models themselves."""
+if sorted(PAYLOADS) != sorted(get_args(EventType)) or len(_models(Payload)) != len(PAYLOADS):
+    raise TypeError("each event type needs exactly one payload model")
+
+__all__ = [
+    "PAYLOADS",
+    "AllocationDecided",
+    "ClaimsCheckedData",
+    "Counts",
+    "CritiqueIssued",
+    "DraftDeltaData",
+    "DraftReady",
+    "DraftRevisedData",
+    "EventType",
+    "EvidenceAssessedData",
+    "Message",
+    "ModelProgressData",
+    "Payload",
+    "Phase",
+    "PlanApproved",
+    "PlanReviewRequested",
+    "QueriesGenerated",
+    "ResearchStoppedData",
+    "ResearcherFinished",
+    "ResearcherStarted",
+    "RunCancelled",
+    "RunFailed",
+    "RunFinished",
+    "RunStarted",
+    "SourcesDroppedData",
+    "SourcesFound",
+    "ToolCalledData",
+    "UsageReported",
+    "Warning",
+    "WorkerMessageData",
+]

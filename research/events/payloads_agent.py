@@ -1,4 +1,4 @@
-"""Payloads of the agent-mode researcher events (issue 14): one tool call, one worker message."""
+"""Payloads of the agent-mode researcher events: one tool call, one worker message."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ WorkerRole = Literal["directive", "assistant", "tool", "closing"]
 
 
 class ToolCalledData(Payload):
+    event_type = "tool_called"
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     result_count: int = 0
@@ -29,6 +30,7 @@ class ToolCallView(BaseModel):
 
 
 class WorkerMessageData(Payload):
+    event_type = "worker_message"
     role: WorkerRole
     name: str
     content: str = ""

@@ -1,4 +1,4 @@
-"""Typed payloads of the model-call events (issue 12): live progress of a streaming reply."""
+"""Typed payloads of the model-call events: live progress of a streaming reply."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from research.events.payload_base import Payload
 
 class ModelProgressData(Payload):
     """A model reply in progress (emitted at most every 0.5 s or 50 tokens), and its end."""
+
+    event_type = "model_progress"
 
     node: str  # the graph node: supervisor | researcher | analyst | writer
     step: str  # the brain step: plan | queries | notes | judge | write | revise
@@ -18,6 +20,8 @@ class ModelProgressData(Payload):
 
 class DraftDeltaData(Payload):
     """The next piece of the writer's draft as it streams (appended in order, `chars` in total)."""
+
+    event_type = "draft_delta"
 
     text: str
     chars: int  # length of the draft so far, this piece included

@@ -1,4 +1,4 @@
-"""Payloads of the trust events (issue 11): why research stopped, relevance drops, evidence status,
+"""Payloads of the trust events: why research stopped, relevance drops, evidence status,
 claim checks, reviews."""
 
 from __future__ import annotations
@@ -16,16 +16,20 @@ StopReasonName = Literal["approved", "iteration_cap", "loop_guard", "budget", "n
 class ResearchStoppedData(Payload):
     """`research_stopped`: after the analyst's last verdict, why no further round went out."""
 
+    event_type = "research_stopped"
+
     reason: StopReasonName
     message: str  # the round is the event's own `iteration`
 
 
 class SourcesDroppedData(Payload):
+    event_type = "sources_dropped"
     query: str
     dropped: list[DroppedSource]
 
 
 class EvidenceAssessedData(Payload):
+    event_type = "evidence_assessed"
     evidence: Evidence
     questions: int
     questions_covered: int
@@ -35,6 +39,7 @@ class EvidenceAssessedData(Payload):
 
 
 class ClaimsCheckedData(Payload):
+    event_type = "claims_checked"
     version: int  # the draft version the claims were checked in
     method: Literal["offline", "model"]
     claims: list[CheckedClaim]
@@ -42,6 +47,7 @@ class ClaimsCheckedData(Payload):
 
 
 class DraftRevisedData(Payload):
+    event_type = "draft_revised"
     version: int
     markdown: str
     citations: dict[str, str]

@@ -9,48 +9,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any, Literal, get_args
+from typing import Any
 
 from pydantic import BaseModel, Field, SerializeAsAny, model_validator
 
-from research.events.payloads import PAYLOADS, Payload
+from research.events.payloads import PAYLOADS, EventType, Message, Payload, PlanReviewRequested, RunFailed
 from research.events.sink import current_sink
 
-EventType = Literal[
-    "run_started",
-    "phase",
-    "allocation_decided",
-    "researcher_started",
-    "queries_generated",
-    "sources_found",
-    "researcher_finished",
-    "critique_issued",
-    "draft_ready",
-    "message",
-    "usage",
-    "warning",
-    "run_finished",
-    "run_failed",
-    # Plan review (ResearchRequest.review_plan): the run pauses after the supervisor.
-    "plan_review_requested",
-    "plan_approved",
-    "run_cancelled",
-    # Agent-mode researchers (payloads in events/payloads_agent.py).
-    "tool_called",
-    "worker_message",
-    # Why research stopped (payload in events/payloads_trust.py).
-    "research_stopped",
-    # Trust (payloads in events/payloads_trust.py).
-    "sources_dropped",
-    "evidence_assessed",
-    "claims_checked",
-    "draft_revised",
-    # Model calls in progress (payloads in events/payloads_model.py).
-    "model_progress",
-    "draft_delta",
-]
-"""Every event type; each has its payload model in research/events/payloads.py (PAYLOADS)."""
-EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
+EVENT_TYPES: frozenset[str] = frozenset(PAYLOADS)
+"""Every event type (research/events/payload_base.py lists them; PAYLOADS holds their models)."""
 _MARK = "research_event"  # key that marks our custom stream payloads
 
 
@@ -77,31 +44,35 @@ class Event(BaseModel):
         return value
 
 
-def payload(type_: EventType, data: dict[str, Any]) -> Payload:
-    """`data` as the payload model of `type_` (raises pydantic.ValidationError when it does not fit)."""
-    if type_ not in PAYLOADS:
-        raise ValueError(f"Unknown event type {type_!r}")
-    return PAYLOADS[type_].model_validate(data)
+def event_payload(data: Payload, *, researcher_id: str | None = None, iteration: int | None = None) -> dict[str, Any]:
+    """The dict a node writes to the custom stream: the payload's event type and its data, kept
+    JSON-friendly (a server sends it over the wire)."""
+    return {
+        _MARK: event_type_of(data),
+        "researcher_id": researcher_id,
+        "iteration": iteration,
+        "data": data.model_dump(mode="json"),
+    }
 
 
-def event_payload(
-    type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any
-) -> dict[str, Any]:
-    """The dict a node writes to the custom stream: validated against the type's payload model, then
-    kept JSON-friendly (a server sends it over the wire)."""
-    checked = payload(type_, data).model_dump(mode="json")
-    return {_MARK: type_, "researcher_id": researcher_id, "iteration": iteration, "data": checked}
+def event_type_of(data: Payload) -> EventType:
+    """The event type a payload model stands for (ValueError for a model that names none)."""
+    type_: EventType | None = getattr(type(data), "event_type", None)
+    if type_ is None or PAYLOADS.get(type_) is not type(data):
+        raise ValueError(f"{type(data).__name__} is not an event payload")
+    return type_
 
 
-def emit(type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any) -> None:
-    """Report progress from inside a node. A no-op outside a graph run (e.g. unit tests of a node)."""
+def emit(data: Payload, *, researcher_id: str | None = None, iteration: int | None = None) -> None:
+    """Report progress from inside a node: `data` is the event's payload model, which says the
+    event's type. A no-op outside a graph run (e.g. unit tests of a node)."""
+    part = event_payload(data, researcher_id=researcher_id, iteration=iteration)  # refuses a non-event first
     try:
         from langgraph.config import get_stream_writer
 
         writer = get_stream_writer()
     except Exception:  # noqa: BLE001 - no runnable context: nothing to stream to
         return
-    part = event_payload(type_, researcher_id=researcher_id, iteration=iteration, **data)
     sink = current_sink()
     if sink is not None:  # first into the worker's log, so a reader of the stream finds it logged
         sink(stream_part("custom", part))
@@ -140,17 +111,23 @@ class EventAdapter:
         # finished runs that node again, and its second run_started is not an event.
         self._logged_once = logged_once
 
-    def make(
-        self, type_: EventType, *, researcher_id: str | None = None, iteration: int | None = None, **data: Any
+    def make(self, data: Payload, *, researcher_id: str | None = None, iteration: int | None = None) -> Event:
+        """The next numbered event of this run, of the type `data`'s model stands for."""
+        return self._next(event_type_of(data), data, researcher_id=researcher_id, iteration=iteration)
+
+    def _next(
+        self, type_: EventType, data: Payload | dict[str, Any], *, researcher_id: str | None, iteration: int | None
     ) -> Event:
         self._seq += 1
-        return Event(
-            type=type_,
-            run_id=self.run_id,
-            seq=self._seq,
-            researcher_id=researcher_id,
-            iteration=iteration,
-            data=data,
+        return Event.model_validate(
+            {
+                "type": type_,
+                "run_id": self.run_id,
+                "seq": self._seq,
+                "researcher_id": researcher_id,
+                "iteration": iteration,
+                "data": data,
+            }
         )
 
     def adapt(self, part: Any) -> Iterator[Event]:
@@ -160,21 +137,21 @@ class EventAdapter:
         if mode == "metadata" and isinstance(data, dict):  # the server's run id, first of a stream
             self.remote_run_id = str(data.get("run_id") or "") or self.remote_run_id
         elif mode == "error":
-            yield self.make("run_failed", error=_error_text(data))
+            yield self.make(RunFailed(error=_error_text(data)))
         elif mode == "custom" and isinstance(data, dict) and _MARK in data:
             if data[_MARK] in self._logged_once:
                 return
-            yield self.make(
+            yield self._next(
                 data[_MARK],
+                data.get("data") or {},
                 researcher_id=data.get("researcher_id"),
                 iteration=data.get("iteration"),
-                **(data.get("data") or {}),
             )
         elif mode == "updates" and not namespace and isinstance(data, dict):
             # A pause (plan review's interrupt): the interrupt's value is the event's data.
             for pause in data.get("__interrupt__") or ():
                 value = pause.get("value") if isinstance(pause, dict) else getattr(pause, "value", None)
-                yield self.make("plan_review_requested", **(value if isinstance(value, dict) else {}))
+                yield self.make(PlanReviewRequested.model_validate(value if isinstance(value, dict) else {}))
             # The transcript: messages the top-level nodes added (subgraph updates would repeat them).
             replayed = bool((data.get("__metadata__") or {}).get("cached"))
             # A node with several tasks in one part (parallel Sends) maps to a list of updates.
@@ -189,7 +166,7 @@ class EventAdapter:
                     name, role, content = _message_fields(message)
                     if replayed and (name, content) in self._logged_messages:
                         continue
-                    yield self.make("message", name=name, role=role, content=content)
+                    yield self.make(Message(name=name, role=role, content=content))
 
 
 def _message_fields(message: Any) -> tuple[str, str, str]:

@@ -118,7 +118,7 @@ def load_export_document(store: RunStore, run_id: str) -> ExportDocument:
         sources=sources,
         numbered=numbered,
         started_at=view.started_ts or record.created_at,
-        claim_check=view.claims,
+        claim_check=view.claims.model_dump(mode="json") if view.claims else {},
     )
 
 

@@ -76,3 +76,10 @@ class RetrieveTask(TypedDict):
 
     task: ResearcherTask
     query: str
+
+
+class PlanAnswer(TypedDict):
+    """The user's answer to plan review, the value a paused run is resumed with (None keeps that part)."""
+
+    questions: list[str] | None
+    allocation: str | None  # "210"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from research.events import Event
+from research.events import payloads as p
 from research.runs.store import DuplicateEventError, RunStore
 from research.secrets import mask
 
@@ -22,7 +23,8 @@ def log_event(store: RunStore, event: Event, secrets: list[str]) -> Event:
     a number another writer took is retried with the next one. Texts from outside (errors,
     warnings) may quote a key, so they are masked here."""
     if event.type in ("run_failed", "warning"):
-        masked = {k: mask(v, secrets) if isinstance(v, str) else v for k, v in event.data.items()}
+        fields = event.data.model_dump()
+        masked = {k: mask(v, secrets) if isinstance(v, str) else v for k, v in fields.items()}
         event = Event.model_validate({**event.model_dump(exclude={"data"}), "data": masked})
     for _ in range(MAX_APPEND_TRIES):
         event = event.model_copy(update={"seq": store.last_seq(event.run_id) + 1})
@@ -38,32 +40,29 @@ def log_event(store: RunStore, event: Event, secrets: list[str]) -> Event:
 
 
 def apply_event(store: RunStore, event: Event) -> None:
-    data = event.data
-    if event.type in ("allocation_decided", "plan_approved"):
-        alloc = data["allocation"]
-        store.update_run(
-            event.run_id,
-            allocation=f"{alloc['web']}{alloc['academic']}{alloc['book']}",
-            allocation_origin=data["origin"],
-        )
-    elif event.type == "draft_ready":
-        store.save_draft_version(event.run_id, data["markdown"], note="Writer's draft")
-    elif event.type == "draft_revised":  # the reviewer's versions, each with its reasons
-        reasons = data.get("reasons") or []
-        note = f"Reviewer: {len(reasons)} changes" + (f" ({reasons[0][:80]}...)" if reasons else "")
-        store.save_draft_version(event.run_id, data["markdown"], note=note)
-    elif event.type == "plan_review_requested":
-        store.update_run(event.run_id, status="paused")
-    elif event.type == "run_finished":
-        counts = data.get("counts") or {}
-        store.update_run(
-            event.run_id,
-            status=data.get("status", "failed"),
-            finished_at=time.time(),
-            source_count=counts.get("sources", 0),
-            summary=counts,
-        )
-    elif event.type == "run_failed":
-        store.update_run(event.run_id, status="failed", error=data.get("error"), finished_at=time.time())
-    elif event.type == "run_cancelled":
-        store.update_run(event.run_id, status="cancelled", finished_at=time.time())
+    match event.data:
+        case (
+            p.AllocationDecided(allocation=allocation, origin=origin)
+            | p.PlanApproved(allocation=allocation, origin=origin)
+        ):
+            store.update_run(event.run_id, allocation=allocation.notation, allocation_origin=origin)
+        case p.DraftReady() as d:
+            store.save_draft_version(event.run_id, d.markdown, note="Writer's draft")
+        case p.DraftRevisedData() as d:  # the reviewer's versions, each with its reasons
+            reasons = d.reasons
+            note = f"Reviewer: {len(reasons)} changes" + (f" ({reasons[0][:80]}...)" if reasons else "")
+            store.save_draft_version(event.run_id, d.markdown, note=note)
+        case p.PlanReviewRequested():
+            store.update_run(event.run_id, status="paused")
+        case p.RunFinished() as d:
+            store.update_run(
+                event.run_id,
+                status=d.status,
+                finished_at=time.time(),
+                source_count=d.counts.get("sources", 0),
+                summary=d.counts,
+            )
+        case p.RunFailed() as d:
+            store.update_run(event.run_id, status="failed", error=d.error, finished_at=time.time())
+        case p.RunCancelled():
+            store.update_run(event.run_id, status="cancelled", finished_at=time.time())

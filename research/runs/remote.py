@@ -23,8 +23,10 @@ from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_sdk.schema import Command, Run, StreamMode
 
 from research.events import Event, EventAdapter
+from research.events.payloads import RunCancelled, RunFailed, RunStarted, Warning
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
+from research.graph.state import PlanAnswer
 from research.runs.event_effects import log_event
 from research.runs.run_threads import RunThreads
 from research.runs.runner import ResearchRunner
@@ -114,7 +116,7 @@ class RemoteRunManager(RunThreads):
         record, questions, parsed = self.runner.check_plan_edit(run_id, questions, allocation)
         self.check()
         self.store.update_run(run_id, status="running", error=None)
-        command: Command = {"resume": {"questions": questions, "allocation": parsed.notation if parsed else None}}
+        command: Command = {"resume": PlanAnswer(questions=questions, allocation=parsed.notation if parsed else None)}
         request = self.runner.stored_request(record)  # the choices it started with travel again
 
         def go() -> None:
@@ -135,7 +137,7 @@ class RemoteRunManager(RunThreads):
             self.cancel_plan(run_id)
             return
         # Logged first, so the reader takes the stream's end (or the server's error) as the cancel.
-        self._publish(EventAdapter(run_id).make("run_cancelled", reason="Cancelled by the user."), None)
+        self._publish(EventAdapter(run_id).make(RunCancelled(reason="Cancelled by the user.")), None)
         latest = self._latest_server_run(run_id)
         if latest and latest["status"] in ("pending", "running"):
             self.client.runs.cancel(thread_id_of(run_id), latest["run_id"], wait=True)
@@ -209,14 +211,13 @@ class RemoteRunManager(RunThreads):
         if latest is None:
             self._publish(
                 EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
-                    "run_failed",
-                    error=f"The LangGraph server at {self.url} has no run for {run_id}.",
+                    RunFailed(error=f"The LangGraph server at {self.url} has no run for {run_id}.")
                 ),
                 on_event,
             )
             return
         # Events the server's stream already gave this log are skipped, by their place in it.
-        already = sum(1 for e in self.store.events(run_id) if e.data.get("source") != CONNECTION_SOURCE)
+        already = sum(1 for e in self.store.events(run_id) if not _connection_warning(e))
         self._follow(
             run_id,
             on_event,
@@ -247,7 +248,7 @@ class RemoteRunManager(RunThreads):
         ended = False
         # The worker writes this run's log (its run_started says so): only read here. A continued or
         # reattached stream has no run_started of its own: the log's says.
-        worker_logs = any(e.type == "run_started" and e.data.get("worker_log") for e in self.store.events(run_id))
+        worker_logs = any(isinstance(e.data, RunStarted) and e.data.worker_log for e in self.store.events(run_id))
 
         def cancelled() -> bool:
             return getattr(self.store.get_run(run_id), "status", None) == "cancelled"
@@ -256,7 +257,7 @@ class RemoteRunManager(RunThreads):
             for part in open_stream():
                 for event in adapter.adapt(part):
                     ended = ended or event.type in _ENDED
-                    worker_logs = worker_logs or (event.type == "run_started" and bool(event.data.get("worker_log")))
+                    worker_logs = worker_logs or (isinstance(event.data, RunStarted) and event.data.worker_log)
                     if event.type == "run_failed" and cancelled():  # the cancel's own error part
                         continue
                     if skip > 0:  # already in the log (a reattached reader's replay)
@@ -317,10 +318,10 @@ class RemoteRunManager(RunThreads):
             on_event(event)
 
     def _warn(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
-        self._publish(EventAdapter(run_id).make("warning", source=CONNECTION_SOURCE, message=message), on_event)
+        self._publish(EventAdapter(run_id).make(Warning(source=CONNECTION_SOURCE, message=message)), on_event)
 
     def _fail(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
-        self._publish(EventAdapter(run_id).make("run_failed", error=message), on_event)
+        self._publish(EventAdapter(run_id).make(RunFailed(error=message)), on_event)
 
 
 def _sdk_client(url: str, timeout: float) -> SyncLangGraphClient:
@@ -341,3 +342,8 @@ def _detail(response: httpx.Response) -> str:
         return str(response.json().get("detail", ""))[:500]
     except Exception:  # noqa: BLE001 - a body that is not JSON
         return response.text[:500]
+
+
+def _connection_warning(event: Event) -> bool:
+    """A warning this client logged about its connection (not one of the server stream's events)."""
+    return isinstance(event.data, Warning) and event.data.source == CONNECTION_SOURCE

@@ -19,14 +19,14 @@ from pydantic import ValidationError
 
 from research.brains.factory import make_brain
 from research.events import Event, EventAdapter, payloads
-from research.events.payloads import RunStarted
+from research.events.payloads import RunCancelled, RunFailed, RunStarted, Warning
 from research.events.status import RunStatus
 from research.graph import services
 from research.graph.allocation import parse_allocation
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for
 from research.graph.nodes.plan_review import validate_plan_edit
-from research.graph.state import ResearchState
+from research.graph.state import PlanAnswer, ResearchState
 from research.logging_setup import configure_logging, run_id_scope
 from research.runs.checkpoints import open_checkpointer
 from research.runs.event_effects import apply_event
@@ -132,14 +132,14 @@ class ResearchRunner:
         if checkpointed:
             self._execute(run_id, request, None, on_event, started=False)
             return run_id
-        started = next((e for e in self.store.events(run_id) if e.type == "run_started"), None)
-        max_iterations = started.data.get("max_iterations") if started else None
+        started = next((e.data for e in self.store.events(run_id) if isinstance(e.data, RunStarted)), None)
+        max_iterations = started.max_iterations if started else None
         initial: ResearchState = {
             "run_id": run_id,
             "topic": record.topic,
             "requested_allocation": record.requested_allocation,
             "max_iterations": self.settings.max_iterations if max_iterations is None else max_iterations,
-            "review_plan": bool(started.data.get("review_plan", False)) if started else False,
+            "review_plan": started.review_plan if started else False,  # recorded by run_started
         }
         self._execute(
             run_id,
@@ -170,7 +170,7 @@ class ResearchRunner:
         claim(self.store, run_id, self.owner, self.settings.run_lease_seconds)  # two replicas' Continue: one wins
         request = self.stored_request(record, llm)
         self.store.update_run(run_id, status=RunStatus.RUNNING, error=None)
-        answer = {"questions": questions, "allocation": parsed.notation if parsed else None}
+        answer = PlanAnswer(questions=questions, allocation=parsed.notation if parsed else None)
         self._execute(run_id, request, Command(resume=answer), on_event, started=False, resumed_note=None)
         return run_id
 
@@ -190,6 +190,7 @@ class ResearchRunner:
             "sources": started.source_mode or None,
             "researcher_mode": started.researcher_mode,
             "started_by": started.started_by,
+            "review_plan": started.review_plan,
         }
         try:
             return ResearchRequest.model_validate({**values, **choices})
@@ -209,7 +210,7 @@ class ResearchRunner:
         """Cancel a run paused for plan review: status "cancelled" and a run_cancelled event."""
         self._paused_run(run_id)
         event = EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
-            "run_cancelled", reason="Cancelled at plan review."
+            RunCancelled(reason="Cancelled at plan review.")
         )
         self.store.append_event(event)
         apply_event(self.store, event)
@@ -285,7 +286,7 @@ class ResearchRunner:
         # A resumed run's request carries the mode it started with (stored_request).
         mode = request.researcher_mode or self.settings.researcher_mode
         if not started and resumed_note:
-            publish(adapter.make("warning", source="runner", message=resumed_note))
+            publish(adapter.make(Warning(source="runner", message=resumed_note)))
         # The graph gets a JSON spec; this process's services for it are bound by run id, so the
         # nodes use this runner's store and router (run_started/run_finished come from the graph).
         ctx = RunContext(
@@ -326,9 +327,7 @@ class ResearchRunner:
                 run_id,
                 mask("".join(traceback.format_exception(exc)), self.settings.secret_values()),
             )
-            publish(
-                adapter.make("run_failed", error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values()))
-            )
+            publish(adapter.make(RunFailed(error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values()))))
         finally:
             services.unbind(run_id)
 

@@ -13,37 +13,13 @@ from typing import Any
 from research.events import Event
 from research.events import payloads as p
 from research.events.status import RunStatus
-from research.schemas import Source
+from research.runs.view_parts import DroppedResult, ResearcherView, Revision, UsageTotals
+from research.schemas import Critique, RunWarning, Source
 from research.sources.identity import WorkIndex
 
+__all__ = ["PHASES", "ResearcherView", "RunView", "fold", "to_json"]
+
 PHASES = ("supervisor", "researchers", "analyst", "writer")
-
-
-@dataclass
-class ResearcherView:
-    id: str
-    kind: str
-    iteration: int = 0
-    question: str = ""
-    angle: str = ""
-    queries: list[str] = field(default_factory=list)
-    status: str = "running"  # running | done | failed
-    source_ids: list[str] = field(default_factory=list)
-    seconds: float | None = None
-    notes: str = ""
-    error: str | None = None
-    started_ts: float | None = None
-    # Agent mode: the tool_called data in order, and the worker's own messages (its transcript).
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    transcript: list[dict[str, Any]] = field(default_factory=list)
-    dropped: list[dict[str, Any]] = field(default_factory=list)  # {query, title, url, reason, score}
-    # The model call in progress for this researcher (model_progress): step and tokens so far.
-    model_step: str | None = None
-    model_tokens: int = 0
-
-    @property
-    def is_follow_up(self) -> bool:
-        return self.iteration > 0
 
 
 @dataclass
@@ -58,31 +34,22 @@ class RunView:
     max_iterations: int | None = None
     phase: str | None = None
     iteration: int = 0
-    allocation: dict[str, int] = field(default_factory=dict)
+    allocation: p.Counts | None = None  # None until the plan is decided
     allocation_origin: str | None = None
     allocation_reasoning: str = ""
     plan_reasoning: str = ""
     research_questions: list[str] = field(default_factory=list)
     researchers: dict[str, ResearcherView] = field(default_factory=dict)
-    sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> Source fields, one per work
-    critiques: list[dict[str, Any]] = field(default_factory=list)
+    sources: dict[str, Source] = field(default_factory=dict)  # id -> Source, one per work
+    critiques: list[Critique] = field(default_factory=list)
     draft: str | None = None
     citations: dict[str, str] = field(default_factory=dict)
     known_gaps: list[str] = field(default_factory=list)
-    warnings: list[dict[str, Any]] = field(default_factory=list)
-    messages: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[RunWarning] = field(default_factory=list)
+    messages: list[p.Message] = field(default_factory=list)
     stop_reason: str | None = None  # why research stopped (research_stopped), e.g. "loop_guard"
     _works: WorkIndex = field(default_factory=WorkIndex, repr=False, compare=False)  # identity of each work
-    usage: dict[str, Any] = field(
-        default_factory=lambda: {
-            "calls": 0,
-            "failed_calls": 0,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "cost_usd": 0.0,
-            "by_node": {},
-        }
-    )
+    usage: UsageTotals = field(default_factory=UsageTotals)
     started_ts: float | None = None
     finished_ts: float | None = None
     seconds: float | None = None
@@ -90,14 +57,14 @@ class RunView:
     last_seq: int = 0
     # While paused for plan review: the plan_review_requested data (allocation, research_questions,
     # limits); None otherwise.
-    plan_review: dict[str, Any] | None = None
+    plan_review: p.PlanReviewRequested | None = None
     started_by: str | None = None  # the signed-in user who started the run (shared desks)
-    # Trust (issue 11): the evidence_assessed data, the latest claims_checked data, reviewer versions.
+    # Trust: the evidence_assessed data, the latest claims_checked data, reviewer versions.
     evidence: str | None = None  # none | partial | sufficient
-    evidence_detail: dict[str, Any] = field(default_factory=dict)
-    claims: dict[str, Any] = field(default_factory=dict)
-    claims_by_version: dict[int, dict[str, Any]] = field(default_factory=dict)
-    revisions: list[dict[str, Any]] = field(default_factory=list)
+    evidence_detail: p.EvidenceAssessedData | None = None
+    claims: p.ClaimsCheckedData | None = None
+    claims_by_version: dict[int, p.ClaimsCheckedData] = field(default_factory=dict)
+    revisions: list[Revision] = field(default_factory=list)
     # The writer's draft as it streams (draft_delta), until draft_ready replaces it.
     draft_preview: str = ""
     # Model calls in progress outside researchers (supervisor, analyst, writer): node -> tokens.
@@ -105,8 +72,7 @@ class RunView:
 
     @property
     def allocation_notation(self) -> str:
-        a = self.allocation
-        return f"{a.get('web', 0)}{a.get('academic', 0)}{a.get('book', 0)}" if a else ""
+        return self.allocation.notation if self.allocation else ""
 
     @property
     def cited_source_ids(self) -> set[str]:
@@ -132,17 +98,17 @@ class RunView:
         self.run_id, self.topic, self.status = e.run_id, d.topic, RunStatus.RUNNING
         self.brain, self.model = d.brain, d.model
         self.source_mode, self.max_iterations = d.source_mode, d.max_iterations
-        self.researcher_mode = d.get("researcher_mode") or "pipeline"
+        self.researcher_mode = d.researcher_mode or "pipeline"
         self.started_ts = e.ts
         self.phase = "supervisor"
-        self.started_by = d.get("started_by")
+        self.started_by = d.started_by
 
     def _on_phase(self, e: Event, d: p.Phase) -> None:
         self.phase = d.phase
         self.iteration = e.iteration or 0
 
     def _on_allocation_decided(self, e: Event, d: p.AllocationDecided) -> None:
-        self.allocation = d.allocation.model_dump()
+        self.allocation = d.allocation
         self.allocation_origin = d.origin
         self.allocation_reasoning = d.reasoning
         self.plan_reasoning = d.plan_reasoning
@@ -175,28 +141,26 @@ class RunView:
     def _on_sources_found(self, e: Event, d: p.SourcesFound) -> None:
         researcher = self._researcher(e)
         for source in d.sources:
-            kept = self._add_source(source.model_dump())
+            kept = self._add_source(source)
             if kept not in researcher.source_ids:
                 researcher.source_ids.append(kept)
 
-    def _add_source(self, fields: dict[str, Any]) -> str:
+    def _add_source(self, source: Source) -> str:
         """One entry per work (the graph's reducer applies the same rule); returns the kept id."""
-        known: str = fields["id"]  # a Source's fields, so the id is a str
-        if known in self.sources:
-            return known
-        merged, replaced = self._works.add(Source.model_validate(fields))
+        if source.id in self.sources:
+            return source.id
+        merged, replaced = self._works.add(source)
         if replaced is None:
-            self.sources[merged.id] = fields
+            self.sources[merged.id] = source
         else:  # the same work again: the richer record takes the earlier one's place
             self.sources = {
-                (merged.id if k == replaced else k): (merged.model_dump() if k == replaced else v)
-                for k, v in self.sources.items()
+                (merged.id if k == replaced else k): (merged if k == replaced else v) for k, v in self.sources.items()
             }
         return merged.id
 
-    def _on_sources_dropped(self, e: Event, d: p.Payload) -> None:
-        dropped = d.model_dump(mode="json").get("dropped", [])
-        self._researcher(e).dropped.extend({"query": d.get("query", ""), **x} for x in dropped)
+    def _on_sources_dropped(self, e: Event, d: p.SourcesDroppedData) -> None:
+        found = (DroppedResult(query=d.query, **x.model_dump()) for x in d.dropped)
+        self._researcher(e).dropped.extend(found)
 
     def _on_researcher_finished(self, e: Event, d: p.ResearcherFinished) -> None:
         r = self._researcher(e)
@@ -204,68 +168,57 @@ class RunView:
         r.source_ids = list(d.source_ids or r.source_ids)
         r.seconds, r.notes, r.error = d.seconds, d.notes, d.error
 
-    def _on_tool_called(self, e: Event, d: p.Payload) -> None:
-        self._researcher(e).tool_calls.append(d.model_dump(mode="json"))
+    def _on_tool_called(self, e: Event, d: p.ToolCalledData) -> None:
+        self._researcher(e).tool_calls.append(d)
 
-    def _on_worker_message(self, e: Event, d: p.Payload) -> None:
-        self._researcher(e).transcript.append(d.model_dump(mode="json"))
+    def _on_worker_message(self, e: Event, d: p.WorkerMessageData) -> None:
+        self._researcher(e).transcript.append(d)
 
     def _on_critique_issued(self, e: Event, d: p.CritiqueIssued) -> None:
-        self.critiques.append({"iteration": e.iteration or 0, **d.model_dump(mode="json")})
+        self.critiques.append(Critique.model_validate({**d.model_dump(), "iteration": e.iteration or 0}))
 
     def _on_draft_ready(self, e: Event, d: p.DraftReady) -> None:
         self.draft, self.draft_preview = d.markdown, ""
         self.citations = dict(d.citations)
         self.known_gaps = list(d.known_gaps)
 
-    def _on_model_progress(self, e: Event, d: p.Payload) -> None:
-        tokens = 0 if d.get("done") else int(d.get("tokens") or 0)
+    def _on_model_progress(self, e: Event, d: p.ModelProgressData) -> None:
+        tokens = 0 if d.done else d.tokens
         if e.researcher_id:
             r = self._researcher(e)
-            r.model_step, r.model_tokens = (None, 0) if d.get("done") else (d.get("step"), tokens)
-        elif d.get("done"):
-            self.model_progress.pop(d.get("node", "?"), None)
+            r.model_step, r.model_tokens = (None, 0) if d.done else (d.step, tokens)
+        elif d.done:
+            self.model_progress.pop(d.node, None)
         else:
-            self.model_progress[d.get("node", "?")] = tokens
+            self.model_progress[d.node] = tokens
 
-    def _on_draft_delta(self, e: Event, d: p.Payload) -> None:
-        self.draft_preview += str(d.get("text") or "")
+    def _on_draft_delta(self, e: Event, d: p.DraftDeltaData) -> None:
+        self.draft_preview += d.text
 
     def _on_message(self, e: Event, d: p.Message) -> None:
-        self.messages.append({"name": d.name, "content": d.content})
+        self.messages.append(d)
 
     def _on_usage(self, e: Event, d: p.UsageReported) -> None:
-        counts = {
-            "calls": d.calls,
-            "failed_calls": d.failed_calls,
-            "prompt_tokens": d.prompt_tokens,
-            "completion_tokens": d.completion_tokens,
-        }
-        node = self.usage["by_node"].setdefault(d.node, dict.fromkeys(counts, 0))
-        for key, value in counts.items():
-            self.usage[key] = self.usage.get(key, 0) + value
-            node[key] = node.get(key, 0) + value
-        self.usage["cost_usd"] += d.cost_usd or 0.0
+        self.usage.add(d)
 
-    def _on_evidence_assessed(self, e: Event, d: p.Payload) -> None:
-        self.evidence, self.evidence_detail = d.get("evidence"), d.model_dump(mode="json")
+    def _on_evidence_assessed(self, e: Event, d: p.EvidenceAssessedData) -> None:
+        self.evidence, self.evidence_detail = d.evidence, d
 
-    def _on_claims_checked(self, e: Event, d: p.Payload) -> None:
-        self.claims = d.model_dump(mode="json")
-        self.claims_by_version[int(d.get("version") or 1)] = self.claims
+    def _on_claims_checked(self, e: Event, d: p.ClaimsCheckedData) -> None:
+        self.claims = d
+        self.claims_by_version[d.version or 1] = d
 
-    def _on_draft_revised(self, e: Event, d: p.Payload) -> None:
-        self.draft = d.get("markdown") or self.draft
-        self.citations = {str(k): v for k, v in (d.get("citations") or {}).items()} or self.citations
-        self.revisions.append({"version": d.get("version"), "reasons": list(d.get("reasons") or [])})
+    def _on_draft_revised(self, e: Event, d: p.DraftRevisedData) -> None:
+        self.draft = d.markdown or self.draft
+        self.citations = {str(k): v for k, v in d.citations.items()} or self.citations
+        self.revisions.append(Revision(version=d.version, reasons=list(d.reasons)))
 
     @property
     def citation_precision(self) -> float | None:
-        value = self.claims.get("precision") if self.claims else None
-        return float(value) if value is not None else None
+        return self.claims.precision if self.claims else None
 
     def _on_warning(self, e: Event, d: p.Warning) -> None:
-        self.warnings.append({"source": d.source, "message": d.message, "researcher_id": e.researcher_id})
+        self.warnings.append(RunWarning(source=d.source, message=d.message, researcher_id=e.researcher_id))
 
     def _on_run_finished(self, e: Event, d: p.RunFinished) -> None:
         self.status = d.status
@@ -273,11 +226,11 @@ class RunView:
         self.finished_ts, self.seconds, self.phase = e.ts, d.seconds, None
 
     def _on_plan_review_requested(self, e: Event, d: p.PlanReviewRequested) -> None:
-        self.status, self.plan_review = RunStatus.PAUSED, d.model_dump(mode="json")
+        self.status, self.plan_review = RunStatus.PAUSED, d
 
     def _on_plan_approved(self, e: Event, d: p.PlanApproved) -> None:
         self.status, self.plan_review, self.phase = RunStatus.RUNNING, None, "researchers"
-        self.allocation = d.allocation.model_dump()
+        self.allocation = d.allocation
         self.allocation_origin = d.origin or self.allocation_origin
         self.allocation_reasoning = d.reasoning or self.allocation_reasoning
         self.research_questions = list(d.research_questions) or self.research_questions
@@ -287,8 +240,8 @@ class RunView:
         if self.started_ts:
             self.seconds = round(e.ts - self.started_ts, 3)
 
-    def _on_research_stopped(self, e: Event, d: p.Payload) -> None:
-        self.stop_reason = d.get("reason")
+    def _on_research_stopped(self, e: Event, d: p.ResearchStoppedData) -> None:
+        self.stop_reason = d.reason
 
     def _on_run_failed(self, e: Event, d: p.RunFailed) -> None:
         self.status, self.error, self.finished_ts = RunStatus.FAILED, d.error, e.ts
@@ -303,13 +256,17 @@ def fold(events: Iterable[Event], view: RunView | None = None) -> RunView:
     return view
 
 
+_SOURCE_KEYS = ("id", "title", "url", "kind", "provider", "year", "snippet", "authors", "researcher_id")
+_CRITIQUE_KEYS = ("iteration", "status", "critique", "missing_topics", "recommended_queries", "coverage")
+
+
 def to_json(view: RunView) -> dict[str, Any]:
     """The CLI's --json shape (documented in the README)."""
     return {
         "run_id": view.run_id,
         "topic": view.topic,
         "status": view.status,
-        "allocation": view.allocation,
+        "allocation": view.allocation.model_dump() if view.allocation else {},
         "allocation_origin": view.allocation_origin,
         "allocation_reasoning": view.allocation_reasoning,
         "research_questions": view.research_questions,
@@ -326,37 +283,29 @@ def to_json(view: RunView) -> dict[str, Any]:
             }
             for r in view.researchers.values()
         ],
-        "sources": [
-            {
-                k: s.get(k)
-                for k in ("id", "title", "url", "kind", "provider", "year", "snippet", "authors", "researcher_id")
-            }
-            for s in view.sources.values()
-        ],
-        "critiques": [
-            {
-                k: c.get(k)
-                for k in ("iteration", "status", "critique", "missing_topics", "recommended_queries", "coverage")
-            }
-            for c in view.critiques
-        ],
+        "sources": [{k: getattr(s, k) for k in _SOURCE_KEYS} for s in view.sources.values()],
+        "critiques": [{k: c.model_dump(mode="json")[k] for k in _CRITIQUE_KEYS} for c in view.critiques],
         "draft": view.draft,
         "citations": view.citations,
         "known_gaps": view.known_gaps,
         "stop_reason": view.stop_reason,
-        "warnings": [{"source": w["source"], "message": w["message"]} for w in view.warnings],
+        "warnings": [{"source": w.source, "message": w.message} for w in view.warnings],
         "timings": {
             "seconds": view.seconds,
             "researchers": {r.id: r.seconds for r in view.researchers.values()},
         },
         "usage": {
-            k: view.usage[k] for k in ("calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost_usd")
+            "calls": view.usage.calls,
+            "failed_calls": view.usage.failed_calls,
+            "prompt_tokens": view.usage.prompt_tokens,
+            "completion_tokens": view.usage.completion_tokens,
+            "cost_usd": view.usage.cost_usd,
         },
         "error": view.error,
-        "plan_review": view.plan_review,
+        "plan_review": view.plan_review.model_dump(mode="json") if view.plan_review else None,
         "evidence": view.evidence,
-        "evidence_detail": view.evidence_detail,
+        "evidence_detail": view.evidence_detail.model_dump(mode="json") if view.evidence_detail else {},
         "citation_precision": view.citation_precision,
-        "claims": view.claims.get("claims", []),
-        "revisions": view.revisions,
+        "claims": [c.model_dump(mode="json") for c in view.claims.claims] if view.claims else [],
+        "revisions": [{"version": r.version, "reasons": r.reasons} for r in view.revisions],
     }

@@ -277,7 +277,7 @@ def test_progress_is_throttled_and_hides_reasoning(monkeypatch: pytest.MonkeyPat
     from research.brains.call_context import StepContext
 
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr(model_call, "emit", lambda type_, **data: sent.append((type_, data)))
+    monkeypatch.setattr(model_call, "emit", lambda data, **_where: sent.append((data.event_type, data.model_dump())))
     progress = Progress(StepContext("write"), "m", draft=True)
     for piece in ["<think>", "plan it", "</think>", "# Title"] + [" word"] * 200:
         progress.chunk(piece)

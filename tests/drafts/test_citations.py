@@ -96,5 +96,5 @@ def test_real_offline_run_cites_only_retrieved_sources(runner: ResearchRunner) -
 
     # The event the dashboard renders carries the same draft and mapping.
     ready = events_of(runner, run_id, "draft_ready")[-1].data
-    assert ready["markdown"] == draft.markdown
-    assert {int(k): v for k, v in ready["citations"].items()} == draft.citations
+    assert ready.markdown == draft.markdown
+    assert {int(k): v for k, v in ready.citations.items()} == draft.citations

@@ -58,10 +58,10 @@ def test_the_contract_on_the_wire(settings):
     assert len(tool_results(last)) == 2
     view = fold(runner.store.events(run_id))
     worker = view.researchers["web-1"]
-    assert [c["status"] for c in worker.tool_calls] == ["ok", "ok"]
-    assert worker.transcript[-1]["content"].startswith("- The sources describe Impressionism.")
+    assert [c.status for c in worker.tool_calls] == ["ok", "ok"]
+    assert worker.transcript[-1].content.startswith("- The sources describe Impressionism.")
     assert view.status == "finished" and worker.source_ids
-    assert view.usage["by_node"]["researcher"]["calls"] >= 3  # every agent step is metered
+    assert view.usage.by_node["researcher"].calls >= 3  # every agent step is metered
 
 
 def test_invalid_arguments_are_explained_and_retried_once(settings):
@@ -75,8 +75,8 @@ def test_invalid_arguments_are_explained_and_retried_once(settings):
 
     runner, run_id = _agent_run(settings, ToolAgentModel(script))
     calls = fold(runner.store.events(run_id)).researchers["web-1"].tool_calls
-    assert [c["status"] for c in calls] == ["invalid", "ok"]
-    assert "limit: Input should be less than or equal to 10" in calls[0]["error"]
+    assert [c.status for c in calls] == ["invalid", "ok"]
+    assert "limit: Input should be less than or equal to 10" in calls[0].error
 
 
 @pytest.mark.parametrize(
@@ -100,8 +100,8 @@ def test_invalid_arguments_are_explained_and_retried_once(settings):
 def test_the_loop_guard_ends_a_worker_that_goes_nowhere(settings, arguments, statuses, closing, found):
     runner, run_id = _agent_run(settings, _calling_search_library(arguments))
     worker = fold(runner.store.events(run_id)).researchers["web-1"]
-    assert [c["status"] for c in worker.tool_calls] == statuses
-    assert worker.transcript[-1]["content"].startswith(f"Stopped early: {closing}")
+    assert [c.status for c in worker.tool_calls] == statuses
+    assert worker.transcript[-1].content.startswith(f"Stopped early: {closing}")
     assert bool(worker.source_ids) is found  # closes with what its calls found (none were valid: nothing)
 
 
@@ -110,7 +110,7 @@ def test_the_token_budget_closes_the_worker(settings):
     runner, run_id = _agent_run(settings, ToolAgentModel(), max_llm_calls=3)
     view = fold(runner.store.events(run_id))
     worker = view.researchers["web-1"]
-    assert worker.transcript[-1]["content"].startswith("Stopped early: Model budget reached: 3 of 3 calls used")
+    assert worker.transcript[-1].content.startswith("Stopped early: Model budget reached: 3 of 3 calls used")
     assert worker.source_ids and view.status == "finished"
 
 
@@ -121,7 +121,7 @@ def test_a_model_without_tool_calls_falls_back_to_the_pipeline(settings):
         run_id = run_agent(runner, "100")
     view = fold(runner.store.events(run_id))
     assert any(
-        "refused tool calls (HTTP 400)" in w["message"] and "ran as a pipeline researcher" in w["message"]
+        "refused tool calls (HTTP 400)" in w.message and "ran as a pipeline researcher" in w.message
         for w in view.warnings
     )
     worker = view.researchers["web-1"]
@@ -133,7 +133,7 @@ def test_a_model_without_tool_calls_falls_back_to_the_pipeline(settings):
 def test_a_model_that_ignores_the_tools_falls_back_too(settings, reply):
     runner, run_id = _agent_run(settings, ToolAgentModel(lambda r, s: reply))
     view = fold(runner.store.events(run_id))
-    assert any("answered without calling any tool" in w["message"] for w in view.warnings)
+    assert any("answered without calling any tool" in w.message for w in view.warnings)
     assert view.researchers["web-1"].source_ids
 
 
@@ -151,10 +151,10 @@ def test_live_tools_against_the_service_fakes(settings):
     lift_rate_limits()
     view = fold(runner.store.events(run_id))
     academic = view.researchers["academic-1"]
-    assert [c["tool"] for c in academic.tool_calls] == ["search_arxiv", "search_library"]
-    assert academic.tool_calls[0]["status"] == "ok"
-    arxiv = [s for s in view.sources.values() if s["provider"] == "arxiv"]
-    assert arxiv and all(s["researcher_id"] == "academic-1" and s["query"] == "The printing press" for s in arxiv)
+    assert [c.tool for c in academic.tool_calls] == ["search_arxiv", "search_library"]
+    assert academic.tool_calls[0].status == "ok"
+    arxiv = [s for s in view.sources.values() if s.provider == "arxiv"]
+    assert arxiv and all(s.researcher_id == "academic-1" and s.query == "The printing press" for s in arxiv)
     offered = {tuple(t["function"]["name"] for t in r["tools"]) for r in model.agent_requests}
     assert ("search_arxiv", "search_openalex", "fetch_page", "search_library") in offered
     assert ("search_openlibrary", "search_wikipedia", "search_library") in offered

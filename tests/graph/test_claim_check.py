@@ -71,8 +71,8 @@ def test_a_model_judges_all_claims_in_one_call(tmp_path: Path) -> None:
         )
         judge_calls = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
     assert len(judge_calls) == 1
-    assert view.claims["method"] == "model" and view.claims["claims"]
-    assert all(c["verdict"] in ("unsupported", "unverifiable") for c in view.claims["claims"])
+    assert view.claims.method == "model" and view.claims.claims
+    assert all(c.verdict in ("unsupported", "unverifiable") for c in view.claims.claims)
     assert view.citation_precision == 0.0
 
 
@@ -85,9 +85,9 @@ def test_a_failing_judge_degrades_to_the_offline_check(tmp_path: Path) -> None:
         view = fold(
             runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
         )
-    assert view.status == "finished" and view.claims["method"] == "offline"
-    assert any(w["source"] == "claim_check" and "checked offline" in w["message"] for w in view.warnings)
-    assert "sk-test-claims" not in json.dumps(view.warnings)
+    assert view.status == "finished" and view.claims.method == "offline"
+    assert any(w.source == "claim_check" and "checked offline" in w.message for w in view.warnings)
+    assert "sk-test-claims" not in json.dumps([w.model_dump() for w in view.warnings])
 
 
 REVISED = "# How do mRNA vaccines work?\n\n## Summary\n\nA revised, careful summary of the evidence [1].\n"
@@ -116,9 +116,9 @@ def test_a_model_reviser_rewrites_into_version_2(tmp_path: Path) -> None:
         run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))
     events = runner.store.events(run_id)
     revised = next(e.data for e in events if e.type == "draft_revised")
-    assert revised["version"] == 2 and "A revised, careful summary" in revised["markdown"]
-    assert revised["reasons"] and revised["reasons"][0].startswith("Asked the model to fix an unsupported claim")
-    assert [e.data["version"] for e in events if e.type == "claims_checked"] == [1, 2]
+    assert revised.version == 2 and "A revised, careful summary" in revised.markdown
+    assert revised.reasons and revised.reasons[0].startswith("Asked the model to fix an unsupported claim")
+    assert [e.data.version for e in events if e.type == "claims_checked"] == [1, 2]
     assert [v.version for v in runner.store.draft_versions(run_id)] == [1, 2]
 
 
@@ -133,5 +133,5 @@ def test_a_failing_model_reviser_falls_back_to_the_offline_reviser(tmp_path: Pat
         view = fold(
             runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
         )
-    assert any(w["source"] == "reviewer" and "offline reviser" in w["message"] for w in view.warnings)
-    assert view.revisions and any(r.startswith("Removed an unsupported claim") for r in view.revisions[0]["reasons"])
+    assert any(w.source == "reviewer" and "offline reviser" in w.message for w in view.warnings)
+    assert view.revisions and any(r.startswith("Removed an unsupported claim") for r in view.revisions[0].reasons)

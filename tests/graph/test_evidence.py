@@ -31,11 +31,11 @@ def test_bagpipes_says_nothing_was_found_and_what_was_searched(runner: ResearchR
     events = runner.store.events(run_id)
     view = fold(events)
     assert view.status == "finished" and view.evidence == "none"
-    assert events[-1].type == "run_finished" and events[-1].data["evidence"] == "none"
-    assert any(w["source"] == "evidence" and "No relevant evidence" in w["message"] for w in view.warnings)
+    assert events[-1].type == "run_finished" and events[-1].data.evidence == "none"
+    assert any(w.source == "evidence" and "No relevant evidence" in w.message for w in view.warnings)
     draft = view.draft or ""
     assert "No relevant sources were found" in draft and "## What was searched" in draft
-    searched = view.evidence_detail["searched"]
+    searched = view.evidence_detail.searched
     assert searched and all(f"- {q}" in draft for q in searched[:12])
     assert "did not contain usable text" not in draft and not view.citations
     data = to_json(view)
@@ -45,7 +45,7 @@ def test_bagpipes_says_nothing_was_found_and_what_was_searched(runner: ResearchR
 def test_a_covered_topic_is_sufficient_without_an_evidence_warning(runner: ResearchRunner) -> None:
     view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
     assert view.evidence == "sufficient" and to_json(view)["evidence"] == "sufficient"
-    assert not any(w["source"] == "evidence" for w in view.warnings)
+    assert not any(w.source == "evidence" for w in view.warnings)
 
 
 def test_the_cli_json_carries_evidence_and_claims(tmp_path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 from research.brains.offline import OfflineBrain
+from research.events.payloads import ResearcherStarted
 from research.graph.nodes.supervisor import build_tasks
 from research.runs.runner import ResearchRunner
 from research.schemas import ResearcherAllocation, ResearchRequest
@@ -13,7 +14,7 @@ from research.settings import Settings
 from tests.helpers import SlowRouter, events_of
 
 
-def _started(runner: ResearchRunner, run_id: str, iteration: int = 0) -> dict[str, dict]:
+def _started(runner: ResearchRunner, run_id: str, iteration: int = 0) -> dict[str, ResearcherStarted]:
     return {
         e.researcher_id: e.data for e in events_of(runner, run_id, "researcher_started") if e.iteration == iteration
     }
@@ -23,15 +24,15 @@ def test_210_sends_two_web_and_one_academic_researcher(runner: ResearchRunner) -
     run_id = runner.run(ResearchRequest(topic="Rust vs Go for backend services", allocation="210", max_iterations=0))
     started = _started(runner, run_id)
     assert sorted(started) == ["academic-1", "web-1", "web-2"]
-    assert {rid: d["kind"] for rid, d in started.items()} == {"web-1": "web", "web-2": "web", "academic-1": "academic"}
+    assert {rid: d.kind for rid, d in started.items()} == {"web-1": "web", "web-2": "web", "academic-1": "academic"}
     finished = {e.researcher_id for e in events_of(runner, run_id, "researcher_finished")}
     assert finished == set(started)
 
     # Same-kind researchers take different angles and questions, and share no query.
     web1, web2 = started["web-1"], started["web-2"]
-    assert web1["angle"] != web2["angle"]
-    assert web1["question"] != web2["question"]
-    queries = {e.researcher_id: e.data["queries"] for e in events_of(runner, run_id, "queries_generated")}
+    assert web1.angle != web2.angle
+    assert web1.question != web2.question
+    queries = {e.researcher_id: e.data.queries for e in events_of(runner, run_id, "queries_generated")}
     assert 2 <= len(queries["web-1"]) <= 3 and 2 <= len(queries["web-2"]) <= 3
     assert not set(queries["web-1"]) & set(queries["web-2"])
 

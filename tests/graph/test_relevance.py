@@ -42,17 +42,15 @@ def test_fasting_cites_no_vaccine_document_and_the_drops_are_events(runner: Rese
     assert "mrna" not in (view.draft or "").lower() and "vaccin" not in (view.draft or "").lower()
     dropped = [d for r in view.researchers.values() for d in r.dropped]
     assert dropped, "the drops must be recorded"
-    assert any("mRNA" in d["title"] or "Vaccine" in d["title"] for d in dropped)
-    assert all(d["reason"].startswith("not about the subject") for d in dropped)
+    assert any("mRNA" in d.title or "Vaccine" in d.title for d in dropped)
+    assert all(d.reason.startswith("not about the subject") for d in dropped)
     assert {e.type for e in events} >= {"sources_dropped"}
 
 
 def test_a_covered_topic_keeps_its_documents(runner: ResearchRunner) -> None:
     view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
     assert len(view.sources) >= 6
-    assert all(
-        "mrna" in (s["title"] + s.get("snippet", "")).lower() or s.get("relevance") for s in view.sources.values()
-    )
+    assert all("mrna" in (s.title + s.snippet).lower() or s.relevance for s in view.sources.values())
 
 
 def test_word_forms_of_the_subject_count_but_loose_prefixes_do_not() -> None:

@@ -44,15 +44,15 @@ def test_the_reviewer_writes_version_2_with_reasons(runner: ResearchRunner, slop
     assert any(c["verdict"] == "unsupported" and "Penguins" in c["sentence"] for c in checks[0]["claims"])
     assert checks[1]["precision"] == 1.0 and checks[0]["precision"] < 1.0
     revised = next(e.data for e in events if e.type == "draft_revised")
-    assert revised["version"] == 2 and "Penguins" not in revised["markdown"]
-    assert any("unsupported claim" in r for r in revised["reasons"])
-    assert any("repeated sentence" in r for r in revised["reasons"])
+    assert revised.version == 2 and "Penguins" not in revised.markdown
+    assert any("unsupported claim" in r for r in revised.reasons)
+    assert any("repeated sentence" in r for r in revised.reasons)
     versions = runner.store.draft_versions(run_id)
     assert [v.version for v in versions] == [1, 2]
     assert "Penguins" in versions[0].markdown and versions[0].note == "Writer's draft"  # nothing is lost
     assert versions[1].note.startswith("Reviewer: ")
     view = fold(events)
-    assert view.draft == revised["markdown"] and to_json(view)["revisions"][0]["version"] == 2
+    assert view.draft == revised.markdown and to_json(view)["revisions"][0]["version"] == 2
     assert to_json(view)["citation_precision"] == 1.0
 
 

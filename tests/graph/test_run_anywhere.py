@@ -49,10 +49,10 @@ def test_the_adapter_reads_sdk_stream_parts():
     )
     assert adapter.remote_run_id == "srv-1"
     assert [e.type for e in events] == ["phase", "queries_generated", "message", "plan_review_requested", "run_failed"]
-    assert events[1].researcher_id == "web-1" and events[1].data == {"queries": ["q"]}
-    assert events[2].data == {"name": "Supervisor", "role": "ai", "content": "Supervisor Directive: go."}
-    assert events[3].data["allocation_notation"] == "210"
-    assert events[4].data == {"error": "ValueError: boom"}
+    assert events[1].researcher_id == "web-1" and events[1].data.model_dump() == {"queries": ["q"]}
+    assert events[2].data.model_dump() == {"name": "Supervisor", "role": "ai", "content": "Supervisor Directive: go."}
+    assert events[3].data.allocation_notation == "210"
+    assert events[4].data.model_dump() == {"error": "ValueError: boom"}
     assert [e.seq for e in events] == [1, 2, 3, 4, 5]
 
 
@@ -62,7 +62,7 @@ def test_the_adapter_reads_an_in_process_interrupt():
     _, events = _events(
         [{"type": "updates", "ns": (), "data": {"__interrupt__": (Interrupt(value={"a": 1}, id="x"),)}}]
     )
-    assert [(e.type, e.data["a"]) for e in events] == [("plan_review_requested", 1)]
+    assert [(e.type, e.data.a) for e in events] == [("plan_review_requested", 1)]
 
 
 def test_the_run_spec_is_json_and_only_explicit_settings_travel_remotely(monkeypatch):

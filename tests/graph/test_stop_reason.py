@@ -46,8 +46,12 @@ def run(settings: Settings, monkeypatch: pytest.MonkeyPatch, brain, **request) -
 
 def stopped(runner: ResearchRunner, run_id: str) -> tuple[dict, list[str], dict]:
     [event] = events_of(runner, run_id, "research_stopped")
-    warnings = [e.data["message"] for e in events_of(runner, run_id, "warning") if e.data["source"] == "research"]
-    return {**event.data, "iteration": event.iteration}, warnings, to_json(fold(runner.store.events(run_id)))
+    warnings = [e.data.message for e in events_of(runner, run_id, "warning") if e.data.source == "research"]
+    return (
+        {**event.data.model_dump(), "iteration": event.iteration},
+        warnings,
+        to_json(fold(runner.store.events(run_id))),
+    )
 
 
 def log_text(settings: Settings) -> str:

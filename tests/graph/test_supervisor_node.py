@@ -37,7 +37,7 @@ def run_with_brain(settings: Settings, monkeypatch: pytest.MonkeyPatch, brain, *
 
 def decided(runner: ResearchRunner, run_id: str) -> dict:
     [event] = events_of(runner, run_id, "allocation_decided")
-    return event.data
+    return event.data.model_dump()
 
 
 def test_without_a_user_allocation_the_brain_decides_by_the_guidance(runner: ResearchRunner) -> None:
@@ -71,9 +71,9 @@ def test_an_invalid_model_allocation_falls_back_to_the_default_with_a_warning(
     data = decided(runner, run_id)
     assert data["allocation"] == {"web": 1, "academic": 1, "book": 1}
     assert data["origin"] == "default"
-    warnings = [e.data for e in events_of(runner, run_id, "warning") if e.data["source"] == "supervisor"]
+    warnings = [e.data for e in events_of(runner, run_id, "warning") if e.data.source == "supervisor"]
     assert len(warnings) == 1
-    assert "333" in warnings[0]["message"] and "at most 3" in warnings[0]["message"]
+    assert "333" in warnings[0].message and "at most 3" in warnings[0].message
     started = {e.researcher_id for e in events_of(runner, run_id, "researcher_started")}
     assert started == {"web-1", "academic-1", "book-1"}
 
@@ -101,16 +101,16 @@ def test_no_model_allocation_uses_the_default_with_a_warning(
     runner, run_id = run_with_brain(settings, monkeypatch, PlanningBrain(None))
     data = decided(runner, run_id)
     assert (data["allocation"], data["origin"]) == ({"web": 1, "academic": 1, "book": 1}, "default")
-    assert any(e.data["source"] == "supervisor" for e in events_of(runner, run_id, "warning"))
+    assert any(e.data.source == "supervisor" for e in events_of(runner, run_id, "warning"))
 
 
 def test_the_transcript_records_directives_and_closing_messages(runner: ResearchRunner) -> None:
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="120", max_iterations=0))
     messages = [e.data for e in events_of(runner, run_id, "message")]
-    directives = [m["content"] for m in messages if m["name"] == "Supervisor"]
+    directives = [m.content for m in messages if m.name == "Supervisor"]
     assert len(directives) == 3
     assert all(d.startswith("Supervisor Directive: ") and d.endswith(". Please address this.") for d in directives)
     assert {d.split()[2] for d in directives} == {"web-1", "academic-1", "academic-2"}
-    names = [m["name"] for m in messages if m["name"] != "Supervisor"]
+    names = [m.name for m in messages if m.name != "Supervisor"]
     assert sorted(names[:3]) == ["academic-1", "academic-2", "web-1"]
     assert names[3:] == ["analyst", "writer"]

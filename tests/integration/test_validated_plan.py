@@ -32,7 +32,7 @@ def with_plan(plan_replies: list[Any]):
 
 def allocation_decided(outcome) -> dict[str, Any]:
     [event] = [e for e in outcome.events if e.type == "allocation_decided"]
-    return event.data
+    return event.data.model_dump()
 
 
 def test_a_stray_research_complete_is_repaired_once_then_the_default_with_a_warning(

@@ -90,7 +90,7 @@ def test_replies_stay_within_their_caps_and_usage_agrees(lane) -> None:
 def test_progress_streamed_while_the_model_wrote(lane) -> None:
     _settings, run = lane
     progress = [e for e in run.events if e.type == "model_progress"]
-    assert {e.data["node"] for e in progress} >= {"supervisor", "researcher", "analyst", "writer"}
-    assert any(e.researcher_id and e.data["step"] == "notes" and e.data["tokens"] > 0 for e in progress)
-    preview = "".join(e.data["text"] for e in run.events if e.type == "draft_delta")
+    assert {e.data.node for e in progress} >= {"supervisor", "researcher", "analyst", "writer"}
+    assert any(e.researcher_id and e.data.step == "notes" and e.data.tokens > 0 for e in progress)
+    preview = "".join(e.data.text for e in run.events if e.type == "draft_delta")
     assert preview.strip()

@@ -40,7 +40,7 @@ def main() -> None:
         done and recorded), let pending checkpoint writes land, then die."""
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            logged = {e.data.get("name") for e in runner.store.events(run_id) if e.type == "message"}
+            logged = {e.data.name for e in runner.store.events(run_id) if e.type == "message"}
             if set(names) <= logged:
                 break
             time.sleep(0.05)

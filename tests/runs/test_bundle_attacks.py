@@ -152,7 +152,7 @@ def test_a_bundle_exported_while_running_imports_as_ended(finished, tmp_path: Pa
     view = fold(store.events(run_id))
     assert view.status == "cancelled" and view.done  # never "running" forever
     assert store.get_run(run_id).status == "interrupted"
-    assert "imported unfinished" in store.events(run_id)[-1].data["reason"]
+    assert "imported unfinished" in store.events(run_id)[-1].data.reason
     to_json(view)
 
 

@@ -7,6 +7,15 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from research.events import EVENT_TYPES, Event, EventAdapter, event_payload
+from research.events.payloads import (
+    Counts,
+    Payload,
+    PlanApproved,
+    PlanReviewRequested,
+    QueriesGenerated,
+    RunCancelled,
+    Warning,
+)
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
 from research.schemas import ResearchRequest
@@ -43,7 +52,8 @@ def test_the_fold_reproduces_the_graph_state(finished_run) -> None:
     state = final_state(runner, run_id)
 
     assert view.status == "finished" and view.run_id == run_id
-    assert view.allocation == state["allocation"].allocation.model_dump()
+    assert view.allocation is not None
+    assert view.allocation.model_dump() == state["allocation"].allocation.model_dump()
     assert view.allocation_origin == state["allocation"].origin == "user"
     assert view.research_questions == state["research_questions"]
     assert {rid: (r.kind, r.iteration, r.status) for rid, r in view.researchers.items()} == {
@@ -53,7 +63,7 @@ def test_the_fold_reproduces_the_graph_state(finished_run) -> None:
         assert view.researchers[report.researcher_id].source_ids == report.source_ids
         assert view.researchers[report.researcher_id].queries == report.queries
     assert set(view.sources) == {s.id for s in state["sources"]}
-    assert [(c["iteration"], c["status"], c["missing_topics"]) for c in view.critiques] == [
+    assert [(c.iteration, c.status, c.missing_topics) for c in view.critiques] == [
         (c.iteration, c.status, c.missing_topics) for c in state["critiques"]
     ]
     assert view.draft == state["draft"].markdown
@@ -77,7 +87,7 @@ def test_the_adapter_numbers_custom_events_and_transcript_messages() -> None:
     custom = {
         "type": "custom",
         "ns": ("researcher:abc",),
-        "data": event_payload("queries_generated", researcher_id="web-1", iteration=0, queries=["q"]),
+        "data": event_payload(QueriesGenerated(queries=["q"]), researcher_id="web-1", iteration=0),
     }
     [event] = adapter.adapt(custom)
     assert (event.type, event.seq, event.run_id, event.researcher_id, event.data.model_dump()) == (
@@ -93,7 +103,7 @@ def test_the_adapter_numbers_custom_events_and_transcript_messages() -> None:
         "data": {"writer": {"messages": [AIMessage(content="Draft ready", name="writer")]}},
     }
     [message] = adapter.adapt(update)
-    assert (message.type, message.seq, message.data["name"], message.data["content"]) == (
+    assert (message.type, message.seq, message.data.name, message.data.content) == (
         "message",
         12,
         "writer",
@@ -104,7 +114,7 @@ def test_the_adapter_numbers_custom_events_and_transcript_messages() -> None:
     assert list(adapter.adapt({"type": "custom", "ns": (), "data": {"unrelated": 1}})) == []
     assert list(adapter.adapt({"type": "messages", "ns": (), "data": ("chunk", {})})) == []
     # Only v2 parts are read: a v1 tuple (namespace, mode, data) is not an event.
-    assert list(adapter.adapt(((), "custom", event_payload("warning", source="x", message="y")))) == []
+    assert list(adapter.adapt(((), "custom", event_payload(Warning(source="x", message="y"))))) == []
 
 
 def test_replayed_messages_already_logged_are_skipped_on_resume() -> None:
@@ -120,19 +130,19 @@ def test_replayed_messages_already_logged_are_skipped_on_resume() -> None:
             "__metadata__": {"cached": True},
         },
     }
-    assert [(e.data["name"], e.seq) for e in adapter.adapt(replay)] == [("academic-1", 6)]
+    assert [(e.data.name, e.seq) for e in adapter.adapt(replay)] == [("academic-1", 6)]
     # A fresh (not replayed) message with the same text is a new message and is kept.
     fresh = {
         "type": "updates",
         "ns": (),
         "data": {"researcher": {"messages": [AIMessage(content="notes", name="web-1")]}},
     }
-    assert [e.data["name"] for e in adapter.adapt(fresh)] == ["web-1"]
+    assert [e.data.name for e in adapter.adapt(fresh)] == ["web-1"]
 
 
 def test_unknown_event_types_are_refused() -> None:
     with pytest.raises(ValueError):
-        event_payload("made_up")  # type: ignore[arg-type]
+        event_payload(Payload())  # the base model names no event type
     assert {
         "run_started",
         "allocation_decided",
@@ -155,12 +165,12 @@ def test_every_event_type_has_a_progress_line():
     from research.events import EventAdapter, EventType
 
     samples = {
-        "plan_review_requested": {"research_questions": ["Q1", "Q2"]},
-        "plan_approved": {"allocation": {"web": 1, "academic": 1, "book": 1}, "edited": True},
-        "run_cancelled": {"reason": "Cancelled at plan review."},
+        "plan_review_requested": PlanReviewRequested(research_questions=["Q1", "Q2"]),
+        "plan_approved": PlanApproved(allocation=Counts(web=1, academic=1, book=1), edited=True),
+        "run_cancelled": RunCancelled(reason="Cancelled at plan review."),
     }
     adapter = EventAdapter("r1")
     for type_, data in samples.items():
         assert type_ in get_args(EventType)
-        line = describe(adapter.make(type_, **data))
+        line = describe(adapter.make(data))
         assert line and ("Q1" in line or "approved" in line or "cancelled" in line)

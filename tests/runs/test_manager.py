@@ -35,7 +35,7 @@ def test_a_bad_plan_edit_is_refused_before_anything_runs_and_a_good_one_continue
     _wait_for_status(manager, run_id, "finished")
     researchers = [e for e in manager.store.events(run_id) if e.type == "researcher_started"]
     assert [e.researcher_id for e in researchers if not e.iteration] == ["academic-1"]
-    assert researchers[0].data["question"] == "How do lipid nanoparticles deliver mRNA?"
+    assert researchers[0].data.question == "How do lipid nanoparticles deliver mRNA?"
 
 
 def test_cancel_marks_a_paused_run_cancelled(runner):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from research.events import EventAdapter
+from research.events.payloads import Warning
 from research.runs.lease import RunBusyError, live_lease
 from research.runs.manager import RunManager
 from research.runs.runner import ResearchRunner
@@ -121,10 +122,10 @@ def test_a_runner_whose_lease_was_taken_over_stops_writing(tmp_path: Path, sessi
     other.release_lease(run_id, runner.owner)
     assert other.acquire_lease(run_id, "thief-host:1:x", 60)
     thief = EventAdapter(run_id, start_seq=other.last_seq(run_id) + 1000)
-    other.append_event(thief.make("warning", source="runner", message="the new owner's event"))
+    other.append_event(thief.make(Warning(source="runner", message="the new owner's event")))
     assert manager.wait(run_id, timeout=60)
     events = runner.store.events(run_id)
-    assert events[-1].data.get("message") == "the new owner's event"  # nothing written after it
+    assert getattr(events[-1].data, "message", None) == "the new owner's event"  # nothing written after it
     assert "run_finished" not in {e.type for e in events} and other.get_lease(run_id).owner == "thief-host:1:x"
 
 

@@ -60,8 +60,8 @@ def test_pause_edit_and_continue_across_a_process_restart(tmp_path: Path) -> Non
     assert types["run_started"] == 1 and types["allocation_decided"] == 1  # the supervisor did not run again
     assert types["plan_review_requested"] == 1 and types["plan_approved"] == 1 and types["run_finished"] == 1
     approved = next(e for e in store.events(run_id) if e.type == "plan_approved")
-    assert approved.data["edited"] is True and approved.data["research_questions"] == EDITED
-    assert not any(e.type == "warning" and "Resumed" in e.data["message"] for e in store.events(run_id))
+    assert approved.data.edited is True and approved.data.research_questions == EDITED
+    assert not any(e.type == "warning" and "Resumed" in e.data.message for e in store.events(run_id))
     record = store.get_run(run_id)
     assert (record.status, record.allocation, record.allocation_origin) == ("finished", "021", "user")
 
@@ -78,7 +78,7 @@ def test_continue_without_edits_keeps_the_supervisors_plan(runner: ResearchRunne
     assert view.status == "finished" and view.research_questions == planned
     assert view.allocation_notation == "110" and view.allocation_origin == "user"
     approved = [e for e in runner.store.events(run_id) if e.type == "plan_approved"]
-    assert len(approved) == 1 and approved[0].data["edited"] is False
+    assert len(approved) == 1 and approved[0].data.edited is False
 
 
 def test_without_review_plan_the_run_does_not_pause(runner: ResearchRunner) -> None:
@@ -91,7 +91,7 @@ def test_without_review_plan_the_run_does_not_pause(runner: ResearchRunner) -> N
 def test_cancel_a_paused_run(runner: ResearchRunner) -> None:
     run_id = runner.run(ResearchRequest(topic=TOPIC, allocation="110", review_plan=True))
     view = fold(runner.store.events(run_id))
-    assert view.paused and not view.done and view.plan_review["research_questions"]
+    assert view.paused and not view.done and view.plan_review.research_questions
 
     seen = []
     runner.cancel_plan(run_id, on_event=seen.append)

@@ -62,9 +62,9 @@ def test_resume_after_a_kill_in_the_analyst(tmp_path: Path) -> None:
     # The researchers of round 0 finished before the kill: they were not started again.
     started = counts(store, run_id, "researcher_started")
     assert started["web-1"] == 1 and started["academic-1"] == 1
-    assert any(e.type == "warning" and "Resumed" in e.data["message"] for e in events)
+    assert any(e.type == "warning" and "Resumed" in e.data.message for e in events)
     # Their closing messages are in the transcript once, not replayed on resume.
-    names = Counter(e.data["name"] for e in events if e.type == "message")
+    names = Counter(e.data.name for e in events if e.type == "message")
     assert names["web-1"] == 1 and names["academic-1"] == 1, names
     assert [v.note for v in store.draft_versions(run_id)] == ["Writer's draft"]
 
@@ -88,7 +88,7 @@ def test_resume_after_a_kill_mid_research_reruns_only_the_unfinished_researcher(
     finished = counts(runner.store, run_id, "researcher_finished")
     assert finished["web-1"] == 1 and finished["academic-1"] == 1
     # LangGraph replays web-1's saved writes on resume; its message must not enter the log twice.
-    names = Counter(e.data["name"] for e in runner.store.events(run_id) if e.type == "message")
+    names = Counter(e.data.name for e in runner.store.events(run_id) if e.type == "message")
     assert names["web-1"] == 1 and names["academic-1"] == 1, names
 
 

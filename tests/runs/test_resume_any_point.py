@@ -27,7 +27,7 @@ def test_killed_right_after_run_started_a_run_resumes_by_starting_again(tmp_path
     events = assert_complete_log(store, run_id)  # one run_started: not logged again
     # run_started comes from the graph's begin node, whose own checkpoint may land before the kill:
     # the run then resumes from it; otherwise it restarts. Either way it says which, and logs one start.
-    said = [e.data["message"] for e in events if e.type == "warning" and e.data["source"] == "runner"]
+    said = [e.data.message for e in events if e.type == "warning" and e.data.source == "runner"]
     assert any(m.startswith(("Restarted from the beginning", "Resumed from the last checkpoint")) for m in said), said
     assert store.get_lease(run_id) is None  # released when the run ended
 
@@ -41,7 +41,7 @@ def test_killed_before_any_event_a_run_resumes_and_logs_its_start(tmp_path: Path
 
     assert result.returncode == 0, result.stderr
     events = assert_complete_log(store, run_id)
-    assert events[0].type == "run_started" and events[0].data["topic"] == "How do mRNA vaccines work?"
+    assert events[0].type == "run_started" and events[0].data.topic == "How do mRNA vaccines work?"
 
 
 def test_resume_of_a_finished_run_is_refused_and_writes_nothing(tmp_path: Path, session_log_dir: Path) -> None:

@@ -77,7 +77,7 @@ def test_a_run_killed_mid_research_resumes_from_its_postgres_checkpoint(tmp_path
     events = assert_complete_log(store, run_id)
     started = Counter(e.researcher_id for e in events if e.type == "researcher_started")
     assert started["web-1"] == 1 and started["academic-1"] == 1  # finished work not redone
-    assert any(e.type == "warning" and "Resumed" in e.data["message"] for e in events)
+    assert any(e.type == "warning" and "Resumed" in e.data.message for e in events)
 
 
 class _S(TypedDict):

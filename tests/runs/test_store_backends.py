@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from research.events import EventAdapter
+from research.events.payloads import Warning
 from research.runs.store import ComparisonRecord, DuplicateEventError, RunStore
 
 
@@ -44,15 +45,15 @@ def test_events_in_order_and_a_duplicate_sequence_number_is_refused_not_replaced
     store.create_run("r1", "t", None, "offline")
     mine = EventAdapter("r1")
     for i in range(3):
-        store.append_event(mine.make("warning", source="runner", message=f"first writer {i}"))
+        store.append_event(mine.make(Warning(source="runner", message=f"first writer {i}")))
     assert store.last_seq("r1") == 3
     intruder = EventAdapter("r1", start_seq=1)  # a second runner of the same run, one event behind
     with pytest.raises(DuplicateEventError, match="another process"):
-        store.append_event(intruder.make("warning", source="runner", message="second writer"))
+        store.append_event(intruder.make(Warning(source="runner", message="second writer")))
     events = store.events("r1")
-    assert [e.data["message"] for e in events] == ["first writer 0", "first writer 1", "first writer 2"]
+    assert [e.data.message for e in events] == ["first writer 0", "first writer 1", "first writer 2"]
     assert [e.seq for e in store.events("r1", after_seq=1)] == [2, 3]
-    store.append_event(mine.make("warning", source="runner", message="first writer 3"))  # still writes
+    store.append_event(mine.make(Warning(source="runner", message="first writer 3")))  # still writes
 
 
 def test_drafts_texts_and_delete(store: RunStore) -> None:
@@ -112,8 +113,8 @@ def test_comparisons_are_kept_in_the_store(store: RunStore) -> None:
 def test_two_stores_on_one_database_see_each_others_runs(store: RunStore, target: Path | str) -> None:
     other = RunStore(target)  # another process, or another dashboard replica
     store.create_run("r1", "t", None, "offline")
-    store.append_event(EventAdapter("r1").make("warning", source="runner", message="hello"))
-    assert other.get_run("r1").topic == "t" and [e.data["message"] for e in other.events("r1")] == ["hello"]
+    store.append_event(EventAdapter("r1").make(Warning(source="runner", message="hello")))
+    assert other.get_run("r1").topic == "t" and [e.data.message for e in other.events("r1")] == ["hello"]
     other.close()
 
 

@@ -58,7 +58,7 @@ def test_a_50_mib_document_stays_whole_in_the_library_but_not_in_hits_or_runs(tm
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="010"))
     seconds = time.monotonic() - started
     view = fold(runner.store.events(run_id))
-    assert any(s.get("url") == "library://test/huge" for s in view.sources.values()), "the big document was found"
+    assert any(s.url == "library://test/huge" for s in view.sources.values()), "the big document was found"
     lengths = [len(runner.store.get_text(run_id, sid) or "") for sid in view.sources]
     assert max(lengths) <= 50_000, max(lengths)
     assert seconds < 60, seconds

@@ -91,7 +91,7 @@ def test_the_offline_writer_never_copies_markup_links_or_instructions(tmp_path: 
     runner = ResearchRunner(settings, library=library)
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="110"))
     view = fold(runner.store.events(run_id))
-    assert any(s["url"].startswith("library://test/hostile") for s in view.sources.values())
+    assert any(s.url.startswith("library://test/hostile") for s in view.sources.values())
     draft = view.draft or ""
     quoted = "Lipid nanoparticles protect mRNA vaccines from enzymes" in draft or "ribosomes translate it" in draft
     assert quoted, "the hostile document's clean sentences are still usable evidence"

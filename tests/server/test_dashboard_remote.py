@@ -82,7 +82,9 @@ def test_a_server_lost_mid_run_shows_server_unreachable_on_the_live_panels(page_
         store = RunStore(page_env / "runs.sqlite")
         _wait(store, run_id, lambda s: any(e.type == "researcher_started" for e in s.events(run_id)))
     # The server is gone: the reader logs it and stops; the run stays "running" with no reader.
-    _wait(store, run_id, lambda s: any(e.data.get("source") == "server connection" for e in s.events(run_id)))
+    _wait(
+        store, run_id, lambda s: any(getattr(e.data, "source", None) == "server connection" for e in s.events(run_id))
+    )
     at.run()
     warnings = [plain for plain in texts(at)]
     assert any("lost its connection to the LangGraph server" in w and "server unreachable" in w for w in warnings), (

@@ -61,11 +61,11 @@ def test_a_whole_run_on_the_server_logs_what_an_in_process_run_logs(client_env, 
     assert types[0] == "run_started" and types[-1] == "run_finished"
     assert [e.seq for e in manager.store.events(run_id)] == list(range(1, len(types) + 1))
     messages = [e for e in manager.store.events(run_id) if e.type == "message"]
-    assert messages and all(m.data["name"] and m.data["content"] for m in messages)  # dict messages read
+    assert messages and all(m.data.name and m.data.content for m in messages)  # dict messages read
     assert manager.store.latest_draft(run_id).markdown == remote.draft
     started = manager.store.events(run_id)[0].data
     # The server's own configuration (RESEARCH_SOURCES=library there) decided what was not chosen here.
-    assert started["source_mode"] == "library" and started["brain"] == "offline"
+    assert started.source_mode == "library" and started.brain == "offline"
 
     # The same request in-process: the same event types and the same draft.
     monkeypatch.delenv("RESEARCH_SERVER_URL")
@@ -83,7 +83,7 @@ def test_plan_review_pauses_on_the_server_and_continues_with_the_edit(client_env
     assert manager.wait(run_id, timeout=60)
     assert manager.store.get_run(run_id).status == "paused"
     view = fold(manager.store.events(run_id))
-    assert view.paused and view.plan_review["allocation_notation"] == "210"
+    assert view.paused and view.plan_review.allocation_notation == "210"
     thread = httpx.get(f"{manager.url}/threads/{thread_id_of(run_id)}", timeout=10).json()
     assert thread["status"] == "interrupted"
 
@@ -91,11 +91,11 @@ def test_plan_review_pauses_on_the_server_and_continues_with_the_edit(client_env
     assert manager.wait(run_id, timeout=60)
     events = manager.store.events(run_id)
     approved = next(e for e in events if e.type == "plan_approved")
-    assert approved.data["edited"] and approved.data["research_questions"] == ["How fast are Rust and Go web servers?"]
+    assert approved.data.edited and approved.data.research_questions == ["How fast are Rust and Go web servers?"]
     assert manager.store.get_run(run_id).status == "finished"
     assert manager.store.get_run(run_id).allocation == "111"
     started = [e for e in events if e.type == "researcher_started"]
-    assert sorted(e.data["kind"] for e in started) == ["academic", "book", "web"]
+    assert sorted(e.data.kind for e in started) == ["academic", "book", "web"]
 
 
 def test_a_reader_that_reconnects_after_the_run_gets_the_rest_of_the_log(client_env, tmp_path):

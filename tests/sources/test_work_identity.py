@@ -103,7 +103,7 @@ def test_the_run_view_shows_one_source_per_work() -> None:
     ]
     view = fold(events)
     assert list(view.sources) == [richer.id, other.id]  # the richer record took the older one's place
-    assert view.sources[richer.id]["snippet"] == ABSTRACT
+    assert view.sources[richer.id].snippet == ABSTRACT
     assert view.researchers["academic-2"].source_ids == [richer.id]
 
 

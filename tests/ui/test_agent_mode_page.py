@@ -17,7 +17,7 @@ def test_agent_mode_from_the_page_shows_tool_calls_and_transcripts(make_app, dat
     at.run()
     assert not at.exception
     started = next(e for e in RunStore(data_dir / "runs.sqlite").events(run_id) if e.type == "run_started")
-    assert started.data["researcher_mode"] == "agent"
+    assert started.data.researcher_mode == "agent"
     card = at.container(key="researcher-card-web-1")
     card_text = [plain(m.value) for m in card.markdown]
     tool_lines = next(t for t in card_text if "tool call" in t)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from research.api import RunView
+from research.api import Critique, RunView, Source
+from research.events.payloads import Counts
 from ui.compare_stats import (
     heading_diff,
     heading_matrix,
@@ -36,9 +37,10 @@ def view(
     draft="# T\n\n## Summary\n",
     seconds=2.0,
 ) -> RunView:
-    v = RunView(run_id=run_id, topic="T", status="finished", allocation=alloc, seconds=seconds, draft=draft)
-    v.sources = {s["id"]: s for s in sources}
-    v.critiques = [{"status": s, "missing_topics": []} for s in verdicts]
+    allocation = Counts(**alloc) if alloc else None
+    v = RunView(run_id=run_id, topic="T", status="finished", allocation=allocation, seconds=seconds, draft=draft)
+    v.sources = {s["id"]: Source(**s) for s in sources}
+    v.critiques = [Critique(status=s, missing_topics=[], iteration=i) for i, s in enumerate(verdicts)]
     v.known_gaps = list(gaps)
     return v
 

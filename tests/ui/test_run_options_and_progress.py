@@ -27,8 +27,8 @@ def test_run_options_switch_one_run_to_a_model_server_and_set_its_rounds(make_ap
         _wait_finished(data_dir, run_id, timeout=60)
 
         [started] = [e for e in RunStore(data_dir / "runs.sqlite").events(run_id) if e.type == "run_started"]
-        assert started.data["brain"] == "openai" and started.data["model"] == "local-llama"
-        assert started.data["max_iterations"] == 0
+        assert started.data.brain == "openai" and started.data.model == "local-llama"
+        assert started.data.max_iterations == 0
         assert server.requests and {r["model"] for r in server.requests} == {"local-llama"}
 
 
@@ -40,7 +40,7 @@ def test_options_left_alone_send_nothing_and_keep_the_settings(make_app, data_di
     run_id = _run_id(at)
     _wait_finished(data_dir, run_id)
     [started] = [e for e in RunStore(data_dir / "runs.sqlite").events(run_id) if e.type == "run_started"]
-    assert started.data["brain"] == "offline" and started.data["source_mode"] == "library"
+    assert started.data.brain == "offline" and started.data.source_mode == "library"
 
 
 def _streaming_run(data_dir: Path) -> str:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from research.schemas import RunWarning
 from ui.panels.warnings import grouped
 
 
 def test_warnings_that_differ_only_by_query_are_counted_once():
     warnings = [
-        {"source": "arxiv", "message": "host not found (no network?) at export.arxiv.org/api/query"},
-        {"source": "arxiv", "message": "host not found (no network?) at export.arxiv.org/api/query"},
-        {"source": "library", "message": "arxiv, openalex failed for 'mRNA review'; used the local library instead."},
-        {"source": "library", "message": 'arxiv, openalex failed for "mRNA trial"; used the local library instead.'},
-        {"source": "openalex", "message": "HTTP 503 after 3 attempts from api.openalex.org/works"},
+        RunWarning(source="arxiv", message="host not found (no network?) at export.arxiv.org/api/query"),
+        RunWarning(source="arxiv", message="host not found (no network?) at export.arxiv.org/api/query"),
+        RunWarning(
+            source="library", message="arxiv, openalex failed for 'mRNA review'; used the local library instead."
+        ),
+        RunWarning(
+            source="library", message='arxiv, openalex failed for "mRNA trial"; used the local library instead.'
+        ),
+        RunWarning(source="openalex", message="HTTP 503 after 3 attempts from api.openalex.org/works"),
     ]
     assert grouped(warnings) == [
         ("arxiv", "host not found (no network?) at export.arxiv.org/api/query", 2),
@@ -21,5 +26,8 @@ def test_warnings_that_differ_only_by_query_are_counted_once():
 
 
 def test_different_messages_stay_apart():
-    warnings = [{"source": "tavily", "message": "HTTP 429"}, {"source": "tavily", "message": "timed out after 15s"}]
+    warnings = [
+        RunWarning(source="tavily", message="HTTP 429"),
+        RunWarning(source="tavily", message="timed out after 15s"),
+    ]
     assert [count for *_, count in grouped(warnings)] == [1, 1]

@@ -24,7 +24,7 @@ def precision_label(precision: float | None) -> str:
 
 
 def render(view: RunView, version: int) -> None:
-    reasons = next((r["reasons"] for r in view.revisions if r.get("version") == version), [])
+    reasons = next((r.reasons for r in view.revisions if r.version == version), [])
     if reasons:
         with st.expander(f"Why the reviewer wrote v{version} ({len(reasons)} changes)", icon=":material/rate_review:"):
             st.markdown("\n".join(f"- {md_escape(r)}" for r in reasons))
@@ -33,25 +33,24 @@ def render(view: RunView, version: int) -> None:
         if view.claims_by_version:
             st.caption(f"The claim check ran on the run's own drafts, not on v{version}.")
         return
-    claims = check.get("claims", [])
-    counts = {v: sum(c.get("verdict") == v for c in claims) for v in _BADGE}
-    method = "a model judge" if check.get("method") == "model" else "the offline support score"
+    claims = check.claims
+    counts = {v: sum(c.verdict == v for c in claims) for v in _BADGE}
+    method = "a model judge" if check.method == "model" else "the offline support score"
     with st.container(key=f"claims-{view.run_id}-{version}"):
         st.markdown(
             f"**Claim check** (v{version}, {method}): citation precision "
-            f"**{precision_label(check.get('precision'))}** · "
+            f"**{precision_label(check.precision)}** · "
             + " · ".join(f"{_BADGE[v]} {n}" for v, n in counts.items() if n)
         )
         for claim in claims:
-            if claim.get("verdict") in ("unsupported", "unverifiable"):
+            if claim.verdict in ("unsupported", "unverifiable"):
                 st.warning(
-                    f"[{claim.get('n')}] {claim.get('verdict')}: {md_escape(claim.get('sentence', ''))}",
+                    f"[{claim.n}] {claim.verdict}: {md_escape(claim.sentence)}",
                     icon=":material/report:",
                 )
         with st.expander(f"The passage behind each citation ({len(claims)} claims)", icon=":material/format_quote:"):
             for claim in claims:
-                passage = md_escape(claim.get("passage", "")) or ":gray[no stored text for this source]"
+                passage = md_escape(claim.passage) or ":gray[no stored text for this source]"
                 st.markdown(
-                    f"**[{claim.get('n')}]** {_BADGE.get(claim.get('verdict', ''), '')} "
-                    f"{md_escape(claim.get('sentence', ''))}  \n> {passage}"
+                    f"**[{claim.n}]** {_BADGE.get(claim.verdict, '')} {md_escape(claim.sentence)}  \n> {passage}"
                 )

@@ -18,8 +18,8 @@ def _diff(with_draft: list[RunStats]) -> None:
     ids = list(labels)
     st.markdown("**Structure diff**")
     from_col, to_col, _ = st.columns([1, 1, 3])
-    a = from_col.selectbox("From", ids, index=0, format_func=labels.get, key="compare-diff-a")
-    b = to_col.selectbox("To", ids, index=1, format_func=labels.get, key="compare-diff-b")
+    a = from_col.selectbox("From", ids, index=0, format_func=labels.__getitem__, key="compare-diff-a")
+    b = to_col.selectbox("To", ids, index=1, format_func=labels.__getitem__, key="compare-diff-b")
     by_id = {s.run_id: s for s in with_draft}
     st.code(heading_diff(by_id[a], by_id[b]), language="diff", wrap_lines=True)
 

@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from research.api import RunView
+from research.api import Critique, QuestionCoverage, RunView
 from ui.text import md_escape
 
 _VERDICTS = {
@@ -29,22 +29,22 @@ def render(view: RunView) -> None:
         _entry(critique)
 
 
-def _entry(critique: dict[str, Any]) -> None:
-    round_no = int(critique.get("iteration") or 0) + 1
-    status = critique.get("status", "")
+def _entry(critique: Critique) -> None:
+    round_no = critique.iteration + 1
+    status = critique.status
     with st.container(border=True, key=f"critique-round-{round_no}"):
         st.markdown(f"**Round {round_no}** · {_VERDICTS.get(status, md_escape(status))}")
         points, gaps, queries = st.columns([3, 2, 2], gap="medium")
         with points:
             st.markdown("**Critique**")
-            st.markdown(bullets(critique.get("critique") or [], "No points raised."))
+            st.markdown(bullets(critique.critique, "No points raised."))
         with gaps:
             st.markdown("**Missing topics**")
-            st.markdown(bullets(critique.get("missing_topics") or [], "None."))
+            st.markdown(bullets(critique.missing_topics, "None."))
         with queries:
             st.markdown("**Recommended queries**")
-            st.markdown(bullets(critique.get("recommended_queries") or [], "None."))
-        coverage = critique.get("coverage") or []
+            st.markdown(bullets(critique.recommended_queries, "None."))
+        coverage = critique.coverage
         if coverage:
             with st.expander("Coverage by question"):
                 st.dataframe(
@@ -56,16 +56,7 @@ def _entry(critique: dict[str, Any]) -> None:
                 )
 
 
-def _coverage_frame(coverage: list[dict[str, Any]]) -> pd.DataFrame:
+def _coverage_frame(coverage: list[QuestionCoverage]) -> pd.DataFrame:
     return pd.DataFrame(
-        [
-            {
-                "Question": c.get("question", ""),
-                "Covered": bool(c.get("covered")),
-                "Sources": int(c.get("source_count") or 0),
-                "Note": c.get("note", ""),
-            }
-            for c in coverage
-            if isinstance(c, dict)
-        ]
+        [{"Question": c.question, "Covered": c.covered, "Sources": c.source_count, "Note": c.note} for c in coverage]
     )

@@ -79,7 +79,7 @@ def render(view: RunView, store: RunStore) -> None:
 
 
 def render_preview(view: RunView) -> bool:
-    """The draft as the writer streams it (issue 12); False when there is nothing to show yet."""
+    """The draft as the writer streams it; False when there is nothing to show yet."""
     tokens = view.model_progress.get("writer")
     if not view.draft_preview and tokens is None:
         return False

@@ -10,7 +10,7 @@ from ui.text import md_escape
 
 def render(view: RunView) -> None:
     detail = view.evidence_detail
-    reason = md_escape(detail.get("reason", ""))
+    reason = md_escape(detail.reason if detail else "")
     with st.container(key="evidence-notice"):
         if view.evidence == "none":
             st.error(
@@ -24,4 +24,6 @@ def render(view: RunView) -> None:
                 icon=":material/report:",
             )
         elif view.evidence == "sufficient":
-            st.caption(f":material/verified: Evidence: every question covered ({detail.get('sources', 0)} sources).")
+            st.caption(
+                f":material/verified: Evidence: every question covered ({detail.sources if detail else 0} sources)."
+            )

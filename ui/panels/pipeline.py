@@ -43,5 +43,5 @@ def render(view: RunView) -> None:
         for column, phase in zip(columns, PHASES, strict=False):
             column.markdown(_cell(phase, states[phase]))
         cap = view.max_iterations if view.max_iterations is not None else "?"
-        revisions = sum(1 for c in view.critiques if c.get("status") == "NEEDS_IMPROVEMENT")
+        revisions = sum(1 for c in view.critiques if c.status == "NEEDS_IMPROVEMENT")
         columns[-1].markdown(f"**Round {view.iteration + 1}**  \n:gray[revision cap {cap} · {revisions} sent back]")

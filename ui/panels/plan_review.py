@@ -9,6 +9,7 @@ from research.api import (
     MAX_QUESTION_CHARS,
     PlanEditError,
     PlanReviewError,
+    PlanReviewRequested,
     RunBusyError,
     RunManager,
     RunView,
@@ -48,13 +49,13 @@ def _cancel(manager: RunManager, run_id: str) -> None:
 
 
 def render(manager: RunManager, view: RunView) -> None:
-    plan = view.plan_review or {}
+    plan = view.plan_review or PlanReviewRequested()
     run_id = view.run_id
     allocation_key, questions_key = _keys(run_id)
-    st.session_state.setdefault(allocation_key, plan.get("allocation_notation", ""))
-    st.session_state.setdefault(questions_key, "\n".join(plan.get("research_questions") or []))
-    cap = int(plan.get("max_researchers") or 3)
-    max_questions = plan.get("max_questions", 5)
+    st.session_state.setdefault(allocation_key, plan.allocation_notation)
+    st.session_state.setdefault(questions_key, "\n".join(plan.research_questions))
+    cap = plan.max_researchers or 3
+    max_questions = plan.max_questions
     with st.container(border=True, key="plan-review"):
         st.markdown("#### :material/rate_review: Review the plan")
         st.caption(
@@ -74,10 +75,10 @@ def render(manager: RunManager, view: RunView) -> None:
             max_chars=3,
             help=f'Web, academic and book researchers as three digits ("210"); at most {cap} in total.',
         )
-        origin = plan.get("allocation_origin")
+        origin = plan.allocation_origin
         if origin:
             label = ORIGIN_LABELS.get(origin, origin).lower()
-            allocation_col.caption(f"Proposed: {md_escape(plan.get('allocation_notation', ''))} ({md_escape(label)})")
+            allocation_col.caption(f"Proposed: {md_escape(plan.allocation_notation)} ({md_escape(label)})")
         questions, allocation = edited_plan(run_id)
         problem = None
         try:

@@ -19,7 +19,7 @@ _STATUS = {
 
 
 def ordered(view: RunView) -> list[ResearcherView]:
-    kind_rank = {kind: i for i, kind in enumerate(RESEARCHER_KINDS)}
+    kind_rank: dict[str, int] = {kind: i for i, kind in enumerate(RESEARCHER_KINDS)}
     return sorted(view.researchers.values(), key=lambda r: (r.iteration, kind_rank.get(r.kind, 9), r.id))
 
 
@@ -73,11 +73,11 @@ def render_tool_calls(r: ResearcherView) -> None:
         return
     lines = []
     for call in r.tool_calls:
-        args = ", ".join(f"{k}={v}" for k, v in (call.get("args") or {}).items())
-        status = call.get("status", "ok")
+        args = ", ".join(f"{k}={v}" for k, v in call.args.items())
+        status = call.status
         lines.append(
-            f"- {_TOOL_STATUS.get(status, '')} **{md_escape(call.get('tool', '?'))}** {md_escape(args)} "
-            f"→ **{call.get('result_count', 0)}** · {duration(call.get('seconds'))}"
+            f"- {_TOOL_STATUS.get(status, '')} **{md_escape(call.tool or '?')}** {md_escape(args)} "
+            f"→ **{call.result_count}** · {duration(call.seconds)}"
             + (f" · :gray[{md_escape(status.replace('_', ' '))}]" if status != "ok" else "")
         )
     st.markdown(f":material/construction: **{plural(len(r.tool_calls), 'tool call')}**\n" + "\n".join(lines))
@@ -89,11 +89,7 @@ def render_dropped(r: ResearcherView) -> None:
         return
     with st.expander(f":material/filter_alt_off: {plural(len(r.dropped), 'result')} dropped as off-topic"):
         st.markdown(
-            "\n".join(
-                f"- {md_escape(d.get('title', ''))} · score {float(d.get('score') or 0):.2f}"
-                f" · {md_escape(d.get('reason', ''))}"
-                for d in r.dropped[:30]
-            )
+            "\n".join(f"- {md_escape(d.title)} · score {d.score:.2f} · {md_escape(d.reason)}" for d in r.dropped[:30])
         )
 
 
@@ -101,7 +97,7 @@ _STEP_WORDS = {"queries": "writing queries", "notes": "writing notes"}
 
 
 def _model_progress(r: ResearcherView) -> None:
-    """ "writing notes, 120 tokens" while the model streams this researcher's reply (issue 12)."""
+    """ "writing notes, 120 tokens" while the model streams this researcher's reply."""
     if r.status == "running" and r.model_step:
         words = _STEP_WORDS.get(r.model_step, r.model_step)
         st.caption(f":material/edit_note: {words}, {plural(r.model_tokens, 'token')}")

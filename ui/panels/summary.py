@@ -43,23 +43,24 @@ def render_summary(view: RunView) -> None:
     columns[3].metric("Rounds", len(view.critiques))
     columns[4].metric("Time", duration(elapsed))
     usage = view.usage
-    if usage.get("calls"):
-        tokens = usage["prompt_tokens"] + usage["completion_tokens"]
-        cost = f" · ${usage['cost_usd']:.4f}" if usage.get("cost_usd") else ""
-        columns[5].metric("Model calls", usage["calls"], help=f"{tokens:,} tokens{cost}".replace("$", "\\$"))
+    if usage.calls:
+        tokens = usage.prompt_tokens + usage.completion_tokens
+        cost = f" · ${usage.cost_usd:.4f}" if usage.cost_usd else ""
+        columns[5].metric("Model calls", usage.calls, help=f"{tokens:,} tokens{cost}".replace("$", "\\$"))
     else:
         columns[5].metric("Warnings", len(view.warnings))
-    if view.citation_precision is not None:
-        first = view.claims_by_version.get(1, {}).get("precision")
-        earlier = f" (the writer's v1: {first:.0%})" if first is not None and view.claims.get("version", 1) > 1 else ""
+    if view.claims and view.claims.precision is not None:
+        writers = view.claims_by_version.get(1)
+        first = writers.precision if writers else None
+        earlier = f" (the writer's v1: {first:.0%})" if first is not None and view.claims.version > 1 else ""
         st.caption(
-            f":material/fact_check: Citation precision: **{view.citation_precision:.0%}** of checked claims in "
-            f"draft v{view.claims.get('version', 1)} supported by the passage they cite{earlier}.",
+            f":material/fact_check: Citation precision: **{view.claims.precision:.0%}** of checked claims in "
+            f"draft v{view.claims.version} supported by the passage they cite{earlier}.",
             help="The claim check in the Draft panel lists every claim.",
         )
     usage_panel.render(view)
     if view.warnings:
         with st.expander("Warnings during this run", icon=":material/warning:"):
             for w in view.warnings:
-                where = f" ({md_escape(w['researcher_id'])})" if w.get("researcher_id") else ""
-                st.markdown(f"- **{md_escape(w.get('source', ''))}**{where}: {md_escape(w.get('message', ''))}")
+                where = f" ({md_escape(w.researcher_id)})" if w.researcher_id else ""
+                st.markdown(f"- **{md_escape(w.source)}**{where}: {md_escape(w.message)}")

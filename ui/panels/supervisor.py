@@ -21,7 +21,7 @@ def render(view: RunView) -> None:
     with left:
         counts = st.columns(len(RESEARCHER_KINDS))
         for column, kind in zip(counts, RESEARCHER_KINDS, strict=False):
-            column.metric(f"{kind_icon(kind)} {KIND_LABELS[kind]}", view.allocation.get(kind, 0))
+            column.metric(f"{kind_icon(kind)} {KIND_LABELS[kind]}", getattr(view.allocation, kind))
         origin = view.allocation_origin or "default"
         color = _ORIGIN_COLORS.get(origin, "gray")
         st.markdown(f"Allocation **{view.allocation_notation}** · :{color}-badge[{ORIGIN_LABELS.get(origin, origin)}]")

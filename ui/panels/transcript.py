@@ -6,7 +6,7 @@ import re
 
 import streamlit as st
 
-from research.api import RunView
+from research.api import RunView, WorkerMessageData
 from ui.text import kind_icon, md_escape, plural
 
 _AVATARS = {
@@ -40,10 +40,10 @@ def render(view: RunView) -> None:
     with st.expander("Transcript", icon=":material/forum:"):
         st.caption(f"{plural(len(view.messages), 'message')}: supervisor directives and each worker's closing note.")
         for message in view.messages:
-            name = message.get("name") or "system"
+            name = message.name or "system"
             with st.chat_message(name, avatar=avatar(name)):
                 st.markdown(f"**{md_escape(name)}**")
-                st.markdown(escaped_block(message.get("content", "")))
+                st.markdown(escaped_block(message.content))
 
 
 _ROLE_AVATARS = {"directive": ":material/account_tree:", "tool": ":material/construction:"}
@@ -75,17 +75,17 @@ def render_worker_transcripts(view: RunView) -> None:
                     _worker_message(worker.id, message)
 
 
-def _worker_message(worker_id: str, message: dict) -> None:
-    role, name = message.get("role", "assistant"), message.get("name") or worker_id
+def _worker_message(worker_id: str, message: WorkerMessageData) -> None:
+    role, name = message.role, message.name or worker_id
     with st.chat_message("user" if role == "directive" else name, avatar=_ROLE_AVATARS.get(role) or avatar(worker_id)):
         if role == "tool":
             st.markdown(f"**{md_escape(name)}** result")
-            for line in tool_result_lines(message.get("content", "")):  # web text: escaped, never HTML
+            for line in tool_result_lines(message.content):  # web text: escaped, never HTML
                 st.caption(line)
             return
         st.markdown(f"**{md_escape(name)}**" + (" · closing note" if role == "closing" else ""))
-        if message.get("content"):
-            st.markdown(escaped_block(message["content"]))
-        for call in message.get("tool_calls") or []:
-            args = ", ".join(f"{k}={v}" for k, v in (call.get("args") or {}).items())
-            st.markdown(f":material/call_made: calls **{md_escape(call.get('name', '?'))}** {md_escape(args)}")
+        if message.content:
+            st.markdown(escaped_block(message.content))
+        for call in message.tool_calls:
+            args = ", ".join(f"{k}={v}" for k, v in call.args.items())
+            st.markdown(f":material/call_made: calls **{md_escape(call.name or '?')}** {md_escape(args)}")

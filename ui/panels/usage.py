@@ -14,21 +14,21 @@ def usage_frame(view: RunView) -> pd.DataFrame:
     rows = [
         {
             "Step": _NODE_LABELS.get(node, node),
-            "Calls": n["calls"],
-            "Failed": n.get("failed_calls", 0),
-            "Prompt tokens": n["prompt_tokens"],
-            "Completion tokens": n["completion_tokens"],
+            "Calls": n.calls,
+            "Failed": n.failed_calls,
+            "Prompt tokens": n.prompt_tokens,
+            "Completion tokens": n.completion_tokens,
         }
-        for node, n in view.usage["by_node"].items()
+        for node, n in view.usage.by_node.items()
     ]
     totals = view.usage
     rows.append(
         {
             "Step": "Total",
-            "Calls": totals["calls"],
-            "Failed": totals.get("failed_calls", 0),
-            "Prompt tokens": totals["prompt_tokens"],
-            "Completion tokens": totals["completion_tokens"],
+            "Calls": totals.calls,
+            "Failed": totals.failed_calls,
+            "Prompt tokens": totals.prompt_tokens,
+            "Completion tokens": totals.completion_tokens,
         }
     )
     return pd.DataFrame(rows)
@@ -37,12 +37,12 @@ def usage_frame(view: RunView) -> pd.DataFrame:
 def render(view: RunView) -> None:
     """Nothing for an offline run: it makes no model calls."""
     totals = view.usage
-    if not totals.get("calls"):
+    if not totals.calls:
         return
-    tokens = totals["prompt_tokens"] + totals["completion_tokens"]
-    cost = f" · about \\${totals['cost_usd']:.4f}" if totals.get("cost_usd") else " · cost unknown for this model"
-    failed = f" ({totals['failed_calls']} failed)" if totals.get("failed_calls") else ""
-    with st.expander(f"Model usage: {totals['calls']} calls{failed}, {tokens:,} tokens{cost}", icon=":material/token:"):
+    tokens = totals.prompt_tokens + totals.completion_tokens
+    cost = f" · about \\${totals.cost_usd:.4f}" if totals.cost_usd else " · cost unknown for this model"
+    failed = f" ({totals.failed_calls} failed)" if totals.failed_calls else ""
+    with st.expander(f"Model usage: {totals.calls} calls{failed}, {tokens:,} tokens{cost}", icon=":material/token:"):
         st.dataframe(usage_frame(view), hide_index=True, key=f"usage-{view.run_id}")
         st.caption(
             "Costs are estimates from the price table (RESEARCH_PRICES); tokens as the server counted them "

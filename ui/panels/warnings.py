@@ -8,30 +8,29 @@ query of a researcher repeats the same "host not found" and "used the local libr
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import streamlit as st
 
-from research.api import RunView
+from research.api import RunView, RunWarning
 from ui.text import md_escape
 
 _PANEL_SOURCES = {"supervisor": "supervisor", "writer": "writer"}
 _QUOTED_QUERY = re.compile(r"""\s*(for|on)\s+(['"]).*?\2""")
 
 
-def place_of(warning: dict[str, Any]) -> str:
+def place_of(warning: RunWarning) -> str:
     """ "researcher:<id>", "supervisor", "writer" or "run"."""
-    if warning.get("researcher_id"):
-        return f"researcher:{warning['researcher_id']}"
-    return _PANEL_SOURCES.get(str(warning.get("source", "")).lower(), "run")
+    if warning.researcher_id:
+        return f"researcher:{warning.researcher_id}"
+    return _PANEL_SOURCES.get(warning.source.lower(), "run")
 
 
-def grouped(warnings: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+def grouped(warnings: list[RunWarning]) -> list[tuple[str, str, int]]:
     """(source, message, count) in first-seen order; messages compared without their quoted query."""
     counts: dict[tuple[str, str], int] = {}
     for warning in warnings:
-        message = _QUOTED_QUERY.sub("", str(warning.get("message", "")))
-        key = (str(warning.get("source", "")), message)
+        message = _QUOTED_QUERY.sub("", warning.message)
+        key = (warning.source, message)
         counts[key] = counts.get(key, 0) + 1
     return [(source, message, n) for (source, message), n in counts.items()]
 

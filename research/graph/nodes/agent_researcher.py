@@ -52,7 +52,7 @@ def directive_text(task: ResearcherTask) -> str:
     return prompts.AGENT_DIRECTIVE.format(reason=reason)
 
 
-def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> ResearcherState:
     task, ctx = state["task"], services_of(runtime)
     try:
         return _agent_loop(task, ctx)
@@ -80,7 +80,7 @@ def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Ru
         return failed_branch(task, exc, ctx.settings.secret_values())
 
 
-def _agent_loop(task: ResearcherTask, ctx: RunContext) -> dict[str, Any]:
+def _agent_loop(task: ResearcherTask, ctx: RunContext) -> ResearcherState:
     started = time.time()
     rid, settings = task.researcher_id, ctx.settings
     announce_start(task)

@@ -20,6 +20,7 @@ from langchain_core.tools import BaseTool
 from research import prompts
 from research.events import emit
 from research.events.agent_log import log_tool, warn
+from research.events.payloads import QueriesGenerated, SourcesFound
 from research.events.payloads_agent import ToolCalledData, ToolCallStatus, ToolCallView, WorkerMessageData, WorkerRole
 from research.graph.context import RunContext
 from research.graph.state import merge_sources
@@ -52,7 +53,6 @@ class WorkerLog:
         tool_call_id: str | None = None,
     ) -> None:
         data = WorkerMessageData(
-            researcher_id=self.task.researcher_id,
             role=role,
             name=name,
             content=content[:EVENT_TEXT_CHARS],
@@ -62,7 +62,7 @@ class WorkerLog:
             ],
             tool_call_id=tool_call_id,
         )
-        emit("worker_message", iteration=self.task.iteration, **data.model_dump())
+        emit(data, researcher_id=self.task.researcher_id, iteration=self.task.iteration)
 
     def tool_called(
         self,
@@ -74,7 +74,6 @@ class WorkerLog:
         error: str | None = None,
     ) -> None:
         data = ToolCalledData(
-            researcher_id=self.task.researcher_id,
             tool=call["name"],
             args=_json_safe(call.get("args")),
             result_count=count,
@@ -83,7 +82,7 @@ class WorkerLog:
             error=error,
             call_id=call.get("id") or "",
         )
-        emit("tool_called", iteration=self.task.iteration, **data.model_dump())
+        emit(data, researcher_id=self.task.researcher_id, iteration=self.task.iteration)
 
     def refused(self, call: Mapping[str, Any], text: str) -> ToolMessage:
         self.tool_called(call, "refused", error=text)
@@ -101,19 +100,12 @@ class WorkerLog:
         self.ctx.store.put_texts(self.ctx.run_id, {s.id: t for s, t in _texts_of(findings, sources)})
         if query and query not in self.queries:
             self.queries.append(query)
-            emit("queries_generated", researcher_id=rid, iteration=self.task.iteration, queries=list(self.queries))
+            emit(QueriesGenerated(queries=list(self.queries)), researcher_id=rid, iteration=self.task.iteration)
         for w in findings.warnings:
             warn(w.source, w.message, researcher_id=rid)
             self.warnings.append(w.model_copy(update={"researcher_id": rid}))
-        emit(
-            "sources_found",
-            researcher_id=rid,
-            iteration=self.task.iteration,
-            query=query,
-            providers=[call["name"]],
-            sources=[s.model_dump() for s in sources],
-            off_topic=findings.off_topic,
-        )
+        found = SourcesFound(query=query, providers=[call["name"]], sources=sources, off_topic=findings.off_topic)
+        emit(found, researcher_id=rid, iteration=self.task.iteration)
         self.sources = merge_sources(self.sources, sources)
         return sources
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded, JudgeRequest
 from research.events import emit
+from research.events.payloads import CritiqueIssued, Phase
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
@@ -25,7 +24,7 @@ MAX_FOLLOW_UP_RESEARCHERS = 3
 def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     review = len(state.get("critiques") or []) + 1
-    emit("phase", phase="analyst", iteration=state.get("research_iterations", 0))
+    emit(Phase(phase="analyst"), iteration=state.get("research_iterations", 0))
     budget_hit = False
     request = JudgeRequest(
         topic=state["topic"],
@@ -43,7 +42,7 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
         budget_hit = True
     report_usage(ctx, Node.ANALYST)
     critique = Critique(iteration=state.get("research_iterations", 0), **verdict.model_dump())
-    emit("critique_issued", iteration=critique.iteration, **verdict.model_dump())
+    emit(CritiqueIssued.model_validate(verdict.model_dump()), iteration=critique.iteration)
     agent_log.info(
         "Analyst verdict: %s | missing: %s | recommended: %s",
         verdict.status,
@@ -62,10 +61,10 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     return update
 
 
-def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     """Counts the revision round and records the directives; `dispatch_follow_up` sends the team."""
     iteration = state.get("research_iterations", 0) + 1
-    emit("phase", phase="researchers", iteration=iteration)
+    emit(Phase(phase="researchers"), iteration=iteration)
     tasks = follow_up_tasks(state, iteration, services_of(runtime).researcher_mode)
     agent_log.info("Supervisor decision: Routing to -> follow-up researchers (round %d, %d)", iteration, len(tasks))
     return {

@@ -4,13 +4,12 @@ A judge that fails degrades to the offline verdicts with a warning."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from research.brains.claim_judge import judge_claims
 from research.drafts.claims import check_claims, precision
 from research.events import emit
+from research.events.payloads import ClaimsCheckedData
 from research.graph.context import RunContext, RunSpec
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.services import services_of
@@ -33,12 +32,12 @@ def checked(ctx: RunContext, draft: Draft, version: int) -> list[CheckedClaim]:
             warn(CLAIM_CHECK, f"The model claim judge failed ({message[:300]}); claims were checked offline.")
         report_usage(ctx, CLAIM_CHECK)
     score = precision(claims)
-    emit("claims_checked", version=version, method=method, claims=[c.model_dump() for c in claims], precision=score)
+    emit(ClaimsCheckedData(version=version, method=method, claims=claims, precision=score))
     agent_log.info("Claim check (v%d, %s): %d claims, precision %s", version, method, len(claims), score)
     return claims
 
 
-def claim_check(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def claim_check(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     draft = state.get("draft")
     if draft is None:
         return {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from research.events import emit
 from research.events.agent_log import agent_log, log_tool, warn
+from research.events.payloads import UsageReported
 from research.graph.context import RunContext
 
 __all__ = ["agent_log", "log_tool", "report_usage", "warn"]
@@ -13,4 +14,4 @@ def report_usage(ctx: RunContext, node: str, researcher_id: str | None = None) -
     """Emit the model usage since the last report (nothing for the offline brain)."""
     usage = ctx.brain.take_usage()
     if usage.calls:
-        emit("usage", researcher_id=researcher_id, node=node, **usage.model_dump())  # the payload is the Usage
+        emit(UsageReported(node=node, **usage.model_dump()), researcher_id=researcher_id)  # the payload is the Usage

@@ -4,45 +4,43 @@ so the event log is complete wherever the graph runs (in-process, `langgraph dev
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from langgraph.runtime import Runtime
 
 from research.events import emit
+from research.events.payloads import RunFinished, RunStarted
+from research.events.status import RunStatus
 from research.graph.context import RunSpec
 from research.graph.services import services_of
 from research.graph.state import ResearchState
 
 
-def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     emit(
-        "run_started",
-        topic=state["topic"],
-        allocation_request=state.get("requested_allocation"),
-        brain=ctx.brain.kind,
-        model=ctx.brain.name,
-        fast_model=ctx.settings.fast_model if ctx.brain.kind != "offline" else None,
-        source_mode=ctx.settings.sources,
-        max_iterations=state.get("max_iterations", ctx.settings.max_iterations),
-        researcher_mode=ctx.researcher_mode,
-        started_by=(runtime.context or {}).get("started_by"),
-        worker_log=ctx.event_log is not None,
+        RunStarted(
+            topic=state["topic"],
+            allocation_request=state.get("requested_allocation"),
+            brain=ctx.brain.kind,
+            model=ctx.brain.name,
+            fast_model=ctx.settings.fast_model if ctx.brain.kind != "offline" else None,
+            source_mode=ctx.settings.sources,
+            max_iterations=state.get("max_iterations", ctx.settings.max_iterations),
+            researcher_mode=ctx.researcher_mode,
+            started_by=(runtime.context or {}).get("started_by"),
+            worker_log=ctx.event_log is not None,
+            review_plan=bool(state.get("review_plan")),
+        )
     )
     return {"run_started_at": time.time()}
 
 
-def finish(state: ResearchState) -> dict[str, Any]:
+def finish(state: ResearchState) -> ResearchState:
     """The outcome is the run's own: a draft means finished, whatever status the host reports."""
     counts = run_counts(state)
     seconds = round(time.time() - state.get("run_started_at", time.time()), 3)
-    emit(
-        "run_finished",
-        status="finished" if state.get("draft") else "failed",
-        seconds=seconds,
-        counts=counts,
-        evidence=state.get("evidence"),
-    )
+    status = RunStatus.FINISHED if state.get("draft") else RunStatus.FAILED
+    emit(RunFinished(status=status, seconds=seconds, counts=counts, evidence=state.get("evidence")))
     return {}
 
 

@@ -11,13 +11,12 @@ reports the pause ("plan_review_requested") once it sees the interrupt.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research.events import emit
+from research.events.payloads import Counts, PlanApproved, PlanReviewRequested
 from research.graph.allocation import AllocationError, parse_allocation
 from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log
@@ -64,25 +63,26 @@ def validate_plan_edit(
     return cleaned, parsed
 
 
-def plan_payload(state: ResearchState, max_researchers: int) -> dict[str, Any]:
+def plan_payload(state: ResearchState, max_researchers: int) -> PlanReviewRequested:
     """What the user reviews: the interrupt's value and the plan_review_requested event's data."""
     resolved = state["allocation"]
-    return {
-        "allocation": resolved.allocation.model_dump(),
-        "allocation_notation": resolved.allocation.notation,
-        "allocation_origin": resolved.origin,
-        "research_questions": list(state["research_questions"]),
-        "max_researchers": max_researchers,
-        "max_questions": MAX_QUESTIONS,
-        "max_question_chars": MAX_QUESTION_CHARS,
-    }
+    return PlanReviewRequested(
+        allocation=Counts.model_validate(resolved.allocation.model_dump()),
+        allocation_notation=resolved.allocation.notation,
+        allocation_origin=resolved.origin,
+        research_questions=list(state["research_questions"]),
+        max_researchers=max_researchers,
+        max_questions=MAX_QUESTIONS,
+        max_question_chars=MAX_QUESTION_CHARS,
+    )
 
 
-def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     if not state.get("review_plan"):
         return {}
     cap = services_of(runtime).settings.max_researchers
-    answer = interrupt(plan_payload(state, cap)) or {}
+    # The interrupt's value is checkpointed and streamed: plain JSON, as the event's data.
+    answer = interrupt(plan_payload(state, cap).model_dump(mode="json")) or {}
     questions, allocation = validate_plan_edit(answer.get("questions"), answer.get("allocation"), max_researchers=cap)
     current = state["allocation"]
     questions = questions or list(state["research_questions"])
@@ -93,10 +93,13 @@ def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, An
         )
     edited = resolved is not current or questions != list(state["research_questions"])
     emit(
-        "plan_approved",
-        **resolved.model_dump(),  # allocation, origin, reasoning
-        research_questions=questions,
-        edited=edited,
+        PlanApproved(
+            allocation=Counts.model_validate(resolved.allocation.model_dump()),
+            origin=resolved.origin,
+            reasoning=resolved.reasoning,
+            research_questions=questions,
+            edited=edited,
+        )
     )
     summary = (
         f"Plan reviewed by the user{' and edited' if edited else ''}: allocation {resolved.allocation.notation}; "

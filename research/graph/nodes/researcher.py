@@ -4,7 +4,6 @@ parallel (Send) -> sources merged by the `merge_sources` reducer -> short notes.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
@@ -16,6 +15,7 @@ from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
 from research.events import emit
+from research.events.payloads import QueriesGenerated, SourcesDroppedData, SourcesFound
 from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
 from research.graph.nodes.researcher_report import announce_start, failed_branch, finish
@@ -26,7 +26,7 @@ from research.relevance.passages import carried_text
 MAX_QUERIES = 3
 
 
-def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> ResearcherState:
     ctx = services_of(runtime)
     task = state["task"]
     announce_start(task)
@@ -37,15 +37,15 @@ def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str,
         queries = ctx.offline.queries(task, task.kind)
     report_usage(ctx, "researcher", task.researcher_id)
     queries = [q for q in dict.fromkeys(q.strip() for q in queries) if q][:MAX_QUERIES] or [task.question]
-    emit("queries_generated", researcher_id=task.researcher_id, iteration=task.iteration, queries=queries)
+    emit(QueriesGenerated(queries=queries), researcher_id=task.researcher_id, iteration=task.iteration)
     return {"queries": queries, "started_at": time.time()}
 
 
 def fan_out_queries(state: ResearcherState) -> list[Send]:
-    return [Send("retrieve", {"task": state["task"], "query": q}) for q in state["queries"]]
+    return [Send("retrieve", RetrieveTask(task=state["task"], query=q)) for q in state["queries"]]
 
 
-def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> ResearcherState:
     """`state` is one Send() payload (add_node's node protocols name their first parameter `state`)."""
     ctx = services_of(runtime)
     task, query = state["task"], state["query"]
@@ -63,20 +63,14 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         )
     if result.dropped:  # what was dropped and why, for the researcher card
         emit(
-            "sources_dropped",
+            SourcesDroppedData(query=query, dropped=list(result.dropped)),
             researcher_id=task.researcher_id,
             iteration=task.iteration,
-            query=query,
-            dropped=[d.model_dump() for d in result.dropped],
         )
     emit(
-        "sources_found",
+        SourcesFound(query=query, providers=result.providers_used, sources=sources, off_topic=result.off_topic),
         researcher_id=task.researcher_id,
         iteration=task.iteration,
-        query=query,
-        providers=result.providers_used,
-        sources=[s.model_dump() for s in sources],
-        off_topic=result.off_topic,
     )
     preview = "; ".join(s.title for s in sources[:3])
     log_tool("researcher", f"search_{task.kind}", {"query": query}, preview=f"{len(sources)} results: {preview}")
@@ -86,7 +80,7 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> dict[str, Any]:
     }
 
 
-def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> ResearcherState:
     ctx = services_of(runtime)
     task = state["task"]
     sources = state.get("sources", [])
@@ -121,14 +115,19 @@ RESEARCHER_GRAPH = build_researcher_graph()
 UNCHECKPOINTED_RESEARCHER_GRAPH = build_researcher_graph(checkpointer=False)
 
 
-def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> ResearcherState:
     """Run one researcher's subgraph and hand back only what the parent graph keeps."""
     task = state["task"]
     try:
         graph = RESEARCHER_GRAPH if services_of(runtime).subgraph_checkpoints else UNCHECKPOINTED_RESEARCHER_GRAPH
-        result = graph.invoke({"task": task}, config, context=runtime.context)
+        result = graph.invoke(ResearcherState(task=task), config, context=runtime.context)
     except GraphBubbleUp:  # interrupts and other control flow belong to LangGraph
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
         return failed_branch(task, exc, services_of(runtime).settings.secret_values())
-    return {key: result.get(key, []) for key in ("sources", "reports", "warnings", "messages")}
+    return ResearcherState(
+        sources=result.get("sources", []),
+        reports=result.get("reports", []),
+        warnings=result.get("warnings", []),
+        messages=result.get("messages", []),
+    )

@@ -7,8 +7,6 @@ travels with the run instead of being fixed by the worker's setting.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
@@ -19,7 +17,7 @@ from research.graph.services import services_of
 from research.graph.state import ResearcherState
 
 
-def researcher_branch(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def researcher_branch(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> ResearcherState:
     """Fixed type-specific queries (pipeline) or a bounded tool loop (agent)."""
     run = agent_researcher if services_of(runtime).researcher_mode == "agent" else researcher
     return run(state, config, runtime)

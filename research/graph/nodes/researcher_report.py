@@ -4,22 +4,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-from research.events import PAYLOADS, EventType, emit
+from research.events import emit
+from research.events.payloads import ResearcherFinished, ResearcherStarted
 from research.graph.nodes.common import warn
+from research.graph.state import ResearcherState
 from research.schemas import ResearcherReport, ResearcherTask, RunWarning, Source
 from research.secrets import mask
 
 
-def _emit_branch_event(type_: EventType, record: ResearcherTask | ResearcherReport) -> None:
-    """The event carries the branch's id and round, and those of the record's fields its payload names."""
-    data = record.model_dump(include=set(PAYLOADS[type_].model_fields))
-    emit(type_, researcher_id=record.researcher_id, iteration=record.iteration, **data)
-
-
 def announce_start(task: ResearcherTask) -> None:
-    _emit_branch_event("researcher_started", task)
+    started = ResearcherStarted(kind=task.kind, question=task.question, angle=task.angle)
+    emit(started, researcher_id=task.researcher_id, iteration=task.iteration)
 
 
 def finish(
@@ -46,11 +42,19 @@ def finish(
         status="failed" if error else "done",
         error=error,
     )
-    _emit_branch_event("researcher_finished", report)
+    finished = ResearcherFinished(
+        kind=report.kind,
+        status=report.status,
+        source_ids=list(report.source_ids),
+        seconds=report.seconds,
+        notes=report.notes,
+        error=report.error,
+    )
+    emit(finished, researcher_id=report.researcher_id, iteration=report.iteration)
     return report
 
 
-def failed_branch(task: ResearcherTask, exc: Exception, secrets: Iterable[str]) -> dict[str, Any]:
+def failed_branch(task: ResearcherTask, exc: Exception, secrets: Iterable[str]) -> ResearcherState:
     """What a branch that raised hands back: a failed report and a warning (one broken researcher
     must not end the run). The message is masked: exception texts may quote a key."""
     message = mask(f"{type(exc).__name__}: {exc}", secrets)

@@ -8,14 +8,13 @@ again. The writer's draft stays version 1.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from research.brains.base import NumberedSource, ReviseRequest
 from research.drafts.citations import finalize_citations
 from research.drafts.review import ReviewIssues, find_issues, revise_offline
 from research.events import emit
+from research.events.payloads import DraftRevisedData
 from research.graph.context import RunContext, RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.claim_check import checked
@@ -26,7 +25,7 @@ from research.schemas import Draft, Source
 from research.secrets import mask
 
 
-def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     draft, claims = state.get("draft"), state.get("claims") or []
     version = state.get("draft_version") or 1
@@ -45,13 +44,8 @@ def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
             break  # nothing the reviser could change
         version += 1
         draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=draft.known_gaps)
-        emit(
-            "draft_revised",
-            version=version,
-            markdown=draft.markdown,
-            citations={str(k): v for k, v in draft.citations.items()},
-            reasons=reasons,
-        )
+        citations = {str(k): v for k, v in draft.citations.items()}
+        emit(DraftRevisedData(version=version, markdown=draft.markdown, citations=citations, reasons=reasons))
         agent_log.info("Reviewer: draft v%d (%d changes)", version, len(reasons))
         claims = checked(ctx, draft, version)
     return {"draft": draft, "claims": claims, "draft_version": version, "route_history": [Node.REVIEWER.value]}

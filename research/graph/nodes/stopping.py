@@ -27,7 +27,7 @@ def announce_stop(state: ResearchState, update: ResearchState, max_consecutive_s
         agent_log.info("Research stopped: %s", message)
     else:
         warn("research", message)
-    emit("research_stopped", iteration=iteration, **ResearchStoppedData(reason=reason, message=message).model_dump())
+    emit(ResearchStoppedData(reason=reason, message=message), iteration=iteration)
     return reason
 
 

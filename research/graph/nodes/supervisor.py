@@ -3,8 +3,6 @@ and dispatches one researcher per allocated slot."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -12,12 +10,13 @@ from pydantic import ValidationError
 
 from research.brains.base import Plan
 from research.events import emit
+from research.events.payloads import AllocationDecided, Counts, Phase
 from research.graph.allocation import parse_allocation, researcher_ids, resolve_allocation
 from research.graph.context import RunContext, RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.services import services_of
-from research.graph.state import ResearchState
+from research.graph.state import ResearcherState, ResearchState
 from research.schemas import (
     ResearcherAllocation,
     ResearcherKind,
@@ -34,11 +33,11 @@ _ANGLES: dict[ResearcherKind, tuple[str, ...]] = {
 }
 
 
-def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     topic = state["topic"]
     cap = ctx.settings.max_researchers
-    emit("phase", phase="supervisor", iteration=0)
+    emit(Phase(phase="supervisor"), iteration=0)
     requested = state.get("requested_allocation")
     user = parse_allocation(requested, cap) if requested else None
     plan = ctx.brain.plan(topic, max_researchers=cap, wants_allocation=user is None)
@@ -62,10 +61,13 @@ def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any
         warn("supervisor", message)
 
     emit(
-        "allocation_decided",
-        **resolved.model_dump(),  # allocation, origin, reasoning
-        research_questions=questions,
-        plan_reasoning=plan.reasoning,
+        AllocationDecided(
+            allocation=Counts.model_validate(resolved.allocation.model_dump()),
+            origin=resolved.origin,
+            reasoning=resolved.reasoning,
+            research_questions=questions,
+            plan_reasoning=plan.reasoning,
+        )
     )
     agent_log.info(
         "Supervisor decision: allocation %s (%s) | questions: %s",
@@ -155,4 +157,4 @@ def researcher_sends(tasks: list[ResearcherTask], ctx: RunContext) -> list[Send]
     puts the longest chains of requests, which decide when the round ends, at the head of the
     queue (longest-first scheduling on observed retrieve times; ties keep the plan's order)."""
     ordered = sorted(tasks, key=lambda t: -(ctx.sources.expected_seconds(t.kind) or 0.0))
-    return [Send(Node.RESEARCHER.value, {"task": t}) for t in ordered]
+    return [Send(Node.RESEARCHER.value, ResearcherState(task=t)) for t in ordered]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
@@ -12,6 +10,7 @@ from research.drafts.citations import CitedDraft, finalize_citations
 from research.drafts.evidence import assess_evidence, empty_draft
 from research.drafts.guard import repair_draft
 from research.events import emit
+from research.events.payloads import DraftReady, EvidenceAssessedData, Phase
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
@@ -52,9 +51,9 @@ def _guarded(body: str, numbered: list[NumberedSource]) -> tuple[CitedDraft, lis
     return cited, repairs
 
 
-def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
+def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
-    emit("phase", phase="writer", iteration=state.get("research_iterations", 0))
+    emit(Phase(phase="writer"), iteration=state.get("research_iterations", 0))
     numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(state.get("sources", [])), 1)]
     gaps = known_gaps(state)
     evidence = assess_evidence(
@@ -63,7 +62,16 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         state.get("critiques") or [],
         [q for r in state.get("reports", []) for q in r.queries],
     )
-    emit("evidence_assessed", **{k: v for k, v in evidence.__dict__.items()})
+    emit(
+        EvidenceAssessedData(
+            evidence=evidence.evidence,
+            questions=evidence.questions,
+            questions_covered=evidence.questions_covered,
+            sources=evidence.sources,
+            searched=list(evidence.searched),
+            reason=evidence.reason,
+        )
+    )
     if evidence.warning:
         warn("evidence", evidence.warning)
     request = WriteRequest(state["topic"], state["research_questions"], numbered, ctx.text_of, gaps)
@@ -93,10 +101,7 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> dict[str, Any]:
         warn("writer", message)
     draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
     emit(
-        "draft_ready",
-        markdown=draft.markdown,
-        citations={str(k): v for k, v in draft.citations.items()},
-        known_gaps=gaps,
+        DraftReady(markdown=draft.markdown, citations={str(k): v for k, v in draft.citations.items()}, known_gaps=gaps)
     )
     agent_log.info("Writer: draft ready with %d citations", len(draft.citations))
     closing = f"Draft ready: {len(draft.citations)} sources cited" + (f", {len(gaps)} known gaps." if gaps else ".")
