@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
 NO_PASSAGE = 0
 MAX_PASSAGES = 8
@@ -33,7 +33,7 @@ class SectionSentences(BaseModel):
 def section_schema(passages: int) -> type[SectionSentences]:
     """SectionSentences whose `passage` may only be 0..passages in the JSON schema sent."""
     count = max(0, min(passages, MAX_PASSAGES))
-    numbers = list(range(NO_PASSAGE, count + 1))
+    numbers: list[JsonValue] = list(range(NO_PASSAGE, count + 1))
     sentence = create_model(
         "GroundedSentence",
         __base__=GroundedSentence,
@@ -48,5 +48,5 @@ def section_schema(passages: int) -> type[SectionSentences]:
     return create_model(
         "SectionSentences",
         __base__=SectionSentences,
-        sentences=(list[sentence], Field(max_length=20)),  # type: ignore[valid-type]
+        sentences=(list[sentence], Field(max_length=20)),
     )

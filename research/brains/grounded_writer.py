@@ -92,7 +92,7 @@ def select_passages(
     if primary and fill_with is not None and len(order) < PASSAGES_PER_SECTION:
         order += [i for i in _ranked_sources(fill_with, texts) if i not in order]
         order += [i for i in range(len(texts)) if i not in order]
-    passages = []
+    passages: list[Passage] = []
     for i in order[:PASSAGES_PER_SECTION]:
         wanted = query if i in primary else (fill_with or query)
         text = best_snippet(wanted, texts[i], max_chars=PASSAGE_CHARS, max_sentences=PASSAGE_SENTENCES)
