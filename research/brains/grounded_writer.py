@@ -68,6 +68,7 @@ class Section:
     invalid: int = 0  # named a passage it was not shown
     ungrounded: int = 0  # too few of its words in its passage
     declined: int = 0  # the model said no passage answers (passage 0)
+    unplain: int = 0  # held a link or markup
 
     def markdown(self) -> str:
         body = " ".join(_with_marker(text, n) for text, n in self.sentences) if self.sentences else NO_ANSWER
@@ -189,7 +190,10 @@ def _section(
         # A reply's "sentence" may hold several: each gets the marker (and is checked) on its own.
         for piece in split_sentences(" ".join(str(item.text).split())[:MAX_SENTENCE_CHARS]):
             text = clean_sentence(piece)
-            if not text or _repeats(text, seen):
+            if not text:
+                section.unplain += len(piece.split()) >= MIN_WORDS  # a link or markup, not a short fragment
+                continue
+            if _repeats(text, seen):
                 continue
             if grounding(text, passage.text) < MIN_GROUNDING:
                 section.ungrounded += 1
@@ -243,6 +247,9 @@ def _report(sections: list[Section], note: Note) -> None:
         note(f"dropped {invalid} sentence(s) that named a passage the model was not given")
     if ungrounded:
         note(f"dropped {ungrounded} sentence(s) whose words were not in the passage they named")
+    unplain = sum(s.unplain for s in sections)
+    if unplain:
+        note(f"dropped {unplain} sentence(s) that held a link or markup")
     unanswered = [s.heading for s in sections if not s.sentences and s.heading != "Summary"]
     if unanswered:  # said in the draft itself: a note in the log, not a warning
         agent_log.info("Writer: no sentence rests on the sources for: %s", "; ".join(unanswered)[:300])
