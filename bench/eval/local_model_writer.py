@@ -23,7 +23,7 @@ from bench.eval.local_model_figures import draft_figures
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def write_one(server: Any, topic: str, root: Path) -> dict[str, Any]:
+def write_one(server: Any, topic: str, root: Path, questions: int | None = None) -> dict[str, Any]:
     from bench.llama_server import lane_settings
     from research.brains.base import NumberedSource, WriteRequest
     from research.brains.llm import LLMBrain
@@ -45,12 +45,15 @@ def write_one(server: Any, topic: str, root: Path) -> dict[str, Any]:
     def text_of(source_id: str) -> str:
         return runner.store.get_text(run_id, source_id) or ""
 
-    settings = lane_settings(server, root / "llm", **{f"reply_tokens_{role}": cap for role, cap in CAPS.items()})
+    caps = {f"reply_tokens_{role}": cap for role, cap in CAPS.items()}
+    # A busy machine serves about a token a second: no deadline shorter than the reply can take.
+    settings = lane_settings(server, root / "llm", llm_timeout=1800, llm_reply_seconds=1800, **caps)
     brain = LLMBrain(settings)
     started = time.perf_counter()
     error = None
     try:
-        body = brain.write(WriteRequest(topic, view.research_questions, numbered, text_of, []))
+        asked = view.research_questions[:questions] if questions else view.research_questions
+        body = brain.write(WriteRequest(topic, asked, numbered, text_of, []))
     except Exception as exc:  # noqa: BLE001 - a failed step is a figure too
         body, error = "", f"{type(exc).__name__}: {exc}"
     seconds = round(time.perf_counter() - started, 1)
@@ -78,7 +81,11 @@ def write_one(server: Any, topic: str, root: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     from bench.llama_server import QWEN_ALIAS, LlamaServer, qwen_model_path
 
-    topics = (argv if argv is not None else sys.argv[1:]) or [t.topic for t in TOPICS if t.group == "covered"][:1]
+    args = list(argv if argv is not None else sys.argv[1:])
+    questions = int(args.pop(args.index("--questions") + 1)) if "--questions" in args else None
+    if "--questions" in args:
+        args.remove("--questions")
+    topics = args or [t.topic for t in TOPICS if t.group == "covered"][:1]
     model = qwen_model_path()
     if model is None:
         print("Qwen2.5-Coder-1.5B is not set up: run scripts/local_model_setup.sh", file=sys.stderr)
@@ -89,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         with server:
             for i, topic in enumerate(topics):
                 print(f"[eval-local-model-writer] {topic}", file=sys.stderr, flush=True)
-                rows.append(write_one(server, topic, Path(tmp) / f"t{i}"))
+                rows.append(write_one(server, topic, Path(tmp) / f"t{i}", questions))
                 print(json.dumps({k: v for k, v in rows[-1].items() if k != "draft"}), file=sys.stderr, flush=True)
     out = {"generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "threads": 1, "rows": rows}
     (ROOT / "bench" / "eval_local_model_writer.json").write_text(json.dumps(out, indent=1) + "\n")
