@@ -59,8 +59,10 @@ def run_topic(server: Any, item: Topic, root: Path) -> dict[str, Any]:
         server,
         root,
         review_rounds=0,
-        llm_timeout=300,
-        llm_reply_seconds=300,
+        # A busy machine serves about a token a second (a plan reply took longer than 300 s): the
+        # deadlines must not cut what is only slow.
+        llm_timeout=1800,
+        llm_reply_seconds=1800,
         **{f"reply_tokens_{role}": cap for role, cap in CAPS.items()},
     )
     runner = ResearchRunner(settings)

@@ -48,8 +48,8 @@ def _run(qwen, topic: str, name: str):
         server,
         root / name,
         review_rounds=0,
-        llm_timeout=300,
-        llm_reply_seconds=300,
+        llm_timeout=1800,
+        llm_reply_seconds=1800,
         **{f"reply_tokens_{role}": cap for role, cap in CAPS.items()},
     )
     return run_research(settings, topic, allocation="110", max_iterations=0)
