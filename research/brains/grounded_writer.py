@@ -210,9 +210,9 @@ def clean_sentence(text: str) -> str:
     text = _LIST_LEAD.sub("", text).strip(" \"'")
     if _LINKISH.search(text) or len(text.split()) < MIN_WORDS:
         return ""
-    text = " ".join(text.split()).rstrip(" ,;:")
-    if text[-1:] not in ".!?":
-        text += "."
+    body = " ".join(text.split()).rstrip(" ,;:.!?")
+    end = text.rstrip()[-1:]
+    text = body + (end if end in "!?" else ".")  # one full stop: "datasets.." -> "datasets."
     first = text.split(" ", 1)[0]
     return text[:1].upper() + text[1:] if first.islower() else text  # "mRNA" stays "mRNA"
 

@@ -298,3 +298,10 @@ def test_url_queries_become_search_words(server: FakeOpenAIServer) -> None:
     assert queries == ["cdc vaccines covid 19 mrna", "cdc vaccines", "mRNA vaccine lipid delivery"]
     assert not any("://" in q or ".gov" in q for q in queries)
     assert json.dumps(queries)  # plain strings
+
+
+def test_a_sentence_ends_with_one_full_stop_and_keeps_its_marker() -> None:
+    from research.brains.grounded_writer import clean_sentence
+
+    assert clean_sentence("The dataset covered millions of doses..") == "The dataset covered millions of doses."
+    assert clean_sentence("mRNA is a fragile molecule, ") == "mRNA is a fragile molecule."
