@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-fast test-server server test-local-model local-model-build-deps lint format bench bench-quick fuzz eval eval-local-model install install-dev browser clean
+.PHONY: run test test-busy test-fast test-server server test-local-model local-model-build-deps lint format bench bench-quick fuzz eval eval-local-model install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,7 +48,7 @@ browser:
 		|| echo "Could not install:$$missing (browser tests skip outside CI; PDFs fall back to core fonts)."; \
 	fi
 
-## Lint and types: ruff (style, imports, bugbear, simplify) and mypy (strict on research/).
+## Lint and types: ruff (style, imports, bugbear, simplify) and mypy (strict on research/, ui/ and pages/).
 lint: install-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -72,6 +72,11 @@ local-model-build-deps:
 ## Run every test (unit, graph, UI, browser), all offline.
 test: install-dev browser
 	$(PY) -m pytest -q
+
+## `make test`'s pytest with every core kept busy beside it (one `python -c "while True: pass"` per
+## core, killed when the suite ends, fails or is interrupted): the suite must wait on state, not luck.
+test-busy: install-dev browser
+	PYTHON=$(PY) bash scripts/busy.sh $(PY) -m pytest -q
 
 ## Everything but the browser tests and the server lane.
 test-fast: install-dev

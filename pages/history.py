@@ -4,7 +4,7 @@ saved comparisons (reopen one on the Compare page)."""
 import pandas as pd
 import streamlit as st
 
-from research.api import RunManager
+from research.api import RunControl, delete_run_everywhere, fold
 from ui import auth, compare_session, session
 from ui.app_entry import ensure_app_entry
 from ui.comparison_store import ComparisonStore
@@ -38,7 +38,7 @@ def picked_id(rows: list[dict[str, object]], *, key: str, id_column: str) -> str
     return str(frame.iloc[selected[0]][id_column]) if selected else None
 
 
-def runs_tab(manager: RunManager) -> None:
+def runs_tab(manager: RunControl) -> None:
     records = store.list_runs()
     note_col, import_col = st.columns([5, 1.4], vertical_alignment="center")
     with import_col.popover("Import a run file", icon=":material/upload_file:", width="stretch"):
@@ -74,8 +74,13 @@ def runs_tab(manager: RunManager) -> None:
         st.switch_page(page(AppPage.RESEARCH), query_params={session.RUN_PARAM: run_id})
     with delete_col.popover("Delete run", icon=":material/delete:", disabled=manager.is_live(run_id)):
         st.write("Delete this run, its events and all draft versions? This cannot be undone.")
-        if auth.require_user("delete runs") and st.button("Delete permanently", type="primary", key="history-delete"):
-            store.delete_run(run_id)
+        owner = fold(store.events(run_id)).started_by
+        if not auth.require_user("delete runs"):
+            pass
+        elif not auth.may_delete(owner, settings):
+            st.info("Only the run's owner (who started it) or an admin may delete it.", icon=":material/lock:")
+        elif st.button("Delete permanently", type="primary", key="history-delete"):
+            delete_run_everywhere(store, settings, run_id)  # checkpoints and stored texts too
             session.forget_view(run_id)
             if session.attached_id() == run_id:
                 session.detach()

@@ -11,7 +11,7 @@ from ui.text import KIND_LABELS, kind_icon, md_escape
 
 ensure_app_entry()  # first: a page must never draw outside the app (see ui/app_entry.py)
 
-library = get_manager(load_settings()).runner.library
+library = get_manager(load_settings()).library
 
 
 def _import(target: Library) -> None:
@@ -43,9 +43,11 @@ with search_col:
     st.subheader(":material/search: Search", anchor=False)
     query_col, kind_col = st.columns([3, 1], vertical_alignment="bottom")
     query = query_col.text_input("Search the library", placeholder="e.g. lipid nanoparticles")
-    kind = kind_col.selectbox("Kind", ["all", *RESEARCHER_KINDS], format_func=lambda k: KIND_LABELS.get(k, "All kinds"))
+    kinds: list[str] = ["all", *RESEARCHER_KINDS]
+    chosen = kind_col.selectbox("Kind", kinds, format_func=lambda k: KIND_LABELS.get(k, "All kinds"))
+    kind_filter = next((k for k in RESEARCHER_KINDS if k == chosen), None)  # None: all kinds
     if query.strip():
-        hits = library.search(query, kind=None if kind == "all" else kind, limit=20)
+        hits = library.search(query, kind=kind_filter, limit=20)
         rows = [
             {
                 "Title": h.title,
@@ -60,7 +62,7 @@ with search_col:
         st.caption(f"{len(rows)} matching documents")
         frame = pd.DataFrame(rows, columns=["Title", "Kind", "Authors", "Year", "Relevance", "Opening"])
     else:
-        docs = library.list_documents(None if kind == "all" else kind, limit=100)
+        docs = library.list_documents(kind_filter, limit=100)
         st.caption("Newest documents first")
         frame = pd.DataFrame(
             [

@@ -4,7 +4,7 @@ paused for plan review, or ended: replay, revise, export)."""
 import streamlit as st
 from pydantic import ValidationError
 
-from research.api import AllocationError, ResearchRequest, ServerUnreachable
+from research.api import AllocationError, BrainUnavailable, ResearchRequest, ServerUnreachable
 from ui import auth, session, stored_run
 from ui.allocation_controls import render_inputs, render_run_button
 from ui.page_start import open_page
@@ -31,6 +31,8 @@ with st.container(border=True, key="run-inputs"):
         persist_state="session",
         help="Pause after the supervisor so you can edit the research questions and the allocation first.",
     )
+    if clicked and not auth.require_spend(manager.store, settings, "start runs"):
+        clicked = False  # a run spends the desk's model key: signed in, and within the daily cap
     if clicked:
         try:
             run_id = manager.start(
@@ -43,16 +45,16 @@ with st.container(border=True, key="run-inputs"):
                     **options,
                 )
             )
-        except (AllocationError, ServerUnreachable) as exc:
+        except (AllocationError, BrainUnavailable, ServerUnreachable) as exc:
             st.error(f"Could not start the run: {md_escape(exc)}", icon=":material/error:")
         except ValidationError as exc:
             st.error(f"Could not start the run: {md_escape(exc.errors()[0]['msg'])}", icon=":material/error:")
         else:
             session.attach(run_id)
 
-run_id = session.attached_run_id(manager.store)
-if run_id:
-    stored_run.show(manager, settings, run_id)
+attached_run = session.attached_run_id(manager.store)
+if attached_run:
+    stored_run.show(manager, settings, attached_run)
 else:
     st.info(
         "Type a topic, choose your researchers and press **Run research**. Every step shows up here as it happens.",

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from research.api import RESEARCHER_KINDS, check_providers
+from research.api import RESEARCHER_KINDS, check_providers, mask_url
 from ui import auth
 from ui.page_start import open_page
 from ui.sidebar import SOURCE_MODES, brain_label
@@ -17,7 +17,7 @@ settings, manager = open_page(
 
 if settings.server_url:  # remote mode: what is shown below is this dashboard's side only
     st.info(
-        f"Remote mode: runs execute on the LangGraph server at `{settings.server_url}`, with the "
+        f"Remote mode: runs execute on the LangGraph server at `{mask_url(settings.server_url)}`, with the "
         "server's own keys, providers and library. This page shows this dashboard's settings.",
         icon=":material/cloud:",
     )
@@ -58,7 +58,7 @@ st.markdown(f"**Mode:** {SOURCE_MODES.get(settings.sources, settings.sources)}")
 st.dataframe(
     pd.DataFrame(
         [
-            {"Kind": KIND_LABELS[kind], "Providers": ", ".join(manager.runner.sources.describe(kind))}
+            {"Kind": KIND_LABELS[kind], "Providers": ", ".join(manager.sources.describe(kind))}
             for kind in RESEARCHER_KINDS
         ]
     ),

@@ -1,5 +1,6 @@
 """The engine's public API: what the dashboard (and other callers) may import."""
 
+from research.brains.availability import BrainUnavailable, brain_problem
 from research.brains.offline_revise import RevisionError
 from research.drafts.citations import check_citations
 
@@ -12,13 +13,16 @@ from research.export.run_export import EXPORT_FORMATS, ExportError, ExportFile, 
 from research.export.sources_csv import csv_cell, render_csv
 from research.graph.allocation import AllocationError, parse_allocation
 from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
+from research.graph.services import settings_key
 
 # Issue 6: plan review, replay, bundles, exports and draft revision.
 from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
 
 # Issues 13/15: one runner per run (leases), resume from any point, shared runs (Postgres).
+from research.runs.control import RunControl
 from research.runs.lease import RunBusyError
 from research.runs.manager import RunManager
+from research.runs.purge import delete_run_everywhere
 
 # Issue 15: remote mode (RESEARCH_SERVER_URL): the same interface over a LangGraph Server.
 from research.runs.remote import RemoteRunManager, ServerUnreachable, thread_id_of
@@ -47,6 +51,7 @@ from research.schemas import (
     MAX_PER_KIND,
     MAX_TOPIC_CHARS,
     RESEARCHER_KINDS,
+    CheckedClaim,
     Critique,
     QuestionCoverage,
     ResearcherAllocation,
@@ -56,6 +61,7 @@ from research.schemas import (
     TopicError,
     validate_topic,
 )
+from research.secrets import mask_url
 from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
 
 # For the dashboard: run-view constants, library browsing/upload and the provider check.
@@ -65,7 +71,7 @@ from research.sources.library.importer import SUPPORTED_SUFFIXES, ImportReport, 
 from research.sources.library.store import Library
 
 
-def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
+def make_manager(settings: Settings) -> RunControl:
     """The run manager these settings ask for: in-process, or a client of RESEARCH_SERVER_URL."""
     if settings.server_url:
         return RemoteRunManager(settings)
@@ -74,6 +80,8 @@ def make_manager(settings: Settings) -> RunManager | RemoteRunManager:
 
 __all__ = [
     "AllocationError",
+    "BrainUnavailable",
+    "brain_problem",
     "DraftVersion",
     "Event",
     "RunLiveness",
@@ -84,7 +92,9 @@ __all__ = [
     "ResearchRunner",
     "ResearcherAllocation",
     "ResearcherView",
+    "RunControl",
     # The run view's parts, as panels read them.
+    "CheckedClaim",
     "Critique",
     "PlanReviewRequested",
     "QuestionCoverage",
@@ -144,9 +154,12 @@ __all__ = [
     "RemoteRunManager",
     "ServerUnreachable",
     "make_manager",
+    "settings_key",
     "thread_id_of",
     "ComparisonRecord",
     "DatabaseUnavailable",
+    "delete_run_everywhere",
+    "mask_url",
     "DuplicateEventError",
     "RunBusyError",
     "RunNotResumableError",

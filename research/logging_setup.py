@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -14,20 +15,35 @@ from research.settings import Settings
 # The run a log line belongs to. LangGraph runs each node in a copy of the caller's context, so the
 # runner sets it once and every line its nodes (and their worker threads) log carries it.
 current_run_id: ContextVar[str] = ContextVar("research_run_id", default="-")
+# The run's topic, so log lines name the run by its id and never spell out what it researches
+# (a deleted run must not live on in the log).
+current_topic: ContextVar[re.Pattern[str] | None] = ContextVar("research_topic", default=None)
+TOPIC_MASK = "<topic>"
 
 
 @contextmanager
-def run_id_scope(run_id: str) -> Iterator[None]:
+def run_id_scope(run_id: str, *, topic: str = "") -> Iterator[None]:
     token = current_run_id.set(run_id)
+    # A literal pattern (escaped): matched in linear time, any case ("What is X?" questions lower it).
+    topic_token = current_topic.set(re.compile(re.escape(topic.strip()), re.IGNORECASE) if topic.strip() else None)
     try:
         yield
     finally:
+        current_topic.reset(topic_token)
         current_run_id.reset(token)
 
 
 class RunIdFilter(logging.Filter):
+    """Stamps the run id on a record and takes the run's topic out of its message."""
+
     def filter(self, record: logging.LogRecord) -> bool:
         record.run_id = current_run_id.get()
+        topic = current_topic.get()
+        if topic is not None:
+            message = record.getMessage()
+            masked = topic.sub(TOPIC_MASK, message)
+            if masked != message:
+                record.msg, record.args = masked, ()
         return True
 
 

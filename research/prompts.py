@@ -215,6 +215,13 @@ NO_SOURCES = f"{SOURCES_OPEN}\n(no sources were found)\n{SOURCES_CLOSE}"
 _DELIMITER_LOOKALIKE = re.compile(r"<<<|>>>|</?source\b", re.IGNORECASE)  # <<<END SOURCES>>>, </source>
 
 
+# Added to the plan and query prompts when the topic is not in English (topic_language.py).
+TOPIC_LANGUAGE_NOTE = (
+    "\n\nThe topic is written in {language}. Write the research questions and the search queries in "
+    "{language}, the topic's language, not in English."
+)
+
+
 def neutralise(text: str) -> str:
     """Defuse anything in untrusted text that could close our delimiters and pose as instructions."""
     return _DELIMITER_LOOKALIKE.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
@@ -290,13 +297,16 @@ TOOL_REFUSED = "Not called: {reason}."
 # --- claim judge (research/brains/claim_judge.py) -----------------------------------------------
 
 CLAIM_JUDGE_SYSTEM = """Role: claim checker.
-For each numbered claim of a draft you get the passage of the source it cites. Decide whether the
-passage supports the claim: "supported" (the passage states it), "partial" (it states part of it, or
-something weaker), "unsupported" (it does not state it, or says otherwise). Judge only from the
+For each numbered claim of a draft you get the question of its section and the passage of the source
+it cites. Decide whether the passage supports the claim: "supported" (the passage states it, with the
+same numbers, units and names), "partial" (it states part of it, or something weaker), "unsupported"
+(it does not state it, says otherwise, or the claim changes a number, unit or name). Set
+addresses_question to false when the claim does not answer its question (it is about something else,
+or only shares a word with it). Give a short reason for anything not supported. Judge only from the
 passage, never from what you know. Answer one judgement per claim, with its index.
 {untrusted_rule}"""
 
-CLAIM_JUDGE_USER = """Claims (numbered):
+CLAIM_JUDGE_USER = """Claims (numbered, each with the question of its section):
 {claims}
 
 Passages (the source with n="k" is the passage claim k cites):

@@ -236,14 +236,20 @@ class Usage(BaseModel):
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def price_unknown(self) -> bool:
+        """Calls or tokens with no price: the cost is unknown (null), never 0."""
+        return self.cost_usd is None and bool(self.calls or self.total_tokens)
+
     def __add__(self, other: Usage) -> Usage:
         costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
+        unknown = self.price_unknown or other.price_unknown  # a partial sum would understate the cost
         return Usage(
             calls=self.calls + other.calls,
             failed_calls=self.failed_calls + other.failed_calls,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
-            cost_usd=sum(costs) if costs else None,
+            cost_usd=sum(costs) if costs and not unknown else None,
         )
 
 
@@ -360,6 +366,12 @@ Evidence = Literal["none", "partial", "sufficient"]
 ClaimVerdict = Literal["supported", "partial", "unsupported", "unverifiable"]
 
 
+# not_stated: the passage does not state it (too few of its terms, or the model judge says so);
+# changed: a number, unit or identifier of the passage
+# changed; off_question: it does not answer its section's question; no_text: nothing to check against.
+ClaimFailure = Literal["", "not_stated", "changed", "off_question", "no_text"]
+
+
 class CheckedClaim(BaseModel):
     n: int  # the [n] the sentence cites
     sentence: str
@@ -368,6 +380,8 @@ class CheckedClaim(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
     passage: str = ""  # the best-matching passage of the cited source's stored text
     section: str = ""
+    failure: ClaimFailure = ""  # why it is not supported, as a kind ("" when it is)
+    reason: str = ""  # the same in words: which number or identifier changed, which question it misses
 
 
 class ClaimJudgement(BaseModel):
@@ -376,6 +390,7 @@ class ClaimJudgement(BaseModel):
     model_config = ConfigDict(extra="forbid")
     index: int = Field(ge=1, description="the claim's number as given")
     verdict: Literal["supported", "partial", "unsupported"]
+    addresses_question: bool = Field(True, description="whether the claim answers its section's question")
     reason: str = Field("", max_length=300)
 
 

@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from research.secrets import mask_url, url_secrets
+
 SourceMode = Literal["auto", "live", "library"]
 BrainChoice = Literal["auto", "offline", "openai"]
 ResearcherMode = Literal["pipeline", "agent"]
@@ -21,7 +23,10 @@ MAX_RESEARCHER_CAP = 9
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RESEARCH_", env_file=".env", extra="ignore", populate_by_name=True)
+    # hide_input_in_errors: a refused value (a URL with its password) is never quoted in the error.
+    model_config = SettingsConfigDict(
+        env_prefix="RESEARCH_", env_file=".env", extra="ignore", populate_by_name=True, hide_input_in_errors=True
+    )
 
     # Where runs, checkpoints, the library and logs live.
     data_dir: Path = Path("data")
@@ -113,11 +118,16 @@ class Settings(BaseSettings):
     max_tool_calls_per_round: int = Field(40, ge=1, le=500)
     max_tool_calls_per_run: int = Field(100, ge=1, le=2000)
 
+    # Shared desks with [auth]: who may delete any run (comma-separated emails), and model calls a
+    # signed-in user may spend a day on the desk's shared key (unset: no cap).
+    admins: str = ""
+    user_daily_llm_calls: int | None = Field(None, ge=0)
+
     # Remote mode (research/runs/remote.py): a LangGraph Server runs the graph; None = in-process.
     server_url: str | None = None
     server_timeout: float = Field(60.0, gt=0, le=3600)  # seconds: connect (at most 5) and each stream read
 
-    @field_validator("fast_model", "openai_base_url", "server_url", mode="before")
+    @field_validator("fast_model", "openai_base_url", "server_url", "user_daily_llm_calls", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -126,7 +136,7 @@ class Settings(BaseSettings):
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError(f"must be an http:// or https:// URL of a LangGraph server, got {value[:100]!r}")
+            raise ValueError(f"must be an http:// or https:// URL of a LangGraph server, got {mask_url(value)[:100]!r}")
         return value
 
     @field_validator("database_url", mode="after")
@@ -156,8 +166,19 @@ class Settings(BaseSettings):
         """Every configured secret, so logs and exports can be scrubbed of them."""
         secrets = [self.openai_api_key, self.tavily_api_key, self.github_token, self.database_url]
         values = [s.get_secret_value() for s in secrets if s and s.get_secret_value()]
-        password = _url_password(self.database_url.get_secret_value()) if self.database_url else None
-        return values + ([password] if password else [])
+        # The credentials inside every URL setting (userinfo, password-like query values), found by parsing.
+        database = self.database_url.get_secret_value() if self.database_url else None
+        for url in (database, self.server_url, self.openai_base_url, *self.provider_urls()):
+            values += [v for v in url_secrets(url) if v not in values]
+        return values
+
+    def provider_urls(self) -> list[str]:
+        urls = [self.tavily_url, self.arxiv_url, self.openalex_url, self.openlibrary_url, self.wikipedia_url]
+        return [*urls, self.github_url, self.stackexchange_url, *([self.ddgs_url] if self.ddgs_url else [])]
+
+    @property
+    def admin_emails(self) -> frozenset[str]:
+        return frozenset(e.strip().lower() for e in self.admins.replace(";", ",").split(",") if e.strip())
 
     @property
     def runs_db(self) -> Path:
@@ -170,15 +191,6 @@ class Settings(BaseSettings):
     @property
     def library_db(self) -> Path:
         return self.data_dir / "library.sqlite"
-
-
-def _url_password(url: str) -> str | None:
-    from urllib.parse import urlsplit
-
-    try:
-        return urlsplit(url).password
-    except ValueError:
-        return None
 
 
 @lru_cache(maxsize=1)

@@ -90,6 +90,7 @@ def _no_ambient_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Itera
         if name not in keep:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # Settings reads .env from the working directory
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # the model capability memory
     yield
 
 

@@ -33,11 +33,10 @@ def offline_env(data_dir: Path, base: dict[str, str] | None = None, **extra: str
     return env
 
 
-def _command(port: int, extra_args: tuple[str, ...]) -> list[str]:
+def _command(port: int, extra_args: tuple[str, ...], launcher: Path | None = None) -> list[str]:
+    program = [sys.executable, str(launcher)] if launcher else [sys.executable, "-m", "streamlit"]
     return [
-        sys.executable,
-        "-m",
-        "streamlit",
+        *program,
         "run",
         "streamlit_app.py",
         "--server.headless",
@@ -61,8 +60,14 @@ def start_streamlit(env: dict[str, str], log_path: Path | None = None) -> tuple[
 
 
 def streamlit_server(
-    env: dict[str, str], log_path: Path | None = None, *, port: int | None = None, extra_args: tuple[str, ...] = ()
+    env: dict[str, str],
+    log_path: Path | None = None,
+    *,
+    port: int | None = None,
+    extra_args: tuple[str, ...] = (),
+    launcher: Path | None = None,
 ) -> AbstractContextManager[str]:
-    """Yields the app's URL; the server (and anything it started) is stopped on exit."""
+    """Yields the app's URL; the server (and anything it started) is stopped on exit. `launcher`:
+    a script that stands in for `python -m streamlit` (tests/browser/clocked_streamlit.py)."""
     port = port or free_port()
-    return child_server.serving(STREAMLIT, _command(port, extra_args), port, env, log_path)
+    return child_server.serving(STREAMLIT, _command(port, extra_args, launcher), port, env, log_path)

@@ -10,10 +10,13 @@ actions stay open there (the exposure check is what keeps such a desk off the ne
 from __future__ import annotations
 
 import ipaddress
+import time
 
 import streamlit as st
 
-from research.api import Settings
+from research.api import RunStore, Settings
+
+DAY = 24 * 3600
 
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
@@ -23,7 +26,9 @@ def auth_configured() -> bool:
         section = st.secrets.get("auth")
     except Exception:  # noqa: BLE001 - no secrets file at all, or an unreadable one
         return False
-    return bool(section) and bool(section.get("client_id") or any(isinstance(v, dict) for v in section.values()))
+    if not section:
+        return False
+    return bool(section.get("client_id") or any(isinstance(v, dict) for v in section.values()))
 
 
 def signed_in_user() -> str | None:
@@ -49,6 +54,44 @@ def require_user(action: str) -> bool:
         return True
     st.info(f"Sign in to {action}.", icon=":material/lock:")
     st.button("Sign in", icon=":material/login:", key=f"sign-in-{action}", on_click=st.login)
+    return False
+
+
+def may_delete(started_by: str | None, settings: Settings) -> bool:
+    """Deleting a run on a desk with a login: its owner (who started it) or an admin (RESEARCH_ADMINS)."""
+    if not auth_configured():
+        return True
+    user = signed_in_user()
+    if user is None:
+        return False
+    return user == started_by or user.lower() in settings.admin_emails
+
+
+def spend_refusal(store: RunStore, settings: Settings, *, now: float | None = None) -> str | None:
+    """Why the signed-in user may not spend model calls now (None when they may): not signed in on a
+    desk with a login, or over their daily cap on the shared key (RESEARCH_USER_DAILY_LLM_CALLS)."""
+    if not auth_configured():
+        return None
+    user = signed_in_user()
+    if user is None:
+        return "Sign in to start runs or revise drafts: they spend the desk's model key."
+    cap = settings.user_daily_llm_calls
+    if cap is None or settings.brain_kind() == "offline":
+        return None
+    used = store.model_calls_by(user, (time.time() if now is None else now) - DAY)
+    if used >= cap:
+        return f"Your daily model-call cap is reached ({used} of {cap} in the last 24 hours); try again later."
+    return None
+
+
+def require_spend(store: RunStore, settings: Settings, action: str) -> bool:
+    """Draw why `action` may not spend (a sign-in prompt, or the cap) instead of it; True when it may."""
+    refusal = spend_refusal(store, settings)
+    if refusal is None:
+        return True
+    if signed_in_user() is None:
+        return require_user(action)
+    st.info(refusal, icon=":material/hourglass_top:")
     return False
 
 

@@ -12,7 +12,7 @@ from research.api import (
     MAX_PER_KIND,
     AllocationError,
     ResearchRequest,
-    RunManager,
+    RunControl,
     Settings,
     TopicError,
     parse_allocation,
@@ -44,7 +44,7 @@ def describe(notation: str) -> str:
     return f"{notation} · {', '.join(parts)}"
 
 
-def render(manager: RunManager, comparisons: ComparisonStore, settings: Settings) -> None:
+def render(manager: RunControl, comparisons: ComparisonStore, settings: Settings) -> None:
     new_tab, pick_tab, saved_tab = st.tabs(
         [
             ":material/play_arrow: Run allocations",
@@ -60,7 +60,7 @@ def render(manager: RunManager, comparisons: ComparisonStore, settings: Settings
         _saved(manager, comparisons)
 
 
-def _new_runs(manager: RunManager, comparisons: ComparisonStore, settings: Settings) -> None:
+def _new_runs(manager: RunControl, comparisons: ComparisonStore, settings: Settings) -> None:
     options = valid_allocations(settings)
     st.text_area(
         "Research topic",
@@ -101,11 +101,11 @@ def _new_runs(manager: RunManager, comparisons: ComparisonStore, settings: Setti
         note_col.caption(":material/info: Run comparison is disabled: " + " ".join(md_escape(p) for p in problems))
     else:
         note_col.caption(f"{plural(len(chosen), 'run')} at once · revision cap {settings.max_iterations}")
-    if clicked:
+    if clicked and auth.require_spend(manager.store, settings, "start runs"):
         _start(manager, comparisons, topic.strip(), chosen)
 
 
-def _start(manager: RunManager, comparisons: ComparisonStore, topic: str, allocations: list[str]) -> None:
+def _start(manager: RunControl, comparisons: ComparisonStore, topic: str, allocations: list[str]) -> None:
     run_ids = []
     try:
         for allocation in allocations:
@@ -121,7 +121,7 @@ def _start(manager: RunManager, comparisons: ComparisonStore, topic: str, alloca
     st.rerun()  # draw the new comparison (and collapse nothing the user opened)
 
 
-def _pick_runs(manager: RunManager, comparisons: ComparisonStore) -> None:
+def _pick_runs(manager: RunControl, comparisons: ComparisonStore) -> None:
     records = [r for r in manager.store.list_runs() if r.status == "finished"]
     if len(records) < MIN_RUNS:
         st.caption(
@@ -153,7 +153,7 @@ def _pick_runs(manager: RunManager, comparisons: ComparisonStore) -> None:
         st.rerun()
 
 
-def _saved(manager: RunManager, comparisons: ComparisonStore) -> None:
+def _saved(manager: RunControl, comparisons: ComparisonStore) -> None:
     saved = comparisons.newest_first()
     if not saved:
         st.caption("Comparisons you run or pick are kept here (and listed in History).")

@@ -41,13 +41,13 @@ class RunStats:
     researchers: int
     tokens: int
     calls: int
-    cost_usd: float
+    cost_usd: float | None  # None: a model of the run has no known price
     seconds: float | None
     headings: list[str]  # "## Summary", level marks kept so the structure diff shows nesting
     draft: str | None
     error: str | None = None
     warnings: int = 0
-    kind_provider: Counter = field(default_factory=Counter)
+    kind_provider: Counter[tuple[str, str]] = field(default_factory=Counter)
     unique: int = 0  # sources no other run in the comparison found (set by `summaries`)
 
     @property
@@ -117,7 +117,7 @@ def run_stats(view: RunView, record: RunRecord | None, draft: str | None) -> Run
 def label_uniquely(stats: list[RunStats]) -> None:
     """Two runs with the same allocation (picked from History) get "210 · 2"."""
     counts = Counter(s.label for s in stats)
-    seen: Counter = Counter()
+    seen: Counter[str] = Counter()
     for s in stats:
         if counts[s.label] > 1:
             seen[s.label] += 1
@@ -165,9 +165,10 @@ def _years(s: RunStats) -> str:
     return f"{low}–{high} (median {statistics.median(s.years):g})" if low != high else str(low)
 
 
-def metrics_frame(stats: list[RunStats]) -> pd.DataFrame:
-    """Rows are measures, columns are runs: the table an analyst reads across."""
-    unique = unique_sources(stats)
+def metrics_frame(stats: list[RunStats], unique: dict[str, int] | None = None) -> pd.DataFrame:
+    """Rows are measures, columns are runs: the table an analyst reads across (`unique`: the
+    runs' unique_sources, when already counted)."""
+    unique = unique_sources(stats) if unique is None else unique
     rows: list[tuple[str, Callable[[RunStats], object]]] = [
         ("Status", lambda s: s.status),
         ("Researchers", lambda s: s.researchers),

@@ -46,9 +46,10 @@ def _outcome(s: RunStats) -> str:
     return f"not approved after {plural(s.rounds, 'round')}" if s.rounds else "no analyst verdict"
 
 
-def summaries(stats: list[RunStats]) -> dict[str, str]:
-    """Per run, e.g. "111: most sources, most cited · 12 sources, approved in round 1, 0 gaps"."""
-    unique = unique_sources(stats)
+def summaries(stats: list[RunStats], unique: dict[str, int] | None = None) -> dict[str, str]:
+    """Per run, e.g. "111: most sources, most cited · 12 sources, approved in round 1, 0 gaps"
+    (`unique`: the runs' unique_sources, when already counted)."""
+    unique = unique_sources(stats) if unique is None else unique
     for s in stats:
         s.unique = unique[s.run_id]
     wins = _wins(stats)
@@ -71,7 +72,10 @@ def best_pick(stats: list[RunStats]) -> RunStats | None:
     """The run to start from next time: fewest gaps, then fewest rounds, then most sources.
     None when fewer than two runs finished, or when none of them is better on those terms."""
     finished = [s for s in stats if s.status == "finished"]
-    key = lambda s: (len(s.gaps), s.rounds, -s.sources)  # noqa: E731 - a sort key, named for reuse
+
+    def key(s: RunStats) -> tuple[int, int, int]:
+        return (len(s.gaps), s.rounds, -s.sources)
+
     if len(finished) < 2 or len({key(s) for s in finished}) == 1:
         return None
     return min(finished, key=key)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunManager
+from research.api import RunControl
 from ui import session
-from ui.compare_stats import RunStats, label_uniquely, run_stats
+from ui.compare_result import RunComparison, compare
+from ui.compare_stats import run_stats
 from ui.comparison_store import Comparison
 from ui.panels import compare_charts, compare_drafts, compare_runs
 from ui.text import md_escape, plural, when
@@ -18,8 +19,8 @@ from ui.text import md_escape, plural, when
 POLL_SECONDS = 1.0
 
 
-def gather(manager: RunManager, comparison: Comparison) -> tuple[list[RunStats], list[str]]:
-    """Stats of the comparison's runs that still exist, and the ids of those deleted since."""
+def gather(manager: RunControl, comparison: Comparison) -> RunComparison:
+    """The comparison of its runs that still exist (the ids of those deleted since are listed)."""
     stats, missing = [], []
     for run_id in comparison.run_ids:
         record = manager.store.get_run(run_id)
@@ -29,34 +30,34 @@ def gather(manager: RunManager, comparison: Comparison) -> tuple[list[RunStats],
         view = session.current_view(manager.store, run_id)
         latest = manager.store.latest_draft(run_id)
         stats.append(run_stats(view, record, latest.markdown if latest else None))
-    label_uniquely(stats)
-    return stats, missing
+    return compare(stats, missing)
 
 
-def show(manager: RunManager, comparison: Comparison) -> None:
+def show(manager: RunControl, comparison: Comparison) -> None:
     live = any(manager.is_live(run_id) for run_id in comparison.run_ids)
 
     @st.fragment(run_every=POLL_SECONDS if live else None)
     def panels() -> None:
         active = any(manager.is_live(run_id) for run_id in comparison.run_ids)
-        stats, missing = gather(manager, comparison)
-        _header(comparison, stats, missing)
-        if not stats:
+        result = gather(manager, comparison)
+        _header(comparison, result)
+        if not result.runs:
             st.warning("None of this comparison's runs exist any more.", icon=":material/warning:")
             return
-        compare_runs.render_summary_lines(stats)
-        compare_runs.render_cards(stats)
-        compare_runs.render_measures(stats)
-        compare_charts.render(stats)
-        compare_drafts.render(stats)
+        compare_runs.render_summary_lines(result)
+        compare_runs.render_cards(result)
+        compare_runs.render_measures(result)
+        compare_charts.render(result)
+        compare_drafts.render(result)
         if live and not active:
             st.rerun()  # the last run just ended: draw everything once more, without the timer
 
     panels()
 
 
-def _header(comparison: Comparison, stats: list[RunStats], missing: list[str]) -> None:
-    running = sum(not s.done for s in stats)
+def _header(comparison: Comparison, result: RunComparison) -> None:
+    missing = result.missing
+    running = sum(not s.done for s in result.runs)
     with st.container(key="compare-header"):
         st.markdown(f"### {md_escape(comparison.title)}")
         state = (

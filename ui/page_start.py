@@ -7,14 +7,14 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from research.api import RemoteRunManager, RunManager, Settings
+from research.api import RunControl, Settings
 from ui.app_entry import ensure_app_entry
 from ui.resources import get_manager, load_settings
 
 
 class OpenedPage(NamedTuple):
     settings: Settings
-    manager: RunManager | RemoteRunManager
+    manager: RunControl
 
 
 def open_page(title: str, caption: str) -> OpenedPage:

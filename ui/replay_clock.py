@@ -8,12 +8,28 @@ due. The page's fragment asks the clock on every tick and folds that many events
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from research.api import SPEEDS, DraftVersion, Event, RunStore, RunView, events_due, fold, replay_offsets
 
 SPEED_LABELS = tuple(SPEEDS)  # ("1x", "2x", "5x", "Instant")
 DRAFT_SLACK = 1.0  # seconds: the writer's version is stored a moment after its draft_ready event
+
+# The wall clock the Research page's replay reads; a browser test sets a clock it moves itself, so
+# what is on screen at a moment does not depend on how fast a loaded machine serves the page.
+_wall_clock: Callable[[], float] = time.time
+
+
+def wall_time() -> float:
+    return _wall_clock()
+
+
+def set_wall_clock(clock: Callable[[], float]) -> None:
+    global _wall_clock
+    _wall_clock = clock
 
 
 @dataclass
@@ -127,5 +143,5 @@ class ReplayStore:
         versions = self.draft_versions(run_id)
         return versions[-1] if versions else None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)

@@ -7,12 +7,12 @@ says are due. Nothing but the run store is read: no key and no network are neede
 
 from __future__ import annotations
 
-import time
+from typing import cast
 
 import streamlit as st
 
 from research.api import RunStore
-from ui.replay_clock import SPEED_LABELS, ReplayClock, ReplayStore
+from ui.replay_clock import SPEED_LABELS, ReplayClock, ReplayStore, wall_time
 from ui.run_view import render_panels
 from ui.text import duration
 
@@ -28,7 +28,7 @@ def active_clock(run_id: str) -> ReplayClock | None:
 
 def _start(store: RunStore, run_id: str) -> None:
     st.session_state[_STATE] = ReplayClock.start(
-        run_id, store.events(run_id), st.session_state.get(_SPEED, SPEED_LABELS[0]), time.time()
+        run_id, store.events(run_id), st.session_state.get(_SPEED, SPEED_LABELS[0]), wall_time()
     )
 
 
@@ -37,15 +37,15 @@ def _toggle_pause(run_id: str) -> None:
     if clock is None:
         return
     if clock.paused:
-        clock.resume(time.time())
+        clock.resume(wall_time())
     else:
-        clock.pause(time.time())
+        clock.pause(wall_time())
 
 
 def _speed_changed(run_id: str) -> None:
     clock = active_clock(run_id)
     if clock is not None:
-        clock.set_speed(st.session_state[_SPEED], time.time())
+        clock.set_speed(st.session_state[_SPEED], wall_time())
 
 
 def stop() -> None:
@@ -55,7 +55,7 @@ def stop() -> None:
 def render_controls(store: RunStore, run_id: str) -> ReplayClock | None:
     """The replay toolbar of an ended run; returns the clock while a replay is on screen."""
     clock = active_clock(run_id)
-    now = time.time()
+    now = wall_time()
     with st.container(border=True, key="replay-controls"):
         label_col, speed_col, replay_col, pause_col, stop_col = st.columns(
             [2.6, 1.2, 1, 1, 1.2], vertical_alignment="bottom"
@@ -98,14 +98,15 @@ def render_controls(store: RunStore, run_id: str) -> ReplayClock | None:
 
 def show(store: RunStore, clock: ReplayClock) -> None:
     """The panels at the replay's current moment, refreshed while it plays."""
-    playing = clock.playing(time.time())
+    playing = clock.playing(wall_time())
 
     @st.fragment(run_every=TICK_SECONDS if playing else None)
     def panels() -> None:
-        now = time.time()
+        now = wall_time()
         view = clock.view(now)
         _progress(clock, now)
-        render_panels(view, ReplayStore(store, view, clock.source_time(now)))
+        # A ReplayStore reads as the RunStore it wraps (it passes everything but draft versions through).
+        render_panels(view, cast(RunStore, ReplayStore(store, view, clock.source_time(now))))
         if playing and not clock.playing(now):
             st.rerun()  # the replay reached the end (or was paused elsewhere): stop the timer
 

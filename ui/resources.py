@@ -1,4 +1,4 @@
-"""Process-wide resources: the settings and the one RunManager every session shares.
+"""Process-wide resources: the settings and the one run manager (a RunControl) every session shares.
 
 The manager is cached per settings fingerprint (@st.cache_resource), so all browser sessions see
 the same run threads (a refresh re-attaches to a live run) while tests that point
@@ -7,11 +7,9 @@ RESEARCH_DATA_DIR at a fresh temp dir get a fresh manager.
 
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 
-from research.api import DatabaseUnavailable, RemoteRunManager, RunManager, Settings, make_manager
+from research.api import DatabaseUnavailable, RunControl, Settings, make_manager, settings_key
 from ui.secrets_env import apply_streamlit_secrets
 
 
@@ -21,27 +19,24 @@ def load_settings() -> Settings:
     return Settings()
 
 
-def _fingerprint(settings: Settings) -> str:
-    # model_dump_json masks secrets; hash them separately so a new key still means a new manager.
-    secrets = hashlib.sha256("\0".join(settings.secret_values()).encode()).hexdigest()
-    return f"{settings.model_dump_json()}|{secrets}"
-
-
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _manager(fingerprint: str, _settings: Settings) -> RunManager | RemoteRunManager:
+def _manager(fingerprint: str, _settings: Settings) -> RunControl:
     return make_manager(_settings)  # RESEARCH_SERVER_URL: a client of the LangGraph server
 
 
-def get_manager(settings: Settings) -> RunManager | RemoteRunManager:
+def get_manager(settings: Settings) -> RunControl:
     """The shared manager; if the shared run database is unreachable, a clear message and the page
     stops (no traceback; nothing is cached, so the next script run tries again)."""
     try:
-        return _manager(_fingerprint(settings), settings)
+        return _manager(settings_key(settings), settings)  # a new key (or secret): a new manager
     except DatabaseUnavailable as exc:
-        st.error(
-            f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
-            "reachable, or unset the setting for the local SQLite store.",
-            icon=":material/cloud_off:",
-        )
+        if settings.database_url is None:  # the local store's file is damaged or empty: the message names it
+            st.error(f"{exc}.", icon=":material/error:")
+        else:
+            st.error(
+                f"{exc}. Runs are kept there (RESEARCH_DATABASE_URL): check that the server is up and "
+                "reachable, or unset the setting for the local SQLite store.",
+                icon=":material/cloud_off:",
+            )
         st.stop()
         raise  # st.stop() raises; this keeps type checkers sure nothing is returned

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from research.api import Settings
+from research.api import Settings, brain_problem
 
 BRAINS = {
     "auto": "Auto (model when configured)",
@@ -25,8 +25,9 @@ Option = Callable[[Settings], dict[str, Any]]
 
 def _choice(label: str, labels: dict[str, str], setting: str, *, key: str, help: str | None = None) -> str | None:
     """A select box over `labels` that starts at the setting: the choice, or None when it is the setting."""
+    options: list[str] = list(labels)
     choice = st.selectbox(
-        label, list(labels), index=list(labels).index(setting), format_func=labels.get, key=key, help=help
+        label, options, index=options.index(setting), format_func=lambda o: labels.get(o, o), key=key, help=help
     )
     return None if choice == setting else choice
 
@@ -37,8 +38,12 @@ def _changed_text(text: str, setting: str) -> str | None:
 
 
 def _brain(settings: Settings) -> dict[str, Any]:
-    help_text = "Offline needs nothing; a model needs RESEARCH_OPENAI_BASE_URL or a key."
-    return {"llm": _choice("Brain", BRAINS, settings.llm, key="opt_brain", help=help_text)}
+    help_text = "Offline needs nothing; a model needs OPENAI_BASE_URL or OPENAI_API_KEY."
+    choice = _choice("Brain", BRAINS, settings.llm, key="opt_brain", help=help_text)
+    problem = brain_problem(settings, choice)
+    if problem:  # said before the run, not found out as a run that quietly went offline
+        st.error(f"No model: {problem.replace('--llm openai', 'a model brain')}", icon=":material/error:")
+    return {"llm": choice}
 
 
 def _model(settings: Settings) -> dict[str, Any]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunBusyError, RunManager, RunNotResumableError, RunStore, RunView, ServerUnreachable
-from ui import session
+from research.api import RunBusyError, RunControl, RunNotResumableError, RunStore, RunView, ServerUnreachable
+from ui import auth, session
 from ui.panels import critiques, draft, evidence, pipeline, researchers, sources_table, summary, supervisor, transcript
+from ui.resources import load_settings
 from ui.text import md_escape
 
 # Twice a second: at 1.0 the first researcher card waited for the next tick (~1.3 s after the
@@ -34,7 +35,7 @@ def render_panels(view: RunView, store: RunStore, *, orphaned: bool = False) -> 
     transcript.render_worker_transcripts(view)
 
 
-def show_run(manager: RunManager, run_id: str) -> None:
+def show_run(manager: RunControl, run_id: str) -> None:
     live = manager.is_live(run_id)
 
     @st.fragment(run_every=POLL_SECONDS if live else None)
@@ -51,13 +52,15 @@ def show_run(manager: RunManager, run_id: str) -> None:
     panels()
 
 
-def _offer_resume(manager: RunManager, run_id: str) -> None:
-    remote = getattr(manager, "orphan_message", None)  # remote mode: the server may still run it
+def _offer_resume(manager: RunControl, run_id: str) -> None:
+    remote = manager.orphan_message  # remote mode: the server may still run it
     st.warning(
         remote or "This run stopped when the app that ran it did. It can continue from its last checkpoint.",
         icon=":material/cloud_off:" if remote else ":material/pause_circle:",
     )
     if st.button("Reattach" if remote else "Resume run", icon=":material/play_arrow:", key=f"resume-{run_id}"):
+        if not auth.require_spend(manager.store, load_settings(), "resume runs"):
+            return
         try:
             manager.resume(run_id)
         except ServerUnreachable as exc:

@@ -11,7 +11,7 @@ Values are never displayed or logged.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 import streamlit as st
@@ -19,9 +19,9 @@ import streamlit as st
 _TOP_LEVEL = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "GITHUB_TOKEN")
 
 
-def secrets_to_env(secrets: Mapping[str, Any], environ: dict[str, str] | os._Environ = os.environ) -> list[str]:
+def secrets_to_env(secrets: Mapping[str, Any], environ: MutableMapping[str, str] = os.environ) -> list[str]:
     """Copy the recognised secrets into `environ`; returns the names set (never the values)."""
-    updates: dict[str, str] = {}
+    updates: dict[str, object] = {}  # scalars as the secrets file gave them (str, bool, number)
     for key, value in secrets.items():
         name = str(key).upper()
         if isinstance(value, Mapping):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import Settings
+from research.api import Settings, mask_url
 from ui.text import md_escape
 
 SOURCE_MODES = {
@@ -31,7 +31,9 @@ def render(settings: Settings) -> None:
             f":material/groups: **Researcher cap:** {settings.max_researchers}"
         )
         if settings.server_url:  # remote mode: the worker's own settings fill in what is not set here
-            st.markdown(f":material/dns: **Runs on:** the LangGraph server at {md_escape(str(settings.server_url))}")
+            st.markdown(
+                f":material/dns: **Runs on:** the LangGraph server at {md_escape(mask_url(settings.server_url))}"
+            )
             st.caption("Brain and sources above are this dashboard's; what it leaves unset is the server's own.")
         if settings.demo_delay:
             st.caption(f":material/slow_motion_video: Demo pacing: {settings.demo_delay:g} s per library search")

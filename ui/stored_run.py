@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunManager, Settings
+from research.api import RunControl, Settings
 from ui import replay_view, session
 from ui.panels import export, plan_review, revise
 from ui.run_view import show_run
 
 
-def show(manager: RunManager, settings: Settings, run_id: str) -> None:
+def show(manager: RunControl, settings: Settings, run_id: str) -> None:
     store = manager.store
     active = manager.is_live(run_id)
     view = session.current_view(store, run_id)
@@ -39,4 +39,5 @@ def show(manager: RunManager, settings: Settings, run_id: str) -> None:
     has_draft = store.latest_draft(run_id) is not None or bool(view.draft)
     if has_draft:
         revise.render(store, settings, run_id)
-    export.render(store, run_id, view.topic or (store.get_run(run_id).topic), has_draft=has_draft)
+    record = store.get_run(run_id)
+    export.render(store, run_id, view.topic or (record.topic if record else ""), has_draft=has_draft)

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.eval.metrics import figures
+from bench.eval.near_miss import NEAR_MISS, NO_ANSWER_GROUPS, agrees
+from bench.eval.prose import prose_figures
 from bench.eval.report import TARGETS, aggregate, write_results
 from bench.eval.topics import TOPICS, EvalTopic
 
@@ -52,8 +54,13 @@ def run_topic(item: EvalTopic, llm: str, extra: dict[str, Any]) -> dict[str, Any
             lambda sid: runner.store.get_text(run_id, sid),
         )
     row = figures(
-        view, library_topic=item.library_topic, uncovered=item.group == "uncovered", imported=item.group == "imported"
+        view,
+        library_topic=item.library_topic,
+        uncovered=item.group in NO_ANSWER_GROUPS,
+        imported=item.group == "imported",
     )
+    row["agrees"] = agrees(view)
+    row["prose"] = prose_figures(view.draft or "")
     return {
         "topic": item.topic,
         "group": item.group,
@@ -66,10 +73,10 @@ def run_topic(item: EvalTopic, llm: str, extra: dict[str, Any]) -> dict[str, Any
 
 def run_brain(label: str, llm: str, extra: dict[str, Any]) -> dict[str, Any]:
     rows = []
-    for item in TOPICS:
+    for item in TOPICS + NEAR_MISS:
         print(f"[eval {label}] {item.topic}", file=sys.stderr, flush=True)
         rows.append(run_topic(item, llm, extra))
-    return {"brain": label, "topics": rows, "summary": aggregate(rows)}
+    return {"brain": label, "topics": rows, "summary": aggregate(rows, prose_target=label == "offline")}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,11 +8,17 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bench.eval import near_miss
+from bench.eval.prose import aggregate_prose
+
 TARGETS = {
     "invented_citations": "0 invented or unresolvable citations",
     "off_topic_cited_uncovered": "0 off-topic sources cited on uncovered topics",
     "citation_precision": "citation precision >= 0.95 (offline)",
     "empty_runs_say_so": "every empty run says so",
+    "near_miss": "near-miss topics cite nothing and say so; evidence agrees with the draft on every topic",
+    "prose": "0 quoted sentences in a source's first person, its method or with a referent left out (offline)",
+    "covered_precision": "citation precision >= 0.95 on covered topics (offline)",
 }
 MIN_PRECISION = 0.95
 README_START, README_END = "<!-- eval:start -->", "<!-- eval:end -->"
@@ -22,11 +28,13 @@ def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
-def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def aggregate(rows: list[dict[str, Any]], *, prose_target: bool = False) -> dict[str, Any]:
+    """`prose_target`: the prose figures count toward the targets (the offline writer's; a model's prose
+    is its own and is only reported)."""
     checked = sum(r["checked"] for r in rows)
     supported = sum(r["supported"] for r in rows)
     uncovered = [r for r in rows if r["group"] == "uncovered"]
-    answerable = [r for r in rows if r["group"] != "uncovered"]
+    answerable = [r for r in rows if r["group"] not in near_miss.NO_ANSWER_GROUPS]
     summary = {
         "topics": len(rows),
         "citation_precision": round(supported / checked, 3) if checked else None,
@@ -45,11 +53,20 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "empty_runs_say_so": f"{sum(r['says_empty'] for r in uncovered)} of {len(uncovered)}",
         "answerable_runs_with_evidence": f"{sum(r['evidence'] != 'none' for r in answerable)} of {len(answerable)}",
     }
-    summary["targets_met"] = bool(
+    summary.update(near_miss.summary(rows))
+    covered = [r for r in rows if r["group"] in ("covered", "reworded")]
+    covered_checked = sum(r["checked"] for r in covered)
+    summary["covered_precision"] = (
+        round(sum(r["supported"] for r in covered) / covered_checked, 3) if covered_checked else None
+    )
+    summary["prose"] = aggregate_prose(rows) if all("prose" in r for r in rows) else None
+    summary["targets_met"] = near_miss.targets_met(rows) and bool(
         summary["invented_citations"] == 0
+        and (summary["covered_precision"] is None or summary["covered_precision"] >= MIN_PRECISION)
         and summary["off_topic_cited_uncovered"] == 0
         and (summary["citation_precision"] or 0) >= MIN_PRECISION
         and all(r["says_empty"] for r in uncovered)
+        and not (prose_target and summary["prose"] and summary["prose"]["unfit_sentence_share"] > 0)
     )
     return summary
 
@@ -80,6 +97,19 @@ def markdown(results: dict[str, Any]) -> str:
             f"| miscited claims the claim check flags (citations rotated) | {s['miscited_claims_flagged']} |",
             f"| empty runs that say so | {s['empty_runs_say_so']} |",
             f"| answerable runs with evidence | {s['answerable_runs_with_evidence']} |",
+            *near_miss.markdown_rows(s),
+            f"| citation precision, covered and reworded topics | {s.get('covered_precision')} |",
+        ]
+        prose = s.get("prose")
+        if prose:
+            lines += [
+                f"| quoted sentences not in the desk's voice (share, target 0) | {prose['unfit_sentence_share']} "
+                f"of {prose['quoted_sentences']} |",
+                f"| ... in a source's first person / its method / a referent left out | {prose['first_person']} / "
+                f"{prose['method']} / {prose['dangling']} |",
+                f"| question sections not opening with an answer | {prose['off_answer_openers']} |",
+            ]
+        lines += [
             "",
             "| topic | group | evidence | precision | cited | off-topic | questions | repeats |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from research.relevance.coverage import QuestionEvidence
 from research.schemas import (
     AnalystVerdict,
     ResearcherAllocation,
@@ -82,6 +83,9 @@ class WriteRequest:
     sources: list[NumberedSource]
     text_of: TextLookup
     known_gaps: list[str]
+    # Per question, the sources that answer it (research/relevance/coverage.py): a section cites
+    # only those, and says nothing relevant was found when there are none.
+    coverage: tuple[QuestionEvidence, ...] = ()
 
 
 @dataclass(frozen=True)

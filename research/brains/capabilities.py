@@ -1,10 +1,12 @@
 """Which structured-output method works on which server + model, remembered across processes.
 
 The first call to a server finds the method (structured.py tries them in order); the answer is
-kept in memory and in a small JSON file in the data dir (`llm_capabilities.json`), so later
-runs, and later processes, go straight to the working method and pay for no failed attempts.
-The file holds base URLs and model names only, never keys. A missing or corrupt file is
-treated as empty (it is a cache, not a source of truth).
+kept in memory and in a small JSON file in the user's cache dir (`$XDG_CACHE_HOME/research-desk/`
+or `~/.cache/research-desk/llm_capabilities.json`), so later runs, later processes and fresh data
+dirs go straight to the working method and pay for no failed attempts. Entries are keyed by the
+server (scheme, host, port, path: never the URL's userinfo or query, where credentials live) and
+the model; keys are never written. A missing or corrupt file is treated as empty (it is a cache,
+not a source of truth).
 
 `is_shape_rejection` tells "this server refuses the request's shape" (try the next method)
 from a transport fault (a timeout, a refused connection, a real 5xx: the caller's fallback).
@@ -19,6 +21,7 @@ import re
 import tempfile
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import openai
 from langchain_core.exceptions import ContextOverflowError
@@ -26,6 +29,8 @@ from langchain_core.exceptions import ContextOverflowError
 log = logging.getLogger("research.brains.capabilities")
 
 FILE_NAME = "llm_capabilities.json"
+CACHE_APP_DIR = "research-desk"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_FILE_BYTES = 256_000  # a cache of a few servers: anything larger is not ours
 _REJECTION_STATUSES = {400, 404, 405, 422}
 # A 5xx counts as a rejection only when its body names a request feature: llama-cpp-python
@@ -62,8 +67,29 @@ def is_shape_rejection(exc: BaseException) -> bool:
     return False
 
 
+def cache_dir() -> Path:
+    """The user's cache dir for the desk (XDG_CACHE_HOME, else ~/.cache), not a run store's."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return root / CACHE_APP_DIR
+
+
+def server_id(base_url: str) -> str:
+    """scheme://host:port/path of a base URL: the same server however it is written, and never its
+    userinfo, query or fragment (tokens ride there)."""
+    parts = urlsplit(base_url.strip())
+    scheme = (parts.scheme or "https").lower()
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port that is not a number: keep the server apart, without it
+        port = None
+    netloc = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{netloc}{f':{port}' if port else ''}{parts.path.rstrip('/')}"
+
+
 def server_label(base_url: str, model: str) -> str:
-    return f"{base_url.rstrip('/')}|{model}"
+    return f"{server_id(base_url)}|{model}"
 
 
 class CapabilityStore:
@@ -127,9 +153,9 @@ _stores: dict[Path | None, CapabilityStore] = {}
 _stores_lock = threading.Lock()
 
 
-def store_for(data_dir: Path | None) -> CapabilityStore:
-    """The one store per data dir in this process (None: memory only)."""
-    path = Path(data_dir) / FILE_NAME if data_dir is not None else None
+def store_for(directory: Path | None) -> CapabilityStore:
+    """The one store per directory in this process (the runs use cache_dir(); None: memory only)."""
+    path = Path(directory) / FILE_NAME if directory is not None else None
     with _stores_lock:
         if path not in _stores:
             _stores[path] = CapabilityStore(path)

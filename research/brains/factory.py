@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from research.brains.availability import check_brain
 from research.brains.base import Brain
 from research.brains.offline import OfflineBrain
 from research.settings import Settings
 
 
 def make_brain(settings: Settings, choice: str | None = None) -> Brain:
-    """`choice` (offline|openai|auto|None) overrides the settings; auto = LLM when configured."""
+    """`choice` (offline|openai|auto|None) overrides the settings; auto = LLM when configured.
+    Raises BrainUnavailable when a model brain is asked for and none is configured."""
+    check_brain(settings, choice)
     kind = settings.brain_kind() if choice in (None, "auto") else choice
     if kind == "offline":
         return OfflineBrain()

@@ -22,12 +22,14 @@ from research.brains.grounded_schema import SectionSentences
 from research.brains.grounded_writer import DraftPreview, write_grounded
 from research.brains.llm_calls import ModelCaller
 from research.brains.model_output import InvalidModelOutput, strip_think
+from research.brains.model_retry import MODEL_RETRIES
 from research.brains.plan_decision import (
     SupervisorDecisionReply,
     plan_from_decision,
     reply_questions,
     validate_decision,
 )
+from research.brains.topic_language import ENGLISH, topic_language
 from research.brains.usage_meter import UsageMeter
 from research.drafts import guard as draft_guard
 from research.drafts.markers import strip_internal_markers
@@ -73,7 +75,9 @@ _UNADDRESSED = re.compile(
 )
 
 
-def chat_model(settings: Settings, model: str, *, max_retries: int = 2, streaming: bool = False) -> ChatOpenAI:
+def chat_model(settings: Settings, model: str, *, max_retries: int = 0, streaming: bool = False) -> ChatOpenAI:
+    """The client for one model. The SDK's own retries stay off (`max_retries=0`) in the brain:
+    they would send requests the run's meter never sees (ModelCaller retries, metered)."""
     key = settings.openai_api_key or SecretStr(PLACEHOLDER_API_KEY)
     # `streaming` is only passed when True: an explicit False would also stop `.stream()` and a
     # graph's "messages" stream mode from streaming tokens.
@@ -99,21 +103,18 @@ class LLMBrain:
         self,
         settings: Settings,
         *,
-        max_retries: int = 2,
+        max_retries: int = MODEL_RETRIES,
         streaming: bool = False,
         meter: UsageMeter | None = None,
     ) -> None:
         self.settings = settings
         self.name = settings.model
-        self._main = chat_model(settings, settings.model, max_retries=max_retries, streaming=streaming)
+        self._main = chat_model(settings, settings.model, streaming=streaming)
         fast = settings.effective_fast_model
-        self._fast = (
-            self._main
-            if fast == settings.model
-            else chat_model(settings, fast, max_retries=max_retries, streaming=streaming)
-        )
+        self._fast = self._main if fast == settings.model else chat_model(settings, fast, streaming=streaming)
         self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
-        self.caller = ModelCaller(settings, self.meter, source=self.kind)
+        # `max_retries`: the project's retries on a transport fault, each a metered call.
+        self.caller = ModelCaller(settings, self.meter, source=self.kind, retries=max_retries)
         # Names the server in warnings without its URL (a URL may carry credentials).
         self.server_label = (
             f"model {self.name} at {'OpenAI' if self.caller.is_openai else 'the OPENAI_BASE_URL server'}"
@@ -133,7 +134,7 @@ class LLMBrain:
                     max_researchers=max_researchers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE
                 )
             ),
-            HumanMessage(prompts.SUPERVISOR_USER.format(topic=topic, allocation_note=note)),
+            HumanMessage(prompts.SUPERVISOR_USER.format(topic=topic, allocation_note=note) + _language_note(topic)),
         ]
         reply = self._structured(self._main, SupervisorDecisionReply, messages)
         decision, problem = validate_decision(reply, max_researchers)
@@ -170,6 +171,7 @@ class LLMBrain:
                     focus_note=focus,
                     kind=kind,
                 )
+                + _language_note(task.topic or task.question)
             ),
         ]
         result = self._structured(self._fast, QueryPlan, messages)
@@ -363,3 +365,9 @@ def _unique_lines(items: Iterable[object]) -> list[str]:
             seen.add(text.lower())
             out.append(text)
     return out
+
+
+def _language_note(topic: str) -> str:
+    """Keeps a non-English topic's language for its questions and queries ("" for English)."""
+    language = topic_language(topic)
+    return "" if language == ENGLISH else prompts.TOPIC_LANGUAGE_NOTE.format(language=language)

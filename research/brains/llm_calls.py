@@ -9,7 +9,9 @@ Every model call of a run goes through one ModelCaller:
 - prompts fit the context (RESEARCH_CONTEXT_TOKENS, or the figure the server named in a context
   overflow, remembered for the run): the least relevant sources go first; an overflow trims and
   retries once before the step falls back;
-- every call reserves a budget unit and is metered, failed attempts included (labelled failed).
+- every call reserves a budget unit and is metered, failed attempts included (labelled failed);
+  the SDK's retries are off, and a transport fault is retried here (model_retry.py), each attempt
+  a metered call of its own, so the server sees exactly the calls the meter counts.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 
 from research.brains.call_context import current_step
-from research.brains.capabilities import is_context_overflow, store_for
+from research.brains.capabilities import cache_dir, is_context_overflow, store_for
 from research.brains.context_fit import fit_messages, prompt_chars, prompt_chars_allowed
 from research.brains.model_call import CallRecord, Progress, server_slots, stream_reply
 from research.brains.model_output import InvalidModelOutput
+from research.brains.model_retry import MODEL_RETRIES, is_transient, retry_delay
 from research.brains.structured import invoke_structured
 from research.brains.usage_meter import UsageMeter, usage_from_message
 from research.events.agent_log import agent_log, warn
@@ -57,13 +60,17 @@ class ReplyDeadline(RuntimeError):
 
 
 class ModelCaller:
-    def __init__(self, settings: Settings, meter: UsageMeter, *, source: str = "openai") -> None:
+    def __init__(
+        self, settings: Settings, meter: UsageMeter, *, source: str = "openai", retries: int = MODEL_RETRIES
+    ) -> None:
         self.settings = settings
         self.meter = meter
+        self.retries = retries  # attempts after the first on a transport fault, each one metered
+        self.sleep: Callable[[float], None] = time.sleep  # tests replace it to skip the backoff
         self.source = source  # the warnings' source (never the base URL: it may carry credentials)
         base = (settings.openai_base_url or OPENAI_BASE).rstrip("/")
         self.is_openai = base == OPENAI_BASE
-        self.memory = store_for(settings.data_dir)
+        self.memory = store_for(cache_dir())  # per user, keyed by server + model: not per run store
         self.slots = server_slots(base, settings.llm_concurrency)
         self._context_tokens = settings.context_tokens
         self._lock = threading.Lock()
@@ -128,6 +135,26 @@ class ModelCaller:
 
     # --- one request ----------------------------------------------------------------------------
     def _call(
+        self,
+        llm: ChatOpenAI,
+        role: str,
+        runnable: Runnable[list[BaseMessage], Any],
+        prompt: list[BaseMessage],
+        *,
+        structured: bool,
+    ) -> AIMessage:
+        """One request, retried on a transport fault; every attempt reserves and meters a call."""
+        attempt = 0
+        while True:
+            try:
+                return self._attempt(llm, role, runnable, prompt, structured=structured)
+            except Exception as exc:
+                if attempt >= self.retries or not is_transient(exc):
+                    raise
+                self.sleep(retry_delay(exc, attempt))
+                attempt += 1
+
+    def _attempt(
         self,
         llm: ChatOpenAI,
         role: str,

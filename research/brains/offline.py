@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
+from research.brains.topic_language import ENGLISH, offline_language_warning, topic_language
 from research.brains.topics import (
     ALLOCATION_GUIDANCE,
     GUIDANCE_LABEL,
@@ -19,7 +20,8 @@ from research.brains.topics import (
     research_questions,
     subject_of,
 )
-from research.drafts.inert import clean_quoted_sentence
+from research.events.agent_log import warn
+from research.relevance.coverage import MIN_SOURCES_PER_QUESTION, focus_matches, question_coverage
 from research.relevance.scoring import is_on_topic
 from research.schemas import (
     AnalystVerdict,
@@ -30,10 +32,8 @@ from research.schemas import (
     Usage,
 )
 from research.text import BM25, split_sentences, tokenize
+from research.text.quote import clean_quoted_sentence
 
-# A source is relevant to a question when it contains this share of the question's terms.
-RELEVANCE_SHARE = 0.5
-MIN_SOURCES_PER_QUESTION = 2
 MIN_SENTENCE_CHARS = 60
 # Sentences that lean on the one before ("It...", "Second, ...") read badly when quoted alone.
 _ANAPHORIC = re.compile(
@@ -83,6 +83,9 @@ class OfflineBrain:
     kind = "offline"
 
     def plan(self, topic: str, *, max_researchers: int, wants_allocation: bool) -> Plan:
+        language = topic_language(topic)
+        if language != ENGLISH:  # its word lists would make nonsense questions and find nothing
+            warn("offline", offline_language_warning(language))
         topic_class, cues = classify_topic(topic)
         cue_text = f" (cues: {', '.join(cues[:4])})" if cues else ""
         return Plan(
@@ -116,13 +119,12 @@ class OfflineBrain:
         missing: list[str] = []
         queries: list[str] = []
         subject = subject_of(request.topic)
-        for question in request.questions:
-            relevant = _relevant_sources(question, subject, sources, request.text_of)
-            origins = {_origin(s) for s in relevant}
-            covered = len(relevant) >= MIN_SOURCES_PER_QUESTION and len(origins) >= 2
-            note = f"{len(relevant)} relevant sources from {len(origins)} origins"
-            coverage.append(QuestionCoverage(question=question, covered=covered, source_count=len(relevant), note=note))
-            if covered:
+        # The shared computation (research/relevance/coverage.py): the writer's sections and the
+        # run's evidence read the same answer per question.
+        for evidence in question_coverage(request.topic, request.questions, sources, request.text_of):
+            question, note = evidence.question, evidence.note
+            coverage.append(evidence.as_coverage())
+            if evidence.covered:
                 critique.append(f'Covered: "{question}" ({note}).')
             else:
                 critique.append(
@@ -152,7 +154,9 @@ class OfflineBrain:
         """One coherent, cited paragraph per question (research/brains/offline_writer.py)."""
         from research.brains.offline_writer import write_draft
 
-        return write_draft(request.topic, request.questions, request.sources, request.text_of, request.known_gaps)
+        return write_draft(
+            request.topic, request.questions, request.sources, request.text_of, request.known_gaps, request.coverage
+        )
 
     def revise(self, request: ReviseRequest) -> str:
         """A deterministic restructure (shorten, expand, reorder, bullets, focus): see revise_offline."""
@@ -190,50 +194,8 @@ def _unique(items: Iterable[str]) -> list[str]:
     return out
 
 
-def _origin(source: Source) -> str:
-    """Where a source comes from: its domain on the web, the document itself in the library."""
-    return source.id if source.provider == "library" or not source.url.startswith("http") else source.domain
-
-
 def _source_text(source: Source, text_of: TextLookup) -> str:
     return text_of(source.id) or source.snippet
-
-
-def _relevant_sources(question: str, subject: str, sources: list[Source], text_of: TextLookup) -> list[Source]:
-    """Sources on the subject that speak to the question's own terms (half of them, at least one)."""
-    focus = set(tokenize(" ".join(_focus_terms(question, subject))))
-    needed = max(1, int(len(focus) * RELEVANCE_SHARE))
-    relevant = []
-    for source in sources:
-        terms = set(tokenize(f"{source.title} {_source_text(source, text_of)}"))
-        if _on_subject(subject, terms) and _focus_matches(focus, terms) >= (needed if focus else 0):
-            relevant.append(source)
-    return relevant
-
-
-# Question words whose evidence is usually phrased differently (six-letter stems).
-_RELATED_STEMS: dict[str, set[str]] = {
-    "receiv": {"recept", "critic", "review"},
-    "legacy": {"influe", "afterm", "inheri"},
-    "origin": {"began", "begin", "emerge", "invent", "founde", "histor"},
-    "contex": {"backgr", "histor", "before"},
-    "develo": {"histor", "invent"},
-    "effect": {"impact", "conseq"},
-    "impact": {"effect", "conseq"},
-    "mechan": {"delive", "immune", "respon", "transl", "antige", "cell"},
-    "future": {"next", "emergi", "prospe"},
-}
-
-
-def _stems(terms: set[str]) -> set[str]:
-    """Six-letter prefixes: "origins", "original" and "originated" all count as one term here."""
-    return {t[:6] for t in terms}
-
-
-def _focus_matches(focus: set[str], terms: set[str]) -> int:
-    """How many focus terms the text speaks to, directly or through a related stem."""
-    text_stems = _stems(terms)
-    return sum(1 for f in _stems(focus) if f in text_stems or _RELATED_STEMS.get(f, set()) & text_stems)
 
 
 def _on_subject(subject: str, text_or_terms: str | set[str]) -> bool:
@@ -286,7 +248,7 @@ def _best_sentences(
     focus_stems = set(focus_tokens)
     scores: list[float] = []
     for i, (sentence, source, position) in enumerate(candidates):
-        if focus_stems and not _focus_matches(focus_stems, set(sentence_tokens[i])):
+        if focus_stems and not focus_matches(focus_stems, set(sentence_tokens[i])):
             scores.append(0.0)
             continue
         score = bm25_scores[i] * doc_weight[source.id] * (1.0 + lead_bias / (1 + position))

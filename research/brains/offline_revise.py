@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 __all__ = ["MAX_INSTRUCTION_CHARS", "Operations", "RevisionError", "offline_revise", "parse_instruction"]
 
 from research.brains.base import NumberedSource, TextLookup
+from research.brains.offline_writer import units_of
 from research.brains.revise_instructions import (
     MAX_INSTRUCTION_CHARS,
     Operations,
@@ -31,6 +32,7 @@ from research.brains.revise_instructions import (
 )
 from research.drafts.markers import CITATION_MARKER
 from research.text import BM25, split_sentences, tokenize
+from research.text.quote import md_quote, md_unquote
 
 EXPAND_SENTENCES_PER_SECTION = 2
 MIN_EXPAND_SENTENCE_CHARS = 50
@@ -171,13 +173,10 @@ def _expand(title: str, sections: list[Section], sources: list[NumberedSource], 
     existing = {_norm(s) for section in sections for chunk in section.chunks for s in split_sentences(chunk)}
     candidates: list[tuple[str, int]] = []
     for ns in sources:
-        for sentence in split_sentences(text_of(ns.source.id) or ns.source.snippet):
-            if (
-                len(sentence) >= MIN_EXPAND_SENTENCE_CHARS
-                and not sentence.startswith("#")
-                and _norm(sentence) not in existing
-            ):
-                candidates.append((sentence, ns.n))
+        # The writer's own quotable units: cleaned, exact, and prose a presenter can read aloud.
+        for unit in units_of(ns.source.id, text_of(ns.source.id) or ns.source.snippet):
+            if len(unit.text) >= MIN_EXPAND_SENTENCE_CHARS and _norm(unit.text) not in existing:
+                candidates.append((unit.text, ns.n))
     if not candidates:
         raise RevisionError("The gathered sources hold nothing more to expand the draft with.")
     bm25 = BM25([tokenize(s) for s, _ in candidates])
@@ -199,7 +198,7 @@ def _expand(title: str, sections: list[Section], sources: list[NumberedSource], 
         if not picked:
             out.append(section)
             continue
-        addition = " ".join(_cite(candidates[i][0], candidates[i][1]) for i in picked)
+        addition = " ".join(_cite(md_quote(candidates[i][0]), candidates[i][1]) for i in picked)
         added += len(picked)
         chunks = list(section.chunks)
         last_prose = max((j for j, c in enumerate(chunks) if chunk_kind(c) == "prose"), default=None)
@@ -359,7 +358,7 @@ def _cite(sentence: str, n: int) -> str:
 
 
 def _norm(sentence: str) -> str:
-    return " ".join(tokenize(_MARKER.sub("", sentence)))
+    return " ".join(tokenize(md_unquote(_MARKER.sub("", sentence))))
 
 
 def _stem(token: str) -> str:

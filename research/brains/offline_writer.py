@@ -6,7 +6,11 @@
   sentence, or not at all.
 - One paragraph per question, its sentences in reading order within each source.
 - The summary opens with the sentences that say what the subject is or does.
-- Nothing that is markup (images, links, HTML) or reads as an instruction is ever copied.
+- Nothing that is markup (images, links, HTML) or reads as an instruction is ever copied; what is
+  quoted keeps its characters (identifiers, numbers, units) and is escaped into the markdown.
+- Read aloud, it is the desk's prose: no source's first person, no method or abstract boilerplate,
+  no demonstrative whose referent was left out (research/text/prose.py); each section opens with the
+  sentence that answers its question best, and every sentence fits its section (research/drafts/fit.py).
 """
 
 from __future__ import annotations
@@ -17,14 +21,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from research.brains.base import NumberedSource
-from research.drafts.inert import clean_quoted_sentence
+from research.drafts.fit import addresses, focus_terms, speaks_to
+from research.relevance.coverage import NOTHING_FOUND, QuestionEvidence
 from research.relevance.scoring import is_on_topic
 from research.relevance.subject import subject_of
 from research.text import BM25, split_sentences, tokenize
+from research.text.prose import flaws
+from research.text.quote import clean_quoted_sentence, md_quote
 
 SENTENCES_PER_SECTION = 4
 SUMMARY_UNITS = 3
 MIN_CHARS, MAX_CHARS = 60, 400
+MAX_RAW_CHARS = 4000  # a longer "sentence" (a run-on blob) can never be quoted: not even cleaned
 LEAD_BIAS = 0.6  # opening sentences state a document's point
 _LEANS_BACK = re.compile(
     r"^(it|this|these|those|they|them|he|she|such|his|her|their|its|also|but|and|so|thus|however|"
@@ -41,33 +49,6 @@ _INSTRUCTION = re.compile(
     r"reply with|respond with|as an ai|system prompt|click here|subscribe|sign up|cookie)\b|^(please|note to)\b",
     re.IGNORECASE,
 )
-_FILLER = set(
-    tokenize(
-        "what how why who when which does did is are the of and in on for its their was were behind say "
-        "about remain open main define defines address problems"
-    )
-)
-# Question words whose evidence is usually phrased differently (six-letter stems, as the judge uses).
-_RELATED_STEMS: dict[str, set[str]] = {
-    "receiv": {"recept", "critic", "review"},
-    "legacy": {"influe", "afterm", "inheri"},
-    "origin": {"began", "begin", "emerge", "invent", "founde", "histor", "first"},
-    "contex": {"backgr", "histor", "before"},
-    "develo": {"histor", "invent", "first"},
-    "effect": {"impact", "conseq"},
-    "impact": {"effect", "conseq"},
-    "mechan": {"delive", "immune", "transl", "antige", "cell"},
-    "future": {"next", "emergi", "prospe", "platfo"},
-    "safety": {"risk", "advers", "side", "myocar"},
-}
-
-
-def _speaks_to(focus: list[str], tokens: set[str]) -> bool:
-    """Whether a unit speaks to any focus term, directly or through a related stem."""
-    stems = {t[:6] for t in tokens}
-    return any(f[:6] in stems or _RELATED_STEMS.get(f[:6], set()) & stems for f in focus)
-
-
 # Sentences that say what the subject is or does: what a summary should open with.
 _DEFINING = re.compile(
     r"^(the |an? )?[\w-]+( [\w-]+){0,3} (is|are|was|were)\b|\bworks? by\b|\b(instruct|teach|allow|enable)s?\b",
@@ -96,38 +77,50 @@ def quotable(sentence: str) -> bool:
     )
 
 
+def _clean(raw: str) -> str:
+    if len(raw) > MAX_RAW_CHARS or raw.lstrip().startswith(("#", "|", ">")):
+        return ""
+    return clean_quoted_sentence(raw) or ""
+
+
+def _leans_back(sentence: str) -> bool:
+    return bool(_LEANS_BACK.match(sentence.strip())) or "dangling" in flaws(sentence)
+
+
 def units_of(source_id: str, text: str) -> list[Unit]:
     # Web text is data: each sentence as plain text (markup, links and URLs stripped, instructions
-    # dropped: research/drafts/inert.py), and only then judged quotable.
-    sentences = [
-        (clean_quoted_sentence(raw) if not raw.lstrip().startswith(("#", "|", ">")) else None) or ""
-        for raw in split_sentences(text)
-    ]
+    # dropped: research/text/quote.py), and only then judged quotable.
+    sentences = [_clean(raw) for raw in split_sentences(text)]
     out: list[Unit] = []
     for i, sentence in enumerate(sentences):
         if not quotable(sentence):
             continue
-        if _LEANS_BACK.match(sentence.strip()):
+        if _leans_back(sentence):
             previous = sentences[i - 1] if i else ""
-            if not previous or not quotable(previous) or _LEANS_BACK.match(previous.strip()):
+            if not previous or not quotable(previous) or _leans_back(previous):
                 continue  # its referent is missing: skip rather than quote it out of context
             sentence = f"{previous.strip()} {sentence.strip()}"
+        if flaws(sentence):
+            continue  # the source's own voice or method, or a referent still missing: not the desk's prose
         out.append(Unit(sentence.strip(), source_id, i, tuple(tokenize(sentence))))
     return out
 
 
-def _focus(question: str, subject_tokens: set[str]) -> list[str]:
-    return [t for t in tokenize(question) if t not in subject_tokens and t not in _FILLER]
+def _cited_part(unit: Unit) -> str:
+    """The unit's last sentence: the one its [n] follows, which the claim check reads as the claim."""
+    sentences = split_sentences(unit.text)
+    return sentences[-1] if sentences else unit.text
 
 
 def _cite(text: str, n: int) -> str:
-    body = text.rstrip()
+    body = md_quote(text.rstrip())
     return f"{body[:-1]} [{n}]{body[-1]}" if body and body[-1] in ".!?" else f"{body} [{n}]"
 
 
 def _paragraph(units: list[Unit], by_id: dict[str, int]) -> str:
-    ordered = sorted(units, key=lambda u: (by_id[u.source_id], u.position))  # reading order per source
-    return " ".join(_cite(u.text, by_id[u.source_id]) for u in ordered)
+    """The best answer first (`units` come best first), the rest in reading order per source."""
+    rest = sorted(units[1:], key=lambda u: (by_id[u.source_id], u.position))
+    return " ".join(_cite(u.text, by_id[u.source_id]) for u in units[:1] + rest)
 
 
 def write_draft(
@@ -136,8 +129,34 @@ def write_draft(
     sources: list[NumberedSource],
     text_of: Callable[[str], str],
     known_gaps: list[str],
+    coverage: tuple[QuestionEvidence, ...] = (),
 ) -> str:
+    return _compose(topic, questions, sources, text_of, known_gaps, coverage)[0]
+
+
+def answered_questions(
+    topic: str,
+    questions: list[str],
+    sources: list[NumberedSource],
+    text_of: Callable[[str], str],
+    coverage: tuple[QuestionEvidence, ...] = (),
+) -> set[str]:
+    """The questions whose section this writer fills with a cited passage (the rest say nothing
+    relevant was found): the run's coverage settles on it before the evidence is assessed."""
+    return _compose(topic, questions, sources, text_of, [], coverage)[1]
+
+
+def _compose(
+    topic: str,
+    questions: list[str],
+    sources: list[NumberedSource],
+    text_of: Callable[[str], str],
+    known_gaps: list[str],
+    coverage: tuple[QuestionEvidence, ...],
+) -> tuple[str, set[str]]:
+    answered: set[str] = set()
     subject = subject_of(topic)
+    answered_by = {c.question: set(c.source_ids) for c in coverage}
     subject_tokens = set(tokenize(subject))
     by_id = {ns.source.id: ns.n for ns in sources}
     units: list[Unit] = []
@@ -149,15 +168,18 @@ def write_draft(
     lines = [f"# {title[:1].upper()}{title[1:]}", "", "## Summary", ""]
     if not units:
         lines.append("The sources gathered for this topic had no passage that could be quoted.")
-        return _finish(lines, questions, known_gaps)
+        return _finish(lines, questions, known_gaps), answered
     index = BM25([list(u.tokens) for u in units])
     lead = [1.0 + LEAD_BIAS / (1 + u.position) for u in units]
     # Each question's scores, normalised by its best unit so questions compare fairly.
     per_question: list[list[float]] = []
     for question in questions:
-        focus = _focus(question, subject_tokens)
+        focus = focus_terms(question, subject_tokens)
         raw = index.scores(focus * 2 + list(subject_tokens)) if focus else index.scores(tokenize(question))
-        raw = [s if not focus or _speaks_to(focus, set(u.tokens)) else 0.0 for s, u in zip(raw, units, strict=False)]
+        raw = [
+            s if (not focus or speaks_to(focus, set(u.tokens))) and addresses(_cited_part(u), question, topic) else 0.0
+            for s, u in zip(raw, units, strict=False)
+        ]
         top = max(raw) or 1.0
         per_question.append([s / top for s in raw])
     core = set(tokenize(" ".join(t for t in subject.split())))
@@ -199,23 +221,31 @@ def write_draft(
     )
     for q_index, question in enumerate(questions):
         # A unit belongs to the question it answers best; it may serve another only if unused there.
-        mine = [
+        # Only the sources the run's coverage found answering this question may be cited here.
+        allowed = answered_by.get(question)
+        answering = [
             i
             for i in range(len(units))
             if per_question[q_index][i] > 0
             and subject_tokens & set(units[i].tokens)  # stays about the subject, not a side topic
-            and per_question[q_index][i] >= max(p[i] for p in per_question) - 1e-9
+            and (allowed is None or units[i].source_id in allowed)
         ]
+        mine = [i for i in answering if per_question[q_index][i] >= max(p[i] for p in per_question) - 1e-9]
         mine.sort(key=lambda i: -per_question[q_index][i] * lead[i])
         picked = take(mine, SENTENCES_PER_SECTION, per_source=2)
+        if not picked and allowed:  # answered, though its passages answer another question better
+            answering.sort(key=lambda i: -per_question[q_index][i] * lead[i])
+            picked = take(answering, SENTENCES_PER_SECTION, per_source=2)
         lines += ["", f"## {question.rstrip('?')}", ""]
-        lines.append(_paragraph(picked, by_id) if picked else "The gathered sources say little about this question.")
-    return _finish(lines, [], known_gaps)
+        lines.append(_paragraph(picked, by_id) if picked else NOTHING_FOUND)
+        if picked:
+            answered.add(question)
+    return _finish(lines, [], known_gaps), answered
 
 
 def _finish(lines: list[str], questions: list[str], known_gaps: list[str]) -> str:
     for question in questions:
-        lines += ["", f"## {question.rstrip('?')}", "", "The gathered sources say little about this question."]
+        lines += ["", f"## {question.rstrip('?')}", "", NOTHING_FOUND]
     if known_gaps:
         lines += ["", "## Known gaps", ""] + [f"- {gap}" for gap in known_gaps]
     return "\n".join(lines).strip() + "\n"

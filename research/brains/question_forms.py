@@ -42,6 +42,8 @@ _NEWS_LEAD = re.compile(
     r"(?:\s+(?:on|about|in|of|for|from))?\s+",
     re.IGNORECASE,
 )
+# Who asks ("How do you...", "How can I..."): never the subject of the questions.
+ASKERS = frozenset({"you", "i", "we", "one", "people", "someone"})
 _COMPARE_LEAD = re.compile(r"^(compare|comparing|contrast)\s+", re.IGNORECASE)
 _CONTEXT = re.compile(r"\s+(for|in|on|when|as|at|under)\s+", re.IGNORECASE)
 _ASPECT = re.compile(
@@ -118,6 +120,9 @@ def _wh(words: list[str], text: str) -> TopicForm:
         if index is None:
             return _form("wh", " ".join(body), _as_question(text))
         subject = " ".join(body[:index])
+        if subject.lower() in ASKERS and index + 1 < len(body):
+            # "How do you prevent rust on old cars": the asker is not the subject, what they act on is
+            return _form("wh", " ".join(body[index + 1 :]), _as_question(text))
         verb = body[index].lower()
         generic = verb in GENERIC_PREDICATES and index == len(body) - 1
         nominal = NOMINAL.get(verb) if index == len(body) - 1 else None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from argparse import Namespace
@@ -26,6 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from research.cli.terminal import terminal_text
 from research.events import Event
 from research.events import payloads as p
 from research.settings import Settings
@@ -108,36 +110,44 @@ def _dispatch(args: Namespace, settings: Settings, bad_input: BadInput, report: 
 def _runs(store: RunStore, args: Namespace) -> int:
     records = store.list_runs(limit=max(1, args.limit))
     if args.json:
-        print(
-            json.dumps(
-                [
-                    {
-                        "run_id": r.run_id,
-                        "topic": r.topic,
-                        "status": r.status,
-                        "allocation": r.allocation,
-                        "sources": r.source_count,
-                        "brain": r.brain,
-                        "created_at": r.created_at,
-                        "seconds": r.seconds,
-                    }
-                    for r in records
-                ],
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
+        rows = [
+            {
+                "run_id": r.run_id,
+                "topic": r.topic,
+                "status": r.status,
+                "allocation": r.allocation,
+                "sources": r.source_count,
+                "brain": r.brain,
+                "created_at": _finite(r.created_at),
+                "seconds": _finite(r.seconds),
+            }
+            for r in records
+        ]
+        print(json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False))  # strict JSON: never Infinity
         return 0
     if not records:
         print("no runs stored yet", file=sys.stderr)
         return 0
     print(f"{'RUN ID':<12}  {'STATUS':<11}  {'CREATED':<16}  {'ALLOC':<5}  {'SRC':>3}  TOPIC")
     for r in records:
-        created = datetime.fromtimestamp(r.created_at).strftime("%Y-%m-%d %H:%M")
-        topic = " ".join(r.topic.split())
+        topic = terminal_text(" ".join(r.topic.split()))
         topic = topic if len(topic) <= TOPIC_COLUMN else topic[: TOPIC_COLUMN - 1] + "…"
-        print(f"{r.run_id:<12}  {r.status:<11}  {created:<16}  {r.allocation or '-':<5}  {r.source_count:>3}  {topic}")
+        print(
+            f"{terminal_text(r.run_id):<12}  {r.status:<11}  {_when(r.created_at):<16}  "
+            f"{terminal_text(r.allocation or '-'):<5}  {r.source_count:>3}  {topic}"
+        )
     return 0
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _when(ts: float) -> str:
+    try:
+        return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, ValueError, OSError):  # a timestamp no calendar holds (1e17, inf)
+        return "-"
 
 
 def _export(store: RunStore, args: Namespace, bad_input: BadInput, settings: Settings) -> int:
@@ -164,7 +174,7 @@ def _replay(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
     try:
         for event in replay_run(store, args.run_id, speed=speed):
             first_ts = event.ts if first_ts is None else first_ts
-            print(f"+{event.ts - first_ts:8.2f}s  {replay_line(event)}", flush=True)
+            print(f"+{event.ts - first_ts:8.2f}s  {terminal_text(replay_line(event), multiline=True)}", flush=True)
     except KeyboardInterrupt:
         return 130
     return 0
@@ -259,7 +269,7 @@ def _revise(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
     except RevisionError as exc:
         raise bad_input(str(exc)) from None
     for warning in revision.warnings:
-        print(f"Warning: {warning}", file=sys.stderr)
+        print(f"Warning: {terminal_text(warning)}", file=sys.stderr)
     if not revision.check.ok:
         print(
             f"Warning: citations to check: unresolved {revision.check.unresolved}, "
@@ -267,7 +277,7 @@ def _revise(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
             file=sys.stderr,
         )
     print(f"Saved draft version {revision.version}.", file=sys.stderr)
-    print(revision.markdown, end="")
+    print(terminal_text(revision.markdown, multiline=True), end="")
     return 0
 
 
@@ -278,13 +288,15 @@ def print_plan(view: RunView) -> None:
     print(f"Allocation: {plan.allocation_notation if plan else view.allocation_notation} (web/academic/book)")
     print("Research questions:")
     for i, q in enumerate(plan.research_questions if plan else view.research_questions, 1):
-        print(f"  {i}. {q}")
+        print(f"  {i}. {terminal_text(q)}")
     print(f"Continue: python -m research continue {view.run_id} [--question Q ...] [--allocation 210]")
     print(f"Cancel:   python -m research cancel {view.run_id}")
 
 
 def _write(path: Path, data: bytes, bad_input: BadInput) -> None:
+    from research.export.atomic_file import write_atomically
+
     try:
-        path.write_bytes(data)
+        write_atomically(path, data)  # a write cut short leaves the earlier file whole
     except OSError as exc:
         raise bad_input(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pydantic import ValidationError
 
+from research.brains.availability import brain_problem
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
 from research.cli.progress import describe
+from research.cli.terminal import terminal_text
 from research.events import Event, RunStatus
 from research.graph.allocation import AllocationError
 from research.runs.sql import DatabaseUnavailable
@@ -48,10 +50,10 @@ def main(argv: list[str] | None = None) -> int:
             return _subcommand(argv)
         return _research(argv)
     except BadInput as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except DatabaseUnavailable as exc:  # RESEARCH_DATABASE_URL set but unreachable: one line, no traceback
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return EXIT_FAILED
 
 
@@ -101,6 +103,9 @@ def _research(argv: list[str]) -> int:
     if args.max_iterations is not None and not 0 <= args.max_iterations <= 5:
         raise BadInput(f"--max-iterations must be 0-5, got {args.max_iterations}")
     settings = _settings(args.sources)
+    problem = brain_problem(settings, args.llm)  # before anything is stored or sent (remote mode too)
+    if problem:
+        raise BadInput(problem)
     request = ResearchRequest(
         topic=topic,
         allocation=args.allocation,
@@ -126,7 +131,7 @@ def _research(argv: list[str]) -> int:
     except AllocationError as exc:
         raise BadInput(f"invalid allocation: {exc}") from None
     except unreachable as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return EXIT_FAILED
     runner.run(request, on_event=None if args.quiet else _print_progress, run_id=run_id)
     return _report(runner, run_id, as_json=args.json)
@@ -141,14 +146,14 @@ def _report(runner: ResearchRunner | RemoteRunManager, run_id: str, *, as_json: 
     elif view.paused:
         print_plan(view)
     elif view.draft:
-        print(view.draft)
+        print(terminal_text(view.draft, multiline=True))
     return EXIT_OK if view.status in (RunStatus.FINISHED, RunStatus.PAUSED) else EXIT_FAILED
 
 
 def _print_progress(event: Event) -> None:
     line = describe(event)
     if line:
-        print(line, file=sys.stderr, flush=True)
+        print(terminal_text(line, multiline=True), file=sys.stderr, flush=True)
 
 
 def _subcommand(argv: list[str]) -> int:
@@ -170,6 +175,8 @@ def _subcommand(argv: list[str]) -> int:
     add_tool_parsers(sub)
     args = p.parse_args(argv)
     settings = _settings()
+    if getattr(args, "llm", None) == "openai" and (problem := brain_problem(settings, "openai")):
+        raise BadInput(problem)  # resume / continue / revise --llm openai with no model configured
     if args.command == "resume":
         return _resume(settings, args)
     if args.command in TOOL_COMMANDS:
@@ -200,7 +207,7 @@ def _resume(settings: Settings, args: argparse.Namespace) -> int:
     try:
         go()
     except unreachable as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return EXIT_FAILED
     except refused as exc:  # refused before anything ran or was written
         raise BadInput(str(exc)) from None
@@ -220,9 +227,9 @@ def _library(settings: Settings, args: argparse.Namespace) -> int:
             raise BadInput(f"no such file or folder: {', '.join(missing)}")
         report = import_paths(library, args.paths, args.kind)
         for item in report.imported:
-            print(f"imported: {item.name}: {item.title}")
+            print(f"imported: {terminal_text(item.name)}: {terminal_text(item.title)}")
         for name, reason in report.skipped:
-            print(f"skipped: {name}: {reason}", file=sys.stderr)
+            print(f"skipped: {terminal_text(name)}: {terminal_text(reason)}", file=sys.stderr)
         print(f"{len(report.imported)} imported, {len(report.skipped)} skipped", file=sys.stderr)
         if report.skipped and not report.imported:
             print("error: no file was imported (every one was skipped)", file=sys.stderr)
@@ -230,7 +237,8 @@ def _library(settings: Settings, args: argparse.Namespace) -> int:
         return EXIT_OK
     hits = library.search(args.query, kind=args.kind, limit=args.limit)
     for hit in hits:
-        print(f"{hit.score:7.2f}  [{hit.kind}] {hit.title} ({hit.year or 'n.d.'})  {hit.url}")
+        title, url = terminal_text(hit.title), terminal_text(hit.url)
+        print(f"{hit.score:7.2f}  [{hit.kind}] {title} ({hit.year or 'n.d.'})  {url}")
     if not hits:
         print("no matches", file=sys.stderr)
     return EXIT_OK

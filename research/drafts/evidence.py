@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from research.schemas import Critique, Evidence
+from research.drafts.citations import SOURCES_HEADING
+from research.schemas import Critique, Evidence, QuestionCoverage
 
 MAX_QUERIES_LISTED = 12
 
@@ -35,22 +36,53 @@ class EvidenceStatus:
 def assess_evidence(
     questions: list[str], source_count: int, critiques: list[Critique], searched: list[str]
 ) -> EvidenceStatus:
-    """`none` without a single relevant source; `sufficient` when the analyst's last verdict covers
-    every question; `partial` in between."""
-    searched = list(dict.fromkeys(q for q in searched if q))
-    total = len(questions)
+    """The status from the analyst's last verdict: its per-question coverage (see assess_coverage),
+    or, for a verdict without one, its status."""
     last = critiques[-1] if critiques else None
+    if last and last.coverage:
+        return assess_coverage(last.coverage, source_count, searched)
+    covered = last is not None and last.status == "APPROVED"
+    coverage = [QuestionCoverage(question=q, covered=covered) for q in questions]
+    return assess_coverage(coverage, source_count, searched)
+
+
+def assess_coverage(coverage: list[QuestionCoverage], source_count: int, searched: list[str]) -> EvidenceStatus:
+    """`none` without a single relevant source; `sufficient` when every question is covered;
+    `partial` in between. The coverage is the run's one per-question computation
+    (research/relevance/coverage.py), which the draft's sections and Known gaps also read."""
+    searched = list(dict.fromkeys(q for q in searched if q))
+    total = len(coverage)
     if source_count == 0:
         reason = f"no source about the topic was found ({len(searched)} searches)."
         return EvidenceStatus("none", total, 0, 0, reason, searched)
-    if last and last.coverage:
-        covered = sum(1 for c in last.coverage if c.covered)
-    else:  # a verdict without per-question coverage: its status is all we know
-        covered = total if last and last.status == "APPROVED" else 0
+    covered = sum(1 for c in coverage if c.covered)
     if total and covered >= total:
         return EvidenceStatus("sufficient", total, covered, source_count, "every question is covered.", searched)
     reason = f"{covered} of {total} questions covered by {source_count} relevant sources."
     return EvidenceStatus("partial", total, covered, source_count, reason, searched)
+
+
+GAPS_HEADING = "## Known gaps"
+
+
+def with_known_gaps(markdown: str, gaps: list[str]) -> str:
+    """The draft with a Known gaps section that lists exactly `gaps` (the run's coverage), whatever
+    the writer listed there, before its Sources list if it has one; no section when there are none."""
+    out: list[str] = []
+    tail: list[str] = []
+    skipping = False
+    for line in markdown.rstrip().splitlines():
+        if tail or line.strip() == SOURCES_HEADING:
+            tail.append(line)
+            continue
+        if line.startswith("## "):
+            skipping = line.strip().lower() == GAPS_HEADING.lower()
+        if not skipping:
+            out.append(line)
+    text = "\n".join(out).rstrip()
+    if gaps:
+        text += f"\n\n{GAPS_HEADING}\n\n" + "\n".join(f"- {gap}" for gap in gaps)
+    return text + ("\n\n" + "\n".join(tail) if tail else "") + "\n"
 
 
 def empty_draft(topic: str, questions: list[str], searched: list[str]) -> str:

@@ -4,8 +4,8 @@ A source's text or title carrying `![t](http://host/track.png)` was copied by th
 fetched by every browser that opened the run (a tracking pixel); `:red[...]` rendered; a prompt-
 injection sentence was quoted verbatim with a live link. Three tools, one concern:
 
-- `clean_quoted_sentence`: a sentence the offline writer may quote, stripped of markup, links and
-  URLs, or None when it is an instruction to the reader (it is data, never obeyed or repeated);
+- `clean_quoted_sentence` (research/text/quote.py, re-exported here): a sentence the offline writer
+  may quote, stripped of markup, links and URLs, or None when it is an instruction to the reader;
 - `md_literal`: a one-line field (title, author) as literal markdown text;
 - `inert_markdown`: a whole draft with images, raw HTML, non-http(s) links and Streamlit directives
   neutralised, so nothing in it loads a remote resource or renders as markup it did not mean.
@@ -14,6 +14,8 @@ injection sentence was quoted verbatim with a live link. Three tools, one concer
 from __future__ import annotations
 
 import re
+
+from research.text.quote import clean_quoted_sentence as clean_quoted_sentence
 
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\s*(\([^)\n]*\)|\[[^\]\n]*\])")
 _LINK = re.compile(r"\[([^\]\n]*)\]\s*\(([^)\s\n]*)(?:\s+\"[^\"\n]*\")?\)")
@@ -25,40 +27,6 @@ _DIRECTIVE = re.compile(r":([a-z]+(?:-[a-z]+)*)\[([^\]\n]*)\]")
 _ICON = re.compile(r":material/[a-z0-9_]+:|:[a-z0-9_+-]+:")
 _MARKUP_CHARS = re.compile(r"[`*_~|<>\[\]{}#$\\]")
 _HTTP = re.compile(r"(?i)^https?://[^\s<>]+$")
-
-# A quoted source sentence that speaks to the reader or the model is an instruction, not evidence.
-_INSTRUCTION = re.compile(
-    r"(?i)\b("
-    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|preceding|other) "
-    r"(?:instructions?|prompts?|directions?|rules?)"
-    r"|disregard (?:all |any |the )?(?:previous|prior|above|earlier)"
-    r"|(?:system|developer) prompt|you are (?:now )?(?:an?|the) (?:ai|assistant|language model|chatbot)"
-    r"|as an ai\b|(?:assistant|system|user)\s*:|new instructions?|follow (?:these|the following) instructions"
-    r"|do not (?:tell|mention|reveal)|reveal (?:your|the) (?:prompt|instructions|key|secret)"
-    r"|(?:click|tap) (?:here|this link|below)|visit (?:this|our) (?:site|website|link)"
-    r"|jailbreak"
-    r")"
-)
-
-
-def clean_quoted_sentence(sentence: str) -> str | None:
-    """The sentence as plain text the writer may quote, or None: an instruction, or nothing left."""
-    if _INSTRUCTION.search(sentence):
-        return None
-    text = _IMAGE.sub(lambda m: m.group(1), sentence)
-    text = _LINK.sub(lambda m: m.group(1), text)
-    text = _AUTOLINK.sub("", text)
-    text = _BARE_URL.sub("", text)
-    text = _HTML_TAG.sub("", text)
-    text = _DIRECTIVE.sub(lambda m: m.group(2), text)
-    text = _ICON.sub("", text)
-    text = _MARKUP_CHARS.sub("", text)
-    text = re.sub(r"\(\s*\)", "", text)
-    text = " ".join(text.split()).strip(" -:;,")
-    if _INSTRUCTION.search(text) or len(re.findall(r"\w", text)) < 12:
-        return None
-    return text
-
 
 # Inline markup a title could start (links, images, HTML, emphasis, code, LaTeX, tables) and a colon
 # that opens a Streamlit directive (":red[", ":material/"). Plain punctuation stays readable.

@@ -16,6 +16,7 @@ from research.drafts.citations import SOURCES_HEADING
 from research.drafts.markers import CITATION_MARKER as CITATION
 from research.schemas import CheckedClaim
 from research.text import split_sentences, tokenize
+from research.text.quote import md_unquote
 
 REPEAT_OVERLAP = 0.8  # share of the shorter sentence's terms that makes it a repeat
 MIN_REPEAT_TERMS = 5
@@ -27,6 +28,8 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 @dataclass
 class ReviewIssues:
     unsupported: list[str] = field(default_factory=list)  # claim sentences (markers removed)
+    # (section, sentence) of each: the same sentence may fit one section and miss another's question
+    unsupported_in: set[tuple[str, str]] = field(default_factory=set)
     repeated: list[str] = field(default_factory=list)  # later occurrences, as written
     repeated_at: list[int] = field(default_factory=list)  # their positions among the body's sentences
     unanswered: list[str] = field(default_factory=list)  # questions
@@ -49,7 +52,7 @@ class ReviewIssues:
 
 def _plain(sentence: str) -> str:
     """A sentence without its markers, spelled as the claim check spells its claims."""
-    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(CITATION.sub("", sentence).split()))
+    return md_unquote(re.sub(r"\s+([.,;:!?])", r"\1", " ".join(CITATION.sub("", sentence).split())))
 
 
 def _question_key(text: str) -> str:
@@ -81,6 +84,7 @@ def _lines(body: str) -> Iterator[tuple[str, str, str, list[str]]]:
 def find_issues(markdown: str, claims: list[CheckedClaim], questions: list[str]) -> ReviewIssues:
     issues = ReviewIssues()
     issues.unsupported = list(dict.fromkeys(c.sentence for c in claims if c.verdict == "unsupported"))
+    issues.unsupported_in = {(c.section, c.sentence) for c in claims if c.verdict == "unsupported"}
     body, _ = _body_and_tail(markdown)
     seen: list[set[str]] = []
     cited_by_section: dict[str, bool] = {}
@@ -129,12 +133,20 @@ def revise_offline(markdown: str, issues: ReviewIssues) -> tuple[str, list[str]]
         kept = []
         for sentence in sentences:
             at, index = index, index + (0 if known_gaps else 1)
+            plain = _plain(sentence)
+            unsupported = (
+                bool({(section, plain), ("", plain)} & issues.unsupported_in)  # "": a claim checked without one
+                if issues.unsupported_in
+                else plain in drop_plain
+            )
             if known_gaps:
                 kept.append(sentence)
-            elif _plain(sentence) in drop_plain:
-                reasons.append(f'Removed an unsupported claim: "{_plain(sentence)[:160]}"')
-            elif at in drop_at:
-                reasons.append(f'Removed a repeated sentence: "{_plain(sentence)[:160]}"')
+            elif at in drop_at or unsupported:
+                what = "a repeated sentence" if at in drop_at else "an unsupported claim"
+                reasons.append(f'Removed {what}: "{plain[:160]}"')
+                if CITATION.search(sentence):  # its [n] cited the uncited lead-in before it too: it goes with it
+                    while kept and not CITATION.search(kept[-1]):
+                        kept.pop()
             else:
                 kept.append(sentence)
         if kept:

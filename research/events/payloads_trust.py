@@ -52,3 +52,4 @@ class DraftRevisedData(Payload):
     markdown: str
     citations: dict[str, str]
     reasons: list[str]
+    known_gaps: list[str] | None = None  # set when the review listed more questions as unanswered

@@ -68,9 +68,17 @@ def _suffix(n: int) -> str:
     return chr(ord("a") + n - 1) if n <= 26 else str(n)
 
 
+def _date(ts: float) -> str | None:
+    """The UTC date of a timestamp, or None when no calendar holds it (1e17, inf, nan)."""
+    try:
+        return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d")
+    except (OverflowError, ValueError, OSError):
+        return None
+
+
 def render_bibtex(sources: list[Source], *, accessed: float | None = None) -> str:
     """One entry per source, in the order given (the exporter puts cited sources first)."""
-    urldate = datetime.fromtimestamp(accessed, tz=UTC).strftime("%Y-%m-%d") if accessed else None
+    urldate = _date(accessed) if accessed else None
     taken: set[str] = set()
     entries = []
     for source in sources:

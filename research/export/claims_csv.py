@@ -9,7 +9,20 @@ from typing import Any
 
 from research.export.sources_csv import _cell
 
-COLUMNS = ("n", "verdict", "score", "section", "claim", "passage", "source_id", "version", "method", "precision")
+COLUMNS = (
+    "n",
+    "verdict",
+    "score",
+    "section",
+    "claim",
+    "passage",
+    "source_id",
+    "version",
+    "method",
+    "precision",
+    "failure",
+    "reason",
+)
 
 
 def render_claims_csv(check: dict[str, Any]) -> bytes:
@@ -30,6 +43,8 @@ def render_claims_csv(check: dict[str, Any]) -> bytes:
                 check.get("version"),
                 check.get("method"),
                 "" if check.get("precision") is None else check.get("precision"),
+                c.get("failure") or "",
+                _cell(c.get("reason")),
             ]
         )
     return ("\ufeff" + out.getvalue()).encode("utf-8")

@@ -23,26 +23,34 @@ from research.graph.nodes.reviewer import reviewer
 from research.graph.nodes.routing import route_after_analyst
 from research.graph.nodes.supervisor import dispatch, supervisor
 from research.graph.nodes.writer import writer
+from research.graph.services import RunEnv, ServiceRegistry
 from research.graph.state import ResearchState
-from research.graph.worker_log import logged_node
+from research.graph.worker_log import logged_node, with_run_env
 
-ResearchGraph = CompiledStateGraph[ResearchState, RunSpec, ResearchState, ResearchState]
+# Its context: a JSON spec (what a server accepts; the schema) or, in-process, the run's RunEnv.
+ResearchGraph = CompiledStateGraph[ResearchState, RunSpec | RunEnv, ResearchState, ResearchState]
 
 
 def build_graph(
-    *, max_consecutive_same: int = 3, checkpointer: BaseCheckpointSaver[Any] | None = None
+    *,
+    max_consecutive_same: int = 3,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    services: ServiceRegistry | None = None,
 ) -> ResearchGraph:
     """The compiled graph with `checkpointer` attached. Compiling takes about 10 ms, and every run
     would pay it before its first model call, so each loop limit is compiled once and shared: a
     compiled graph keeps no per-run state (the researcher mode is the run's, in its services), and
-    `copy` only swaps the checkpointer."""
-    graph = _compiled(max_consecutive_same)
+    `copy` only swaps the checkpointer. Without `services` the caller passes each run a RunEnv
+    context (research.graph.services); with it, a JSON spec is enough (a server's runs)."""
+    graph = _compiled(max_consecutive_same, services)
     return graph if checkpointer is None else graph.copy(update={"checkpointer": checkpointer})
 
 
 @lru_cache(maxsize=8)
-def _compiled(max_consecutive_same: int) -> ResearchGraph:
-    builder = StateGraph(ResearchState, context_schema=RunSpec)
+def _compiled(max_consecutive_same: int, services: ServiceRegistry | None) -> ResearchGraph:
+    builder: StateGraph[ResearchState, RunSpec | RunEnv, ResearchState, ResearchState] = StateGraph(
+        ResearchState, context_schema=RunSpec
+    )
     nodes: dict[Node, Callable[..., Any]] = {
         Node.BEGIN: begin,
         Node.SUPERVISOR: supervisor,
@@ -57,20 +65,22 @@ def _compiled(max_consecutive_same: int) -> ResearchGraph:
     }
     for node, run in nodes.items():
         # Each node also reports to a worker's event log when this process writes one.
-        builder.add_node(node.value, logged_node(node.value, run))
+        builder.add_node(node.value, logged_node(node.value, run, services))
 
     builder.add_edge(START, Node.BEGIN.value)
     builder.add_edge(Node.BEGIN.value, Node.SUPERVISOR.value)
     builder.add_edge(Node.SUPERVISOR.value, Node.PLAN_REVIEW.value)
     # The fan-out reads the plan from state after the review, so edited questions/allocation apply.
-    builder.add_conditional_edges(Node.PLAN_REVIEW.value, dispatch, [Node.RESEARCHER.value])
+    builder.add_conditional_edges(Node.PLAN_REVIEW.value, with_run_env(services, dispatch), [Node.RESEARCHER.value])
     builder.add_edge(Node.RESEARCHER.value, Node.ANALYST.value)
     builder.add_conditional_edges(
         Node.ANALYST.value,
         partial(route_after_analyst, max_consecutive_same=max_consecutive_same),
         {"follow_up": Node.FOLLOW_UP.value, "writer": Node.WRITER.value},
     )
-    builder.add_conditional_edges(Node.FOLLOW_UP.value, dispatch_follow_up, [Node.RESEARCHER.value])
+    builder.add_conditional_edges(
+        Node.FOLLOW_UP.value, with_run_env(services, dispatch_follow_up), [Node.RESEARCHER.value]
+    )
     builder.add_edge(Node.WRITER.value, Node.CLAIM_CHECK.value)
     builder.add_edge(Node.CLAIM_CHECK.value, Node.REVIEWER.value)
     builder.add_edge(Node.REVIEWER.value, Node.FINISH.value)  # FINISH stays the last node (run_finished)
@@ -78,10 +88,9 @@ def _compiled(max_consecutive_same: int) -> ResearchGraph:
     return builder.compile()
 
 
-def make_graph() -> ResearchGraph:
-    """The graph with this process's limits, for LangGraph tooling (the server's entry point is
-    research/runs/server.py, whose checkpointer carries the project's msgpack allow-list)."""
-    from research.settings import get_settings
-
-    settings = get_settings()
-    return build_graph(max_consecutive_same=settings.max_consecutive_same)
+def make_graph(services: ServiceRegistry | None = None) -> ResearchGraph:
+    """The graph with this process's limits, run from JSON specs with `services` (default: a
+    registry of its own), for LangGraph tooling; the server's entry point is research/runs/server.py,
+    whose checkpointer carries the project's msgpack allow-list."""
+    registry = services or ServiceRegistry()
+    return build_graph(max_consecutive_same=registry.settings.max_consecutive_same, services=registry)

@@ -1,8 +1,8 @@
 """The run's context: a JSON spec that travels (in-process, or as a server run's `context`), and
 the services each process builds from it (settings, brain, router, page-text store; never checkpointed).
 
-Nodes call `services_of(runtime)` (research/graph/services.py) and get a `RunContext`; they never
-read Python objects from `runtime.context`, which a server can only fill from JSON.
+Nodes call `services_of(runtime)` (research/graph/services.py) and get a `RunContext`; the spec is
+all that crosses a process boundary, and each process's registry joins it to that process's services.
 """
 
 from __future__ import annotations

@@ -1,9 +1,13 @@
-"""Each process builds a run's services from its JSON spec (research.graph.context.RunSpec).
+"""A run's services, from one registry per process, reached by a node through its LangGraph runtime.
 
-In-process, the runner binds the services it already holds (its run store, router, brain);
-anywhere else (a LangGraph Server worker) they are built here on first use: settings from this
-process's environment with the spec's choices on top, a brain per run (its meter counts that run's
-calls and tokens), one router and library per process, page text in `runtime.store`.
+The graph's context travels as a JSON spec (research.graph.context.RunSpec); a node sees it as a
+`RunEnv`: that spec and the `ServiceRegistry` of the process running it. The in-process runner
+hands the graph a `RunEnv` with its own registry (in which it binds the services it already holds:
+its run store, router, brain); a LangGraph Server gets only JSON, so its entry point
+(research/runs/server.py) builds one registry and the graph it serves for it, whose nodes wrap the
+spec into a `RunEnv` (research/graph/worker_log.py). Services a registry builds itself: settings
+from this process's environment with the spec's choices on top, a brain per run (its meter counts
+that run's calls and tokens), one router and library per settings, page text in `runtime.store`.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any
 
+from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from research.brains.factory import make_brain
@@ -29,96 +34,115 @@ EventLogFactory = Callable[[RunSpec, Settings], PartSink | None]
 
 MAX_CACHED_RUNS = 256  # brains of runs this process served lately (a run's nodes share one)
 
-_bound: dict[str, RunContext] = {}
-_built: OrderedDict[str, RunContext] = OrderedDict()
-_lock = threading.Lock()
-_event_log_factory: EventLogFactory | None = None
+
+def settings_key(settings: Settings) -> str:
+    """One key per distinct settings: the JSON dump (secrets masked there) plus a digest of the
+    secrets, so a new key means new services (a new router, a new dashboard manager)."""
+    secrets = hashlib.sha256("\0".join(settings.secret_values()).encode()).hexdigest()
+    return f"{settings.model_dump_json()}|{secrets}"
 
 
-def set_event_log_factory(factory: EventLogFactory | None) -> None:
-    """How this process makes a run's worker event log (the server entry point, research/runs/server.py,
-    sets it: the run store lives a layer above the graph)."""
-    global _event_log_factory
-    _event_log_factory = factory
+class ServiceRegistry:
+    """Where the runs of one process get their services. `settings`: this process's own (default:
+    read from the environment); `event_log`: how this process makes a run's worker event log
+    (a server worker that shares the client's run store; the run layer supplies it)."""
+
+    def __init__(self, settings: Settings | None = None, *, event_log: EventLogFactory | None = None) -> None:
+        self.settings = settings if settings is not None else Settings()
+        self.event_log = event_log
+        self._bound: dict[str, RunContext] = {}
+        self._built: OrderedDict[str, RunContext] = OrderedDict()
+        self._shared: dict[str, tuple[Library, SourceRouter]] = {}
+        self._texts = InMemoryStore()  # page text when a graph runs without a store (a bare invoke)
+        self._lock = threading.Lock()
+
+    def bind(self, ctx: RunContext) -> None:
+        """Use these services for `ctx.run_id` (the in-process runner's own store, router, brain)."""
+        with self._lock:
+            self._bound[ctx.run_id] = ctx
+
+    def unbind(self, run_id: str) -> None:
+        with self._lock:
+            self._bound.pop(run_id, None)
+
+    def services_for(self, spec: RunSpec, store: BaseStore | None = None) -> RunContext:
+        """The run's services: bound, built earlier for the run, or built now from its spec."""
+        run_id = str(spec.get("run_id") or "")
+        with self._lock:
+            ctx = self._bound.get(run_id) or self._built.get(run_id)
+            if ctx is not None:
+                if run_id in self._built:
+                    self._built.move_to_end(run_id)
+                return ctx
+        ctx = self.build(spec, store)
+        with self._lock:
+            ctx = self._built.setdefault(run_id, ctx)  # two nodes racing keep one brain
+            while len(self._built) > MAX_CACHED_RUNS:
+                self._built.popitem(last=False)
+        return ctx
+
+    def build(self, spec: RunSpec, store: BaseStore | None = None) -> RunContext:
+        settings = self.settings_for(spec)
+        library, sources = self.shared(settings)
+        mode = spec.get("researcher_mode") or settings.researcher_mode
+        return RunContext(
+            run_id=str(spec.get("run_id") or ""),
+            settings=settings,
+            brain=make_brain(settings, spec.get("brain") or None),
+            sources=sources,
+            store=LangGraphTextStore(store if store is not None else self._texts),
+            researcher_mode="agent" if mode == "agent" else "pipeline",
+            event_log=self.event_log(spec, settings) if self.event_log else None,
+            subgraph_checkpoints=False,  # built here = not the in-process runner: maybe a server's checkpointer
+        )
+
+    def settings_for(self, spec: RunSpec) -> Settings:
+        """This process's settings with the spec's run choices on top, validated."""
+        update = {name: spec[name] for name in SPEC_SETTINGS if spec.get(name) is not None}  # type: ignore[literal-required]
+        # Validated (a bad value in a spec is an error, not a silent default); secrets stay as they are.
+        return Settings.model_validate({**self.settings.model_dump(), **update}) if update else self.settings
+
+    def shared(self, settings: Settings) -> tuple[Library, SourceRouter]:
+        """One library and router per settings (the router's search cache and timings are shared
+        by its runs, as in the dashboard's one runner)."""
+        key = settings_key(settings)
+        with self._lock:
+            if key not in self._shared:
+                library = Library(settings.library_db)
+                library.ensure_sample()
+                router = SourceRouter(settings, lambda kind: LibraryProvider(library, kind))
+                self._shared[key] = (library, router)
+            return self._shared[key]
 
 
-def bind(ctx: RunContext) -> None:
-    """Use these services for `ctx.run_id` in this process (the in-process runner)."""
-    with _lock:
-        _bound[ctx.run_id] = ctx
+@dataclass(frozen=True)
+class RunEnv:
+    """The runtime context a node sees: the run's JSON spec and the registry of this process."""
+
+    spec: RunSpec
+    registry: ServiceRegistry = field(compare=False)
 
 
-def unbind(run_id: str) -> None:
-    with _lock:
-        _bound.pop(run_id, None)
+def run_env(context: object, registry: ServiceRegistry | None) -> RunEnv:
+    """`context` as a RunEnv: one already (in-process, or a subgraph of a run), or a JSON spec
+    (a server run) joined to `registry`, the one the graph was built for."""
+    if isinstance(context, RunEnv):
+        return context
+    if registry is None or not (context is None or isinstance(context, dict)):
+        raise TypeError(
+            "The research graph needs a RunEnv context (research.graph.services), or to be built for a "
+            "ServiceRegistry (build_graph(services=...)) to run from a JSON spec."
+        )
+    spec: RunSpec = dict(context or {})  # type: ignore[assignment]
+    return RunEnv(spec, registry)
 
 
 def services_of(runtime: Any) -> RunContext:
     """The services of the run a node belongs to (`runtime` is the node's LangGraph Runtime)."""
-    spec: RunSpec = dict(getattr(runtime, "context", None) or {})  # type: ignore[assignment]
-    run_id = str(spec.get("run_id") or "")
-    with _lock:
-        ctx = _bound.get(run_id) or _built.get(run_id)
-        if ctx is not None:
-            if run_id in _built:
-                _built.move_to_end(run_id)
-            return ctx
-    ctx = build_services(spec, getattr(runtime, "store", None))
-    with _lock:
-        ctx = _built.setdefault(run_id, ctx)  # two nodes racing keep one brain
-        while len(_built) > MAX_CACHED_RUNS:
-            _built.popitem(last=False)
-    return ctx
+    env = run_env(getattr(runtime, "context", None), None)
+    return env.registry.services_for(env.spec, getattr(runtime, "store", None))
 
 
-def build_services(spec: RunSpec, store: Any = None) -> RunContext:
-    settings = settings_for(spec)
-    library, sources = _shared(settings)
-    texts = LangGraphTextStore(store if store is not None else _fallback_store())
-    brain = make_brain(settings, spec.get("brain") or None)
-    mode = spec.get("researcher_mode") or settings.researcher_mode
-    return RunContext(
-        run_id=str(spec.get("run_id") or ""),
-        settings=settings,
-        brain=brain,
-        sources=sources,
-        store=texts,
-        researcher_mode="agent" if mode == "agent" else "pipeline",
-        event_log=_event_log_factory(spec, settings) if _event_log_factory else None,
-        subgraph_checkpoints=False,  # built here = not the in-process runner: maybe a server's checkpointer
-    )
-
-
-def settings_for(spec: RunSpec) -> Settings:
-    """This process's settings (its environment) with the spec's run choices on top, validated."""
-    base = _env_settings()
-    update = {name: spec[name] for name in SPEC_SETTINGS if spec.get(name) is not None}  # type: ignore[literal-required]
-    # Validated (a bad value in a spec is an error, not a silent default); secrets stay as they are.
-    return Settings.model_validate({**base.model_dump(), **update}) if update else base
-
-
-@lru_cache(maxsize=1)
-def _env_settings() -> Settings:
-    return Settings()
-
-
-_shared_cache: dict[str, tuple[Library, SourceRouter]] = {}
-
-
-def _shared(settings: Settings) -> tuple[Library, SourceRouter]:
-    """One library and router per settings of this process (the router's search cache and timings
-    are shared by its runs, as in the dashboard's one runner). The key is the JSON dump, where
-    secrets are masked, plus a digest of the secrets (a new key means a new router)."""
-    key = settings.model_dump_json() + hashlib.sha256("\0".join(settings.secret_values()).encode()).hexdigest()
-    with _lock:
-        if key not in _shared_cache:
-            library = Library(settings.library_db)
-            library.ensure_sample()
-            _shared_cache[key] = (library, SourceRouter(settings, lambda kind: LibraryProvider(library, kind)))
-        return _shared_cache[key]
-
-
-@lru_cache(maxsize=1)
-def _fallback_store() -> InMemoryStore:
-    """Page text when the graph runs without a store and without bound services (a bare invoke)."""
-    return InMemoryStore()
+def spec_of(runtime: Any) -> RunSpec:
+    """The JSON spec of the run a node belongs to."""
+    return run_env(getattr(runtime, "context", None), None).spec

@@ -5,6 +5,10 @@ carries besides them is made here from the node's own outcome: its update (trans
 its pause (`interrupt`, as plan review's), its failure. Only nodes that really run are seen: a
 resumed run's replayed updates never reach the sink, so nothing is logged twice. Without a sink
 (in-process, where the runner logs the stream) the wrapper only looks the sink up.
+
+A graph built for a `ServiceRegistry` (a server's) also hands each node and edge a runtime whose
+context is the run's `RunEnv` (its JSON spec joined to that registry), so nodes reach their services
+through the runtime alone.
 """
 
 from __future__ import annotations
@@ -14,22 +18,41 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from langgraph.errors import GraphBubbleUp, GraphInterrupt
-from langgraph.runtime import get_runtime
+from langgraph.runtime import Runtime, get_runtime
 
 from research.events.sink import sink_scope
 from research.events.stream import error_part, stream_part
-from research.graph.services import services_of
+from research.graph.services import ServiceRegistry, run_env
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def logged_node(name: str, node: F) -> F:
+def with_run_env(registry: ServiceRegistry | None, fn: F) -> F:
+    """`fn` (a node or an edge) given a runtime whose context is the run's RunEnv. Without a
+    registry the graph's caller passes a RunEnv itself (the in-process runner): `fn` unchanged."""
+    if registry is None:
+        return fn
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        runtime = kwargs.get("runtime")
+        if isinstance(runtime, Runtime):
+            kwargs["runtime"] = runtime.override(context=run_env(runtime.context, registry))
+        return fn(*args, **kwargs)
+
+    return run  # type: ignore[return-value]
+
+
+def logged_node(name: str, node: F, registry: ServiceRegistry | None = None) -> F:
     """`node` with its outcome handed to the run's worker log, if this process writes one.
     `functools.wraps` keeps its signature, from which LangGraph decides what to pass it."""
+    node = with_run_env(registry, node)
 
     @functools.wraps(node)
     def run(*args: Any, **kwargs: Any) -> Any:
-        sink = services_of(get_runtime()).event_log
+        runtime = get_runtime()
+        env = run_env(runtime.context, registry)
+        sink = env.registry.services_for(env.spec, runtime.store).event_log
         if sink is None:
             return node(*args, **kwargs)
         with sink_scope(sink):

@@ -10,30 +10,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from research.relevance.shape import MAX_HEAD_TERMS, subject_shape
 from research.relevance.subject import subject_of
+from research.relevance.terms import ASPECT_TERMS, term_key
 from research.text import tokenize
-
-# Words that name an aspect of a subject, not the subject: never enough on their own.
-ASPECT_TERMS: frozenset[str] = frozenset(
-    tokenize(
-        "health effect effects impact impacts influence role significance history histories cause causes "
-        "consequence consequences origin origins future state benefit benefits risk risks advantage "
-        "advantages disadvantage disadvantages pros cons made make making use uses used work works "
-        "overview introduction evidence mechanism mechanisms side long term short main key best way ways "
-        "type types kind kinds today modern new recent current problem problems issue issues good bad "
-        "choose choosing choice pick select decide compare comparison better worse team teams company companies"
-    )
-)
-# Word forms of one subject compare equal once derivational endings are cut ("Impressionism" /
-# "Impressionists", "painters" / "painting", "vaccination" / "vaccine"); a stem keeps 4+ letters.
-_ENDINGS = ("ations", "ation", "isms", "ism", "ists", "ist", "ers", "er", "e")
-
-
-def term_key(term: str) -> str:
-    for ending in _ENDINGS:
-        if term.endswith(ending) and len(term) - len(ending) >= 4:
-            return term[: -len(ending)]
-    return term
 
 
 @lru_cache(maxsize=256)
@@ -66,4 +46,21 @@ def topic_relevance(topic: str, text_or_terms: str | set[str] | frozenset[str]) 
 
 
 def is_on_topic(topic: str, text_or_terms: str | set[str] | frozenset[str]) -> bool:
-    return topic_relevance(topic, text_or_terms) >= needed_share(topic) - 1e-9
+    """The subject's shape held by a bag of terms: a head phrase (every compared item, or one item
+    with a qualifier), and one qualifier's noun when the subject has qualifiers. The same gates as
+    ranking.judge_source, without its mention counts and sense check (a bag has no casing)."""
+    shape = subject_shape(topic)
+    if not shape.heads:
+        return True
+    terms = text_or_terms if not isinstance(text_or_terms, str) else set(tokenize(text_or_terms))
+    keys = {term_key(t) for t in terms}
+    heads = [
+        h
+        for h in shape.heads
+        if (2 * sum(w.key in keys for w in h) >= len(h) if len(h) > MAX_HEAD_TERMS else all(w.key in keys for w in h))
+    ]
+    if not heads:
+        return False
+    if shape.comparison and len(heads) == len(shape.heads):
+        return True
+    return all(q[-1].key in keys for q in shape.qualifiers)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 _LEADING = re.compile(
-    r"^(how|what|why|when|where|who|which|is|are|does|do|did|can|should|explain|describe|compare|"
+    r"^(how\s+(?:safe|good|bad|big|much|many|old|fast|effective|common|important|useful|reliable|accurate)\s+"
+    r"(?:is|are|was|were|do|does|did)|how|what|why|when|where|who|which|is|are|does|do|did|can|should|explain|describe|compare|"
     r"tell me about|give me|write about|research)\b(\s+(is|are|was|were|do|does|did|the|a|an|has|have|"
     r"can|should|might|would|about))*\s+",
     re.IGNORECASE,
@@ -18,6 +19,8 @@ _TRAILING = re.compile(
 )
 
 
+# "How do you prevent rust...", "How can I learn Rust": the asker and their verb are not the subject.
+_ASKER = re.compile(r"^(you|i|we|one|people|someone|they)\s+[a-z]+\s+", re.IGNORECASE)
 _ASPECT = re.compile(
     r"^(the\s+)?(impact|impacts|effect|effects|influence|role|significance|history|causes|consequences|"
     r"origins?|future|state|benefits|risks)\s+of\s+",
@@ -34,6 +37,7 @@ def subject_of(topic: str) -> str:
     "What was the impact of the printing press?" -> "the printing press"."""
     text = " ".join(topic.strip().split()).rstrip("?.! ")
     text = _LEADING.sub("", text)
+    text = _ASKER.sub("", text)
     text = _JOINED_QUESTION.sub("", text)
     text = _TRAILING.sub("", text)
     text = _ASPECT.sub("", text)

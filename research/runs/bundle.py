@@ -16,15 +16,16 @@ import gzip
 import json
 import time
 import uuid
-from typing import Any
 
 from pydantic import ValidationError
 
 from research.events import Event
 from research.events.payloads import PAYLOADS
 from research.events.status import RunStatus
+from research.runs import bundle_checks as checks
 from research.runs.bundle_decode import MAX_BUNDLE_BYTES, BundleDecodeError, decode_bundle_json
-from research.runs.store import RunStore
+from research.runs.sql import DuplicateKeyError
+from research.runs.store import RunRecord, RunStore
 from research.runs.view import fold
 from research.schemas import BUNDLE_FORMAT, BUNDLE_VERSION, BundleDraft, BundleRun, RunBundle
 
@@ -99,6 +100,22 @@ def read_bundle(data: bytes) -> RunBundle:
     return bundle
 
 
+def _check_fields(bundle: RunBundle) -> RunStatus:
+    """The run record's and drafts' fields in range; returns the run's status."""
+    run = bundle.run
+    try:
+        status = checks.check_status(run.status)
+        checks.check_timestamp(bundle.exported_at, "exported_at")
+        checks.check_timestamp(run.created_at, "run.created_at")
+        checks.check_timestamp(run.finished_at, "run.finished_at")
+        checks.check_count(run.source_count, "run.source_count")
+        for i, draft in enumerate(bundle.drafts):
+            checks.check_timestamp(draft.created_at, f"drafts.{i}.created_at")
+    except checks.BundleFieldError as exc:
+        raise BundleError(f"malformed run bundle: {exc}") from None
+    return status
+
+
 def _malformed(exc: ValidationError, within: str = "") -> BundleError:
     """The first validation error, said with where it is in the bundle (`within` leads the path)."""
     first = exc.errors()[0]
@@ -107,8 +124,13 @@ def _malformed(exc: ValidationError, within: str = "") -> BundleError:
 
 
 def _check_events(bundle: RunBundle) -> list[Event]:
+    _check_fields(bundle)
     events: list[Event] = []
     for i, raw in enumerate(bundle.events):
+        try:
+            checks.check_event_type(raw.get("type"), i)
+        except checks.BundleFieldError as exc:
+            raise BundleError(f"malformed run bundle: {exc}") from None
         try:
             # The type's payload model, strictly (no "1" for 1): what every reader of the log relies on.
             if raw.get("type") in PAYLOADS:
@@ -123,9 +145,16 @@ def _check_events(bundle: RunBundle) -> list[Event]:
             raise BundleError(
                 f"malformed run bundle: event {event.seq} belongs to run {event.run_id!r}, not {bundle.run.run_id!r}"
             )
-        if events and event.seq <= events[-1].seq:
-            raise BundleError(f"malformed run bundle: event sequence numbers are not increasing at {event.seq}")
+        try:
+            checks.check_increasing(event.seq, i, events[-1].seq if events else None)
+            checks.check_timestamp(event.ts, f"events.{i}.ts")
+        except checks.BundleFieldError as exc:
+            raise BundleError(f"malformed run bundle: {exc}") from None
         events.append(event)
+    try:
+        checks.check_numbering([e.seq for e in events])
+    except checks.BundleFieldError as exc:
+        raise BundleError(f"malformed run bundle: {exc}") from None
     return events
 
 
@@ -139,40 +168,41 @@ def import_bundle(store: RunStore, data: bytes | RunBundle, *, new_id: bool = Fa
     if store.get_run(target) is not None:
         raise BundleError(f"a run with id {target} already exists here; import it with a new id")
     run = bundle.run
-    store.create_run(target, run.topic, run.requested_allocation, run.brain or "")
-    for event in events:
-        store.append_event(event.model_copy(update={"run_id": target}))
-    for draft in sorted(bundle.drafts, key=lambda d: d.version):
-        store.save_draft_version(target, draft.markdown, note=draft.note)
-    store.put_texts(target, bundle.source_texts)
-    status = RunStatus.INTERRUPTED if run.status in _UNFINISHED else run.status
+    status = _check_fields(bundle)
+    events = [e.model_copy(update={"run_id": target}) for e in events]
     if not fold(events).done:
         # Nothing can continue it here (no checkpoint travels): end it in the log, or every page
         # that folds the events would show it running forever.
         last = events[-1] if events else None
-        store.append_event(
+        events.append(
             Event(
                 type="run_cancelled",
                 run_id=target,
-                seq=(last.seq if last else 0) + 1,
+                seq=len(events) + 1,
                 ts=last.ts if last else time.time(),
                 data={
                     "reason": "imported unfinished: it was still running where it was exported and cannot continue here"
                 },
             )
         )
-    fields: dict[str, Any] = {
-        "status": status,
-        "allocation": run.allocation,
-        "allocation_origin": run.allocation_origin,
-        "source_count": run.source_count,
-        "error": run.error,
-        "summary": run.summary,
-    }
-    if run.finished_at is not None:
-        # The store stamps creation with the import time; keep the run's duration right.
-        record = store.get_run(target)
-        assert record is not None  # just stored
-        fields["finished_at"] = record.created_at + max(0.0, run.finished_at - run.created_at)
-    store.update_run(target, **fields)
+    now = time.time()  # the store stamps creation with the import time; the run's duration is kept
+    record = RunRecord(
+        run_id=target,
+        topic=run.topic,
+        status=RunStatus.INTERRUPTED if status in _UNFINISHED else status,
+        created_at=now,
+        requested_allocation=run.requested_allocation,
+        allocation=run.allocation,
+        allocation_origin=run.allocation_origin,
+        brain=run.brain or "",
+        finished_at=None if run.finished_at is None else now + max(0.0, run.finished_at - run.created_at),
+        source_count=run.source_count,
+        error=run.error,
+        summary=run.summary,
+    )
+    drafts = [(d.markdown, d.note) for d in sorted(bundle.drafts, key=lambda d: d.version)]
+    try:
+        store.import_run(record, events, drafts, bundle.source_texts)
+    except DuplicateKeyError:  # another import of the same id got there first
+        raise BundleError(f"a run with id {target} already exists here; import it with a new id") from None
     return target

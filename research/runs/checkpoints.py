@@ -17,6 +17,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from research.graph.serde_types import STATE_TYPES
+from research.runs.sql import corrupt_store, is_corruption
 from research.secrets import mask
 from research.settings import Settings
 
@@ -78,9 +79,14 @@ def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[str]]:
     # one lock (1.1 ms a commit on a quiet disk, far more on a busy one), and every step of
     # every researcher writes one. A power cut may lose the last checkpoints (the run resumes
     # from an earlier one), never corrupt the file.
-    conn.execute("PRAGMA synchronous=NORMAL")
     try:
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA schema_version")  # reads the header: a damaged file fails here, by name
         yield SqliteSaver(conn, serde=serializer(settings))
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise
+        raise corrupt_store(settings.checkpoints_db, "checkpoint store", exc) from None
     finally:
         conn.close()
 

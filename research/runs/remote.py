@@ -26,14 +26,16 @@ from research.events import Event, EventAdapter
 from research.events.payloads import RunCancelled, RunFailed, RunStarted, Warning
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
-from research.graph.state import PlanAnswer
+from research.logging_setup import configure_logging
+from research.runs.control import ManagedRuns, Work, local_sources
 from research.runs.event_effects import log_event
-from research.runs.run_threads import RunThreads
-from research.runs.runner import ResearchRunner
-from research.runs.store import RunStore
+from research.runs.ledger import PlanEdit, RunLedger
+from research.runs.store import RunStore, open_run_store
 from research.schemas import ResearchRequest
-from research.secrets import mask
+from research.secrets import mask, mask_url, url_secrets
 from research.settings import Settings
+from research.sources.library.store import Library
+from research.sources.router import SourceRouter
 
 log = logging.getLogger("research.runs.remote")
 EventCallback = Callable[[Event], None]
@@ -54,79 +56,65 @@ def thread_id_of(run_id: str) -> str:
     return str(uuid.uuid5(_THREAD_NAMESPACE, run_id))
 
 
-class RemoteRunManager(RunThreads):
-    """The RunManager interface (start, resume, continue_plan, cancel_plan, cancel, is_active,
-    is_orphaned, wait) over a LangGraph Server. A run is live while a reader here follows it or a
-    server worker that writes its log holds its lease (RunThreads.is_live)."""
+class RemoteRunManager(ManagedRuns):
+    """The RunControl protocol (research/runs/control.py) over a LangGraph Server, plus `cancel`
+    and the CLI's blocking `run`. A run is live while a reader here follows it or a server worker
+    that writes its log holds its lease (RunThreads.is_live). What stays local is given or built
+    here: the run store, its plan checks (RunLedger), the library and the provider list."""
 
     thread_prefix = "remote-run"
 
-    def __init__(self, settings: Settings, *, store: RunStore | None = None, client: Any = None) -> None:
-        # The local runner keeps what stays local: the run store, plan-edit checks, the library
-        # page and the Settings page's provider list.
-        self.runner = ResearchRunner(settings, store=store)
-        super().__init__(self.runner.store)
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: RunStore | None = None,
+        library: Library | None = None,
+        sources: SourceRouter | None = None,
+        client: Any = None,
+    ) -> None:
+        configure_logging(settings)
+        library, sources = local_sources(settings, library, sources)
+        super().__init__(RunLedger(settings, store or open_run_store(settings)), library, sources)
         self.settings = settings
         self.url = str(settings.server_url or "").rstrip("/")
+        self.label = mask_url(self.url)  # what messages, events and logs say: never its credentials
         self.client = client or _sdk_client(self.url, settings.server_timeout)
         self.orphan_message = (
-            f"This dashboard lost its connection to the LangGraph server at {self.url} (server unreachable "
+            f"This dashboard lost its connection to the LangGraph server at {self.label} (server unreachable "
             "or the reader stopped). The run may still be going on the server: reattach to follow it."
         )
 
-    # --- the RunManager interface ---------------------------------------------------------------
-    def start(self, request: ResearchRequest) -> str:
-        """Register and start a run on the server; returns its id at once. Raises AllocationError
-        on a bad allocation and ServerUnreachable (before anything is stored) when the server is down."""
-        run_id = self.create(request)
-        self._spawn(run_id, lambda: self._run(run_id, request, None))
-        return run_id
+    # --- what ManagedRuns asks of a manager ----------------------------------------------------
+    def _register(self, request: ResearchRequest) -> str:
+        """Validate and register a run (the server must answer); returns its id. Raises
+        AllocationError on a bad allocation and ServerUnreachable (before anything is stored)."""
+        if request.allocation:  # bad input first: the clear allocation error, whatever the server
+            parse_allocation(request.allocation, self.settings.max_researchers)
+        self.check()
+        return self.ledger.register(request)  # no lease here: a server worker runs it and holds it
 
-    def run(self, request: ResearchRequest, on_event: EventCallback | None = None, run_id: str | None = None) -> str:
-        """Start a run and follow it to its end in this thread (the CLI)."""
-        run_id = run_id or self.create(request)
-        self._run(run_id, request, on_event)
-        return run_id
+    create = _register
 
-    def resume(self, run_id: str, on_event: EventCallback | None = None, *, block: bool = False) -> str:
+    def _start_work(self, run_id: str, request: ResearchRequest, on_event: EventCallback | None) -> Work:
+        return lambda: self._run(run_id, request, on_event)
+
+    def _resume_work(self, run_id: str, on_event: EventCallback | None) -> Work | None:
         """Reattach to a run whose reader stopped: replay its server stream from the start (events
         already in the log are skipped) and follow it to its end."""
-        record = self.store.get_run(run_id)
-        if record is None:
-            raise KeyError(f"No run with id {run_id!r}")
+        record = self.ledger.record(run_id)
         if self.is_live(run_id) or record.status != "running":  # followed or run elsewhere, or ended
-            return run_id
+            return None
         self.check()
-        if block:
-            self._reattach(run_id, on_event)
-        else:
-            self._spawn(run_id, lambda: self._reattach(run_id, on_event))
-        return run_id
+        return lambda: self._reattach(run_id, on_event)
 
-    def continue_plan(
-        self,
-        run_id: str,
-        questions: list[str] | None = None,
-        allocation: str | None = None,
-        *,
-        on_event: EventCallback | None = None,
-        block: bool = False,
-    ) -> str:
-        """Continue a run paused for plan review. A bad edit raises here, before anything runs."""
-        record, questions, parsed = self.runner.check_plan_edit(run_id, questions, allocation)
+    def _continue_work(self, edit: PlanEdit, on_event: EventCallback | None) -> Work:
         self.check()
+        run_id = edit.record.run_id
         self.store.update_run(run_id, status="running", error=None)
-        command: Command = {"resume": PlanAnswer(questions=questions, allocation=parsed.notation if parsed else None)}
-        request = self.runner.stored_request(record)  # the choices it started with travel again
-
-        def go() -> None:
-            self._follow(run_id, on_event, lambda: self._stream(run_id, request, command=command))
-
-        go() if block else self._spawn(run_id, go)
-        return run_id
-
-    def cancel_plan(self, run_id: str) -> None:
-        self.runner.cancel_plan(run_id)
+        command: Command = {"resume": edit.answer()}
+        request = self.ledger.stored_request(edit.record)  # the choices it started with travel again
+        return lambda: self._follow(run_id, on_event, lambda: self._stream(run_id, request, command=command))
 
     def cancel(self, run_id: str) -> None:
         """Stop a run: a paused one locally, a running one on the server (its reader logs the end)."""
@@ -148,23 +136,17 @@ class RemoteRunManager(RunThreads):
             response = httpx.get(f"{self.url}/ok", timeout=min(5.0, self.settings.server_timeout))
             response.raise_for_status()
         except httpx.HTTPError as exc:
+            reason = mask(str(exc), url_secrets(self.url))  # an HTTP error quotes the URL it asked
             raise ServerUnreachable(
-                f"LangGraph server unreachable at {self.url} ({type(exc).__name__}: {exc}). Start it with "
+                f"LangGraph server unreachable at {self.label} ({type(exc).__name__}: {reason}). Start it with "
                 "`make server`, or unset RESEARCH_SERVER_URL to run research in this process."
             ) from None
 
     # --- running ------------------------------------------------------------------------------
-    def create(self, request: ResearchRequest) -> str:
-        """Validate and register a run (the server must answer); returns its id."""
-        if request.allocation:  # bad input first: the clear allocation error, whatever the server
-            parse_allocation(request.allocation, self.settings.max_researchers)
-        self.check()
-        return self.runner.create(request, lease=False)  # a server worker runs it and holds its lease
-
     def _spec(self, run_id: str, request: ResearchRequest) -> dict[str, Any]:
         # Only what this side chose explicitly travels (its settings, the run's options); the rest
         # is the server's own configuration.
-        spec = spec_for(run_id, self.runner.run_settings(request), request.llm, only_set=True)
+        spec = spec_for(run_id, self.ledger.run_settings(request), request.llm, only_set=True)
         if request.started_by:
             spec["started_by"] = request.started_by
         if request.researcher_mode:  # the dashboard's Researchers control; else the worker's setting
@@ -174,12 +156,11 @@ class RemoteRunManager(RunThreads):
         return dict(spec)
 
     def _run(self, run_id: str, request: ResearchRequest, on_event: EventCallback | None) -> None:
-        max_iterations = self.settings.max_iterations if request.max_iterations is None else request.max_iterations
         initial = {
             "run_id": run_id,
             "topic": request.topic,
             "requested_allocation": request.allocation,
-            "max_iterations": max_iterations,
+            "max_iterations": self.ledger.max_iterations(request),
             "review_plan": request.review_plan,
         }
 
@@ -211,7 +192,7 @@ class RemoteRunManager(RunThreads):
         if latest is None:
             self._publish(
                 EventAdapter(run_id, start_seq=self.store.last_seq(run_id)).make(
-                    RunFailed(error=f"The LangGraph server at {self.url} has no run for {run_id}.")
+                    RunFailed(error=f"The LangGraph server at {self.label} has no run for {run_id}.")
                 ),
                 on_event,
             )
@@ -272,12 +253,12 @@ class RemoteRunManager(RunThreads):
             if cancelled():  # the user stopped it: the stream's end is no failure
                 return
             if worker_logs:  # the shared log goes on without this reader (its lease says if the run does)
-                log.warning("Lost the stream of run %s from %s (%s)", run_id, self.url, type(exc).__name__)
+                log.warning("Lost the stream of run %s from %s (%s)", run_id, self.label, type(exc).__name__)
                 return
             self._warn(
                 run_id,
                 on_event,
-                f"LangGraph server unreachable at {self.url} while following the run "
+                f"LangGraph server unreachable at {self.label} while following the run "
                 f"({type(exc).__name__}: {exc}); it may still be going on the server: reattach to follow it.",
             )
             return
@@ -292,7 +273,7 @@ class RemoteRunManager(RunThreads):
             return
         except Exception as exc:  # noqa: BLE001 - a reader must never crash the dashboard
             log.error(
-                "Reading run %s from %s failed: %s", run_id, self.url, mask(repr(exc), self.settings.secret_values())
+                "Reading run %s from %s failed: %s", run_id, self.label, mask(repr(exc), self.settings.secret_values())
             )
             self._fail(run_id, on_event, f"{type(exc).__name__}: {exc}")
             return

@@ -18,7 +18,7 @@ class RunThreads:
     def __init__(self, store: RunStore) -> None:
         self.store = store
         self._threads: dict[str, threading.Thread] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: a resume check under it asks is_live
 
     def is_active(self, run_id: str) -> bool:
         """A thread of this process runs (or follows) the run."""

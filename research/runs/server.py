@@ -1,8 +1,9 @@
 """What langgraph.json serves: the research graph as a LangGraph Server runs it, and its checkpointer.
 
-This entry point sits above the graph and the run store, so it can give the server's worker what
-only the run layer has: the worker event log (research/runs/worker_log.py) and checkpoints that go
-through SecretMaskingSerializer, as the in-process runner's do. The checkpointer replaces the
+This entry point sits above the graph and the run store, so it builds the worker's one service
+registry (research/graph/services.py) with what only the run layer has, the worker event log
+(research/runs/worker_log.py), and gives the server checkpoints that go through
+SecretMaskingSerializer, as the in-process runner's do. The checkpointer replaces the
 server's default persistence (langgraph.json `checkpointer.path`): Postgres with
 RESEARCH_DATABASE_URL (LangGraph Server for a team), else SQLite in the worker's data dir.
 """
@@ -12,13 +13,14 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import lru_cache
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from research.graph import services
 from research.graph.builder import ResearchGraph
 from research.graph.builder import make_graph as make_research_graph
+from research.graph.services import ServiceRegistry
 from research.runs.checkpoints import PG_SETUP_ADVISORY_LOCK, serializer
 from research.runs.worker_log import worker_event_log
 from research.settings import get_settings
@@ -36,8 +38,14 @@ def make_graph() -> ResearchGraph:
             "(research/runs/server.py) enforces the project's msgpack allow-list itself, and strict "
             "mode makes every run fail inside langgraph-api's custom-checkpointer adapter."
         )
-    services.set_event_log_factory(worker_event_log)
-    return make_research_graph()
+    return make_research_graph(services())
+
+
+@lru_cache(maxsize=1)
+def services() -> ServiceRegistry:
+    """This worker's service registry, built once (on its first run) from its environment: every
+    run it serves, and each of their nodes, gets its services from here through the runtime."""
+    return ServiceRegistry(event_log=worker_event_log)
 
 
 @asynccontextmanager

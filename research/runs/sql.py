@@ -8,6 +8,7 @@ on success and rolled back on an error.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
@@ -15,6 +16,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from research.secrets import mask, mask_url, url_secrets
 
 if TYPE_CHECKING:
     import psycopg
@@ -45,6 +48,24 @@ class DatabaseUnavailable(RuntimeError):
     """The configured database cannot be reached (message names the host, never the password)."""
 
 
+class CorruptStoreError(DatabaseUnavailable):
+    """A store file that is not a readable SQLite database (damaged, truncated to 0 bytes, or some
+    other file); the message names the file and what to do."""
+
+
+def corrupt_store(path: Path, what: str, exc: BaseException | None = None) -> CorruptStoreError:
+    detail = f" ({str(exc).strip()[:120]})" if exc is not None else ""
+    return CorruptStoreError(
+        f"{path} is not a readable {what}{detail}: move it aside (or restore it from a backup) and start again"
+    )
+
+
+def is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    """ "file is not a database", "database disk image is malformed": the file, not the query.
+    (IntegrityError, OperationalError such as a lock timeout, and the rest are subclasses.)"""
+    return type(exc) is sqlite3.DatabaseError
+
+
 class SqliteDatabase:
     dialect: Dialect = "sqlite"
 
@@ -55,10 +76,33 @@ class SqliteDatabase:
         self.label = str(self.path)
 
     def create_schema(self, statements: list[str]) -> None:
+        """The tables, in a file that is either a complete store or absent: a new store is made
+        beside it and linked into place, so a 0-byte file is never one of ours (it is refused, not
+        silently read as an empty store)."""
+        if not self.path.exists():
+            self._create_file(statements)
+        if self.path.stat().st_size == 0:
+            raise corrupt_store(self.path, "run store (it is empty, 0 bytes)")
         with self.transaction() as tx:
             tx.execute("PRAGMA journal_mode=WAL")
             for statement in statements:
                 tx.execute(statement)
+
+    def _create_file(self, statements: list[str]) -> None:
+        fresh = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.new")
+        db = sqlite3.connect(fresh)
+        try:
+            with db:
+                for statement in statements:
+                    db.execute(statement)
+        finally:
+            db.close()
+        try:
+            os.link(fresh, self.path)  # atomic, and never replaces a store another process made first
+        except FileExistsError:
+            pass
+        finally:
+            fresh.unlink()
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -70,18 +114,30 @@ class SqliteDatabase:
         fsynced (a power cut may lose the last events, never corrupt the log).
         """
         db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30)
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA synchronous=NORMAL")
-            self._local.db = db  # closed when the thread (or this store) goes away
         try:
+            if db is None:
+                db = sqlite3.connect(self.path, timeout=30)
+                db.row_factory = sqlite3.Row
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA secure_delete=ON")  # a deleted run's text is overwritten, not left in free pages
+                self._local.db = db  # closed when the thread (or this store) goes away
             with db:
                 yield db  # sqlite3.Connection has execute/executemany with `?` placeholders
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" not in str(exc):
                 raise
             raise DuplicateKeyError(str(exc)) from exc
+        except sqlite3.DatabaseError as exc:
+            if not is_corruption(exc):
+                raise
+            raise corrupt_store(self.path, "run store", exc) from None
+
+    def empty_wal(self) -> None:
+        """Checkpoint and truncate the write-ahead log: frames from before a delete still hold the
+        deleted pages (best effort: a reader elsewhere may keep the log until it is done)."""
+        with self.transaction():
+            pass  # opens this thread's connection if it has none
+        self._local.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)
@@ -122,12 +178,13 @@ class PostgresDatabase:
         from psycopg_pool import ConnectionPool
 
         self._errors = psycopg
-        self.label = _redact(url)
+        self.label = mask_url(url)
         try:  # one direct attempt first: a refused or wrong URL fails at once, not after the pool's wait
             psycopg.connect(url, connect_timeout=int(connect_timeout)).close()
         except psycopg.Error as exc:
-            reason = str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else type(exc).__name__
-            raise DatabaseUnavailable(f"cannot reach the run database {self.label}: {reason}") from None
+            raise DatabaseUnavailable(
+                f"cannot reach the run database {self.label}: {driver_reason(exc, url)}"
+            ) from None
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -161,18 +218,15 @@ class PostgresDatabase:
         self._pool.close()
 
 
-def _redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-        if parts.password:
-            netloc = parts.netloc.replace(f":{parts.password}@", ":****@")
-            return urlunsplit(parts._replace(netloc=netloc))
-    except ValueError:
-        return "postgresql://(unparsable URL)"
-    return url
+def driver_reason(exc: BaseException, url: str) -> str:
+    """A driver error's last line without the DSN: libpq quotes the URL, or a piece of it (a bad
+    percent-escape, an unknown query parameter), in its messages."""
+    text = str(exc).strip()
+    if not text:
+        return type(exc).__name__
+    if mask_url(url).endswith("(unparsable URL, hidden)"):
+        return f"{type(exc).__name__} (the URL does not parse)"
+    return mask(text.splitlines()[-1][:200], [url, *url_secrets(url)])
 
 
 def open_database(target: Path | str) -> SqliteDatabase | PostgresDatabase:

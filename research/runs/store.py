@@ -12,6 +12,7 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,73 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 from research.events import Event
 from research.events.status import RunStatus
-from research.runs.sql import DuplicateKeyError, Tx, open_database
+from research.runs.sql import DuplicateKeyError, SqliteDatabase, Tx, open_database
+from research.runs.store_rows import mask_tree, read_event, read_status
+from research.runs.store_schema import SCHEMA
 from research.schemas import RunRecordFields
+from research.secrets import MASK
 
 if TYPE_CHECKING:
     import sqlite3
 
     from research.settings import Settings
-
-_SCHEMA = [
-    """CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    topic TEXT NOT NULL,
-    requested_allocation TEXT,
-    allocation TEXT,
-    allocation_origin TEXT,
-    brain TEXT,
-    status TEXT NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL,
-    finished_at DOUBLE PRECISION,
-    source_count INTEGER DEFAULT 0,
-    error TEXT,
-    summary TEXT
-)""",
-    """CREATE TABLE IF NOT EXISTS events (
-    run_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    ts DOUBLE PRECISION NOT NULL,
-    type TEXT NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (run_id, seq)
-)""",
-    """CREATE TABLE IF NOT EXISTS drafts (
-    run_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL,
-    note TEXT,
-    markdown TEXT NOT NULL,
-    PRIMARY KEY (run_id, version)
-)""",
-    """CREATE TABLE IF NOT EXISTS source_texts (
-    run_id TEXT NOT NULL,
-    source_id TEXT NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (run_id, source_id)
-)""",
-    # Who runs a run right now (research/runs/lease.py): one row per run while a runner holds it.
-    """CREATE TABLE IF NOT EXISTS run_leases (
-    run_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    heartbeat_at DOUBLE PRECISION NOT NULL,
-    expires_at DOUBLE PRECISION NOT NULL
-)""",
-    # The store's identity (key 'store_id'): a worker writes a run's event log only into the store
-    # its client reads (research/runs/worker_log.py), and a URL cannot say that (hosts, aliases).
-    """CREATE TABLE IF NOT EXISTS store_meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-)""",
-    # Saved comparisons (the dashboard's Compare page): a named set of run ids, JSON lists.
-    """CREATE TABLE IF NOT EXISTS comparisons (
-    id TEXT PRIMARY KEY,
-    title TEXT NOT NULL,
-    run_ids TEXT NOT NULL,
-    allocations TEXT NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL
-)""",
-]
 
 
 class DuplicateEventError(RuntimeError):
@@ -140,7 +84,8 @@ class RunStore:
         # SQLite has one writer at a time anyway; the lock keeps this process's writers from
         # queueing inside sqlite's busy timeout. Postgres takes concurrent writers itself.
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else _NoLock()
-        self._db.create_schema(_SCHEMA)
+        self._secrets: list[str] = []  # configured secret values, masked in all that is stored
+        self._db.create_schema(SCHEMA)
 
     @cached_property
     def store_id(self) -> str:
@@ -151,6 +96,25 @@ class RunStore:
                 (uuid.uuid4().hex,),
             )
             return str(db.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()["value"])
+
+    def mask_secrets(self, values: Iterable[str]) -> None:
+        """Mask these values (configured keys, URL passwords) in every event, draft and page text
+        stored from now on: a model server that echoes a key in its reply must not get it into the
+        log, and from there into CLI JSON, exports and bundles."""
+        self._secrets = sorted({*self._secrets, *(v for v in values if len(v) >= 4)}, key=len, reverse=True)
+
+    def _mask(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+        return text
+
+    def _body(self, event: Event) -> str:
+        body = event.model_dump_json()
+        if not any(secret in body or json.dumps(secret)[1:-1] in body for secret in self._secrets):
+            return body
+        # Masked value by value, never on the JSON text (a secret such as `true` must not break it).
+        return json.dumps(mask_tree(event.model_dump(mode="json"), self._mask), ensure_ascii=False)
 
     def _connect(self) -> AbstractContextManager[Tx]:
         return self._db.transaction()
@@ -199,8 +163,45 @@ class RunStore:
 
     def delete_run(self, run_id: str) -> None:
         with self._write_lock, self._connect() as db:
-            for table in ("runs", "events", "drafts", "source_texts", "run_leases"):
+            for table in ("runs", "events", "drafts", "source_texts", "run_leases", "imported_runs"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+        if isinstance(self._db, SqliteDatabase):
+            self._db.empty_wal()
+
+    def import_run(
+        self, record: RunRecord, events: Sequence[Event], drafts: Sequence[tuple[str, str]], texts: dict[str, str]
+    ) -> None:
+        """Store a whole run from a bundle in one transaction: an import cut short (killed, disk
+        full) leaves nothing, never a half run. `drafts`: (markdown, note), oldest first. Raises
+        DuplicateKeyError when the id is taken."""
+        with self._write_lock, self._connect() as db:
+            db.execute(
+                "INSERT INTO runs (run_id, topic, requested_allocation, allocation, allocation_origin, brain,"
+                " status, created_at, finished_at, source_count, error, summary)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    *(record.run_id, record.topic, record.requested_allocation, record.allocation),
+                    *(record.allocation_origin, record.brain, record.status.value, record.created_at),
+                    *(record.finished_at, record.source_count, record.error, json.dumps(record.summary)),
+                ),
+            )
+            db.executemany(
+                "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
+                [(e.run_id, e.seq, e.ts, e.type, self._body(e)) for e in events],
+            )
+            db.executemany(
+                "INSERT INTO drafts (run_id, version, created_at, note, markdown) VALUES (?, ?, ?, ?, ?)",
+                [(record.run_id, n, record.created_at, note, self._mask(md)) for n, (md, note) in enumerate(drafts, 1)],
+            )
+            db.executemany(
+                "INSERT INTO source_texts (run_id, source_id, text) VALUES (?, ?, ?)",
+                [(record.run_id, sid, self._mask(text)) for sid, text in texts.items() if text],
+            )
+            db.execute("INSERT INTO imported_runs (run_id, imported_at) VALUES (?, ?)", (record.run_id, time.time()))
+
+    def is_imported(self, run_id: str) -> bool:
+        with self._connect() as db:
+            return db.execute("SELECT 1 FROM imported_runs WHERE run_id = ?", (run_id,)).fetchone() is not None
 
     # --- events -----------------------------------------------------------------------------
     def append_event(self, event: Event) -> None:
@@ -210,7 +211,7 @@ class RunStore:
             with self._write_lock, self._connect() as db:
                 db.execute(
                     "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
-                    (event.run_id, event.seq, event.ts, event.type, event.model_dump_json()),
+                    (event.run_id, event.seq, event.ts, event.type, self._body(event)),
                 )
         except DuplicateKeyError:
             raise DuplicateEventError(
@@ -220,9 +221,25 @@ class RunStore:
     def events(self, run_id: str, after_seq: int = 0) -> list[Event]:
         with self._connect() as db:
             rows = db.execute(
-                "SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq", (run_id, after_seq)
+                "SELECT run_id, seq, ts, type, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq",
+                (run_id, after_seq),
             ).fetchall()
-        return [Event.model_validate_json(row["body"]) for row in rows]
+        return [read_event(row) for row in rows]
+
+    def model_calls_by(self, user: str, since: float) -> int:
+        """Model calls made since `since` by the runs `user` started (a per-user daily cap)."""
+        with self._connect() as db:
+            started = db.execute(
+                "SELECT run_id, body FROM events WHERE type = 'run_started' AND body LIKE ?", (f"%{json.dumps(user)}%",)
+            ).fetchall()
+            mine = [r["run_id"] for r in started if json.loads(r["body"]).get("data", {}).get("started_by") == user]
+            calls = 0
+            for run_id in mine:
+                rows = db.execute(
+                    "SELECT body FROM events WHERE run_id = ? AND type = 'usage' AND ts >= ?", (run_id, since)
+                ).fetchall()
+                calls += sum(int(json.loads(r["body"]).get("data", {}).get("calls") or 0) for r in rows)
+        return calls
 
     def last_seq(self, run_id: str) -> int:
         with self._connect() as db:
@@ -236,7 +253,7 @@ class RunStore:
             version = int(row["v"] or 0) + 1
             db.execute(
                 "INSERT INTO drafts (run_id, version, created_at, note, markdown) VALUES (?, ?, ?, ?, ?)",
-                (run_id, version, time.time(), note, markdown),
+                (run_id, version, time.time(), note, self._mask(markdown)),
             )
         return version
 
@@ -256,7 +273,7 @@ class RunStore:
         with self._write_lock, self._connect() as db:
             db.executemany(
                 "INSERT INTO source_texts (run_id, source_id, text) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [(run_id, sid, text) for sid, text in texts.items() if text],
+                [(run_id, sid, self._mask(text)) for sid, text in texts.items() if text],
             )
 
     def get_text(self, run_id: str, source_id: str) -> str:
@@ -343,14 +360,16 @@ class _NoLock:
 def open_run_store(settings: Settings) -> RunStore:
     """The run store the settings name: Postgres with RESEARCH_DATABASE_URL, else the data dir's SQLite."""
     url = settings.database_url.get_secret_value() if settings.database_url else None
-    return RunStore(url or settings.runs_db)
+    store = RunStore(url or settings.runs_db)
+    store.mask_secrets(settings.secret_values())
+    return store
 
 
 def _record(row: sqlite3.Row | dict[str, Any]) -> RunRecord:  # a SQLite Row, or psycopg's dict_row
     return RunRecord(
         run_id=row["run_id"],
         topic=row["topic"],
-        status=RunStatus(row["status"]),
+        status=read_status(row["status"]),
         created_at=row["created_at"],
         requested_allocation=row["requested_allocation"],
         allocation=row["allocation"],

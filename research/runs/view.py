@@ -12,6 +12,7 @@ from typing import Any
 
 from research.events import Event
 from research.events import payloads as p
+from research.events.payloads_trust import StopReasonName
 from research.events.status import RunStatus
 from research.runs.view_parts import DroppedResult, ResearcherView, Revision, UsageTotals
 from research.schemas import Critique, RunWarning, Source
@@ -47,7 +48,7 @@ class RunView:
     known_gaps: list[str] = field(default_factory=list)
     warnings: list[RunWarning] = field(default_factory=list)
     messages: list[p.Message] = field(default_factory=list)
-    stop_reason: str | None = None  # why research stopped (research_stopped), e.g. "loop_guard"
+    stop_reason: StopReasonName | None = None  # why research stopped (research_stopped), e.g. "loop_guard"
     _works: WorkIndex = field(default_factory=WorkIndex, repr=False, compare=False)  # identity of each work
     usage: UsageTotals = field(default_factory=UsageTotals)
     started_ts: float | None = None
@@ -212,6 +213,8 @@ class RunView:
         self.draft = d.markdown or self.draft
         self.citations = {str(k): v for k, v in d.citations.items()} or self.citations
         self.revisions.append(Revision(version=d.version, reasons=list(d.reasons)))
+        if d.known_gaps is not None:
+            self.known_gaps = list(d.known_gaps)
 
     @property
     def citation_precision(self) -> float | None:

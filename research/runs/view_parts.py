@@ -4,6 +4,7 @@ usage totals, a dropped result and a draft revision, each folded from the events
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from research.events import payloads as p
 from research.schemas import DroppedSource
@@ -41,13 +42,16 @@ class NodeUsage:
 class UsageTotals(NodeUsage):
     """The run's model usage (the usage events summed), in total and per graph node."""
 
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: a call of a model without a known price (never a partial sum)
     by_node: dict[str, NodeUsage] = field(default_factory=dict)
 
     def add(self, d: p.UsageReported) -> None:
         super().add(d)
         self.by_node.setdefault(d.node, NodeUsage()).add(d)
-        self.cost_usd += d.cost_usd or 0.0
+        if d.cost_usd is None and (d.calls or d.prompt_tokens or d.completion_tokens):
+            self.cost_usd = None  # unknown stays unknown
+        elif d.cost_usd is not None and self.cost_usd is not None:
+            self.cost_usd += d.cost_usd
 
 
 @dataclass
@@ -58,7 +62,7 @@ class ResearcherView:
     question: str = ""
     angle: str = ""
     queries: list[str] = field(default_factory=list)
-    status: str = "running"  # running | done | failed
+    status: Literal["running", "done", "failed"] = "running"
     source_ids: list[str] = field(default_factory=list)
     seconds: float | None = None
     notes: str = ""

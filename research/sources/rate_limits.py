@@ -10,20 +10,30 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 
 class RateLimiter:
     """At most `concurrency` requests in flight and at most `per_second` request starts per second.
 
     Thread-safe; one instance per provider is shared by every researcher (see `limiter_for`).
-    Use as a context manager around one request attempt.
+    Use as a context manager around one request attempt. `clock` and `sleep` are the time it
+    reads and waits on (tests pass a fake clock, so spacing is checked without wall-clock luck).
     """
 
-    def __init__(self, concurrency: int = 4, per_second: float = 5.0) -> None:
+    def __init__(
+        self,
+        concurrency: int = 4,
+        per_second: float = 5.0,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
         self.per_second = per_second
+        self._clock, self._sleep = clock, sleep
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
         self._next_start = 0.0  # monotonic time before which no new request may start
@@ -37,11 +47,11 @@ class RateLimiter:
     def acquire(self) -> None:
         self._slots.acquire()
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             start = max(now, self._next_start)
             self._next_start = start + self.min_interval
         if start > now:
-            time.sleep(start - now)
+            self._sleep(start - now)
 
     def release(self) -> None:
         self._slots.release()
@@ -51,7 +61,7 @@ class RateLimiter:
 
         Call while holding the slot, so the next caller computes its start after the refund."""
         with self._lock:
-            self._next_start = min(self._next_start, time.monotonic())
+            self._next_start = min(self._next_start, self._clock())
 
     def __enter__(self) -> RateLimiter:
         self.acquire()
@@ -102,10 +112,18 @@ def limiter_for(provider: str, *, concurrency: int = 4, per_second: float = 5.0)
         return limiter
 
 
-def set_limiter(provider: str, *, concurrency: int, per_second: float) -> RateLimiter:
-    """Replace a provider's limiter (tests use this to remove spacing; apps to tune a service)."""
+def set_limiter(
+    provider: str,
+    *,
+    concurrency: int,
+    per_second: float,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RateLimiter:
+    """Replace a provider's limiter (tests use this to remove spacing or to give it a fake clock;
+    apps to tune a service)."""
     with _limiters_lock:
-        limiter = _limiters[provider] = RateLimiter(concurrency, per_second)
+        limiter = _limiters[provider] = RateLimiter(concurrency, per_second, clock=clock, sleep=sleep)
         return limiter
 
 

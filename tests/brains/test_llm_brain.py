@@ -448,7 +448,7 @@ def test_fallback_degrades_a_500_to_the_offline_brain_without_leaking_the_key(se
 
     assert plan.research_questions == ["stub question?"] and stub.called == ["plan"]
     assert len(queries) >= 2 and "stub query" not in queries
-    assert len(server.requests) == 4  # 1 try + 2 SDK retries on the 500, then the queries call
+    assert len(server.requests) == 4  # 1 try + 2 retries (the desk's, metered) on the 500, then the queries call
     [(source, message)] = warnings
     assert source == "openai"
     assert message.startswith("plan failed (HTTP 500: upstream exploded for key")

@@ -140,3 +140,16 @@ def test_no_template_question_carries_a_dangling_predicate(topic: str) -> None:
         assert not re.search(r"\b(made|built|invented|fall|ban|see|navigate|blue|bad|of)\?$", q), q
         assert not re.match(r"^What is \w+s\?$", q) or q in ("What is CRISPR?",), q
         assert "Breaking:" not in q
+
+
+def test_the_asker_is_not_the_subject() -> None:
+    from research.brains.topics import classify_topic, research_questions
+
+    for topic, subject in (
+        ("How do you prevent rust on old cars?", "rust on old cars"),
+        ("How can I learn Rust?", "Rust"),
+    ):
+        questions = research_questions(topic, classify_topic(topic)[0])
+        assert questions[0] == topic
+        assert all(" you" not in q.lower().replace(topic.lower(), "") for q in questions[1:])
+        assert any(subject in q for q in questions[1:]), questions

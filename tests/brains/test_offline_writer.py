@@ -65,3 +65,44 @@ def test_a_sentence_whose_person_is_missing_is_not_quoted_alone() -> None:
     )
     assert [u.text for u in units_of("s", text)][-1].startswith("Katalin Kariko studied")
     assert not any(u.text.startswith("Around 1997") for u in units_of("s", text.split(". ", 1)[1]))
+
+
+def test_the_source_speaking_for_itself_is_never_the_desks_voice() -> None:
+    text = (
+        "Bagpipe reeds are made from cane and respond to the pressure of the air held in the bag. "
+        "In our workshop we carve each bagpipe reed by hand and test it against a tuned chanter. "
+        "This article describes how bagpipe reeds are cut, scraped and tested by professional makers. "
+        "Makers searched regional archives for bagpipe reed patterns, and 40 records were included. "
+        "Methods: bagpipe reeds were measured with calipers before and after a season of playing. "
+        "A dry bagpipe reed cracks easily, so pipers keep the bag seasoned to hold moisture in the bag."
+    )
+    texts = [u.text for u in units_of("s", text)]
+    assert texts == [
+        "Bagpipe reeds are made from cane and respond to the pressure of the air held in the bag.",
+        "A dry bagpipe reed cracks easily, so pipers keep the bag seasoned to hold moisture in the bag.",
+    ]
+
+
+def test_a_demonstrative_whose_referent_was_left_out_comes_with_it_or_not_at_all() -> None:
+    text = (
+        "Highland pipers adopted a synthetic bag made of Gore-Tex fabric during the 1990s competitions. "
+        "Competitive pipers in Brittany borrowed that synthetic material for their own bagpipe bags later. "
+        "Border pipers were slow to adopt such innovations for their bellows-blown bagpipes in festivals."
+    )
+    texts = [u.text for u in units_of("s", text)]
+    assert any(t.startswith("Highland pipers adopted") and "borrowed that synthetic material" in t for t in texts)
+    assert not any(t.startswith(("Competitive pipers", "Border pipers")) for t in texts)  # never alone
+    assert not units_of("s", text.split(". ", 1)[1])  # their antecedent not there: nothing quotable
+
+
+def test_each_section_opens_with_the_sentence_that_answers_its_question() -> None:
+    text = (
+        "Bagpipe makers sell practice chanters, reeds and bags through small workshops across Scotland. "
+        "Playing bagpipes indoors for hours is a hearing risk for pipers who practise in small rooms. "
+        "Ear protection is the main safety advice for bagpipe players, because the risks of hearing loss are high."
+    )
+    sources = [NumberedSource(n=1, source=_source("s1", "Bagpipes"))]
+    draft = write_draft("Bagpipes", ["What are the safety risks of bagpipes?"], sources, {"s1": text}.get, [])
+    section = draft.split("## What are the safety risks of bagpipes\n\n", 1)[1]
+    assert section.startswith("Ear protection is the main safety advice")  # the best answer, though it comes last
+    assert "Playing bagpipes indoors" in section  # the rest follow in reading order

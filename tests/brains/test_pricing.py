@@ -44,3 +44,35 @@ def test_usage_sums_costs_and_keeps_unknown_as_none() -> None:
     assert (Usage(cost_usd=0.5) + Usage(cost_usd=0.25)).cost_usd == 0.75
     assert (Usage(cost_usd=0.5) + Usage()).cost_usd == 0.5
     assert (Usage() + Usage()).cost_usd is None
+
+
+def test_a_call_without_a_price_makes_the_sum_unknown_not_smaller() -> None:
+    unknown = Usage(calls=1, prompt_tokens=10, completion_tokens=5)  # a model the table does not name
+    assert (Usage(calls=1, prompt_tokens=1, cost_usd=0.5) + unknown).cost_usd is None
+    assert (unknown + Usage(calls=1, prompt_tokens=1, cost_usd=0.5)).cost_usd is None
+    assert (Usage(calls=1, failed_calls=1, cost_usd=0.0) + Usage()).cost_usd == 0.0  # known and free
+
+
+def test_the_meter_reports_null_cost_for_a_model_without_a_price() -> None:
+    from research.brains.usage_meter import UsageMeter
+
+    meter = UsageMeter(max_calls=10, max_tokens=10_000, prices=load_price_table(""))
+    meter.record("gpt-4o-mini", Usage(calls=1, prompt_tokens=1000, completion_tokens=100))
+    meter.record("my-local-model", Usage(calls=1, prompt_tokens=1000, completion_tokens=100))
+    assert meter.take().cost_usd is None
+    meter.record("gpt-4o-mini", Usage(calls=1, prompt_tokens=1000, completion_tokens=100))
+    assert meter.take().cost_usd == pytest.approx((1000 * 0.15 + 100 * 0.60) / 1e6)
+
+
+def test_the_run_json_says_null_when_one_usage_event_has_no_price() -> None:
+    from research.events import Event
+    from research.runs.view import RunView, fold, to_json
+
+    def usage(seq: int, cost: float | None) -> Event:
+        data = {"node": "writer", "calls": 1, "prompt_tokens": 100, "completion_tokens": 10, "cost_usd": cost}
+        return Event(type="usage", run_id="r", seq=seq, data=data)
+
+    priced = to_json(fold([usage(1, 0.002), usage(2, 0.001)], RunView(run_id="r")))
+    assert priced["usage"]["cost_usd"] == pytest.approx(0.003)
+    mixed = to_json(fold([usage(1, 0.002), usage(2, None), usage(3, 0.001)], RunView(run_id="r")))
+    assert mixed["usage"]["cost_usd"] is None and mixed["usage"]["calls"] == 3

@@ -26,6 +26,15 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 DEMO_DELAY = "2.0"  # seconds per library search: long enough to watch the panels fill
+# Playwright's `expect` polls for what a person would see; its 5 s default is luck on a busy machine.
+EXPECT_TIMEOUT_MS = 30_000
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _generous_expect_timeout() -> None:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 def _in_ci() -> bool:

@@ -31,7 +31,7 @@ def test_agent_mode_run_shows_tool_calls_live_and_the_worker_transcript(page, ap
     page.get_by_text("Worker transcripts").click()
     transcript = page.get_by_role("tabpanel").first
     # The expander's tabs render after a rerun: on a loaded machine that takes longer than 5 s.
-    expect(transcript).to_contain_text("Supervisor Directive: web-1 (web, angle 1", timeout=20_000)
+    expect(transcript).to_contain_text("Supervisor Directive: web-1 (web, angle 1", timeout=60_000)
     expect(transcript).to_contain_text("calls search_library query=")
     expect(transcript).to_contain_text("closing note")
     transcript.scroll_into_view_if_needed()

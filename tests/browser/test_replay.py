@@ -9,16 +9,36 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from research.api import replay_offsets
+from tests.browser.clocked_streamlit import FileClock
 from tests.browser.conftest import screenshot
 from tests.streamlit_server import offline_env, streamlit_server
-from tests.ui.stored_runs import TOPIC, real_runs
+from tests.ui.stored_runs import TOPIC, offline_runner, real_runs
 from ui.comparison_store import ComparisonStore
 
 pytestmark = pytest.mark.browser
 
 
-def test_a_stored_run_replays_panel_by_panel_with_pause(page, app_url, app_data_dir):
-    (run_id,) = real_runs(app_data_dir, ["210"], demo_delay=2.0)  # researchers take 2 s: time to watch
+CLOCKED = Path(__file__).with_name("clocked_streamlit.py")
+
+
+@pytest.fixture
+def clocked_app(app_data_dir: Path, tmp_path: Path):
+    """The app on the stored runs with a replay clock the test moves (tests/browser/clocked_streamlit.py)."""
+    clock = FileClock(tmp_path / "clock", 1_000_000.0)
+    env = offline_env(app_data_dir, RESEARCH_TEST_CLOCK_FILE=str(clock.path))
+    with streamlit_server(env, tmp_path / "streamlit.log", launcher=CLOCKED) as url:
+        yield url, clock
+
+
+def test_a_stored_run_replays_panel_by_panel_with_pause(page, clocked_app, app_data_dir):
+    app_url, clock = clocked_app
+    (run_id,) = real_runs(app_data_dir, ["210"], demo_delay=0.5)  # researchers take a while: a moment to stop at
+    events = offline_runner(app_data_dir).store.events(run_id)
+    offsets = replay_offsets(events, 1.0)
+    started = next(i for i, e in enumerate(events) if e.type == "researcher_started")
+    finished = next(i for i, e in enumerate(events) if e.type == "researcher_finished")
+    assert offsets[finished] > offsets[started], "the stored run must have a researcher at work to stop at"
     page.goto(f"{app_url}/?run={run_id}")
     expect(page.locator(".st-key-run-header")).to_contain_text("Finished")
     expect(page.get_by_role("combobox", name="Replay speed")).to_have_value("1x")
@@ -27,6 +47,8 @@ def test_a_stored_run_replays_panel_by_panel_with_pause(page, app_url, app_data_
     progress = page.locator(".st-key-replay-progress")
     expect(progress).to_contain_text("playing at 1x")
     # The panels fill as they did live: a researcher at work, no verdict and no draft yet.
+    start = clock.now
+    clock.set(start + (offsets[started] + offsets[finished]) / 2)
     card = page.locator(".st-key-researcher-card-web-1")
     expect(card).to_contain_text("running")
     expect(page.locator(".st-key-run-header")).to_contain_text("Running")
@@ -34,12 +56,15 @@ def test_a_stored_run_replays_panel_by_panel_with_pause(page, app_url, app_data_
     page.get_by_role("button", name="Pause").click()
     expect(progress).to_contain_text("paused")
     held = progress.inner_text()
+    clock.set(clock.now + offsets[-1] + 5)  # time passes while paused: nothing moves
     page.wait_for_timeout(1200)
     assert progress.inner_text() == held and page.locator(".st-key-critique-round-1").count() == 0
     screenshot(page, "browser-07-replay-paused")
 
     page.get_by_role("button", name="Resume").click()
-    expect(progress).to_contain_text("done", timeout=20_000)
+    expect(progress).to_contain_text("playing at 1x")
+    clock.set(clock.now + offsets[-1] + 5)
+    expect(progress).to_contain_text("done", timeout=60_000)
     expect(card).to_contain_text("done")
     expect(page.locator(".st-key-critique-round-1")).to_contain_text(re.compile("APPROVED|NEEDS_IMPROVEMENT"))
     expect(page.locator(f".st-key-draft-body-{run_id}")).to_contain_text("Sources")

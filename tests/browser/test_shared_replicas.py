@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from research.runs.store import RunStore
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, EXPECT_TIMEOUT_MS
 from tests.browser.research_form import fill_research_form
 from tests.child_server import stop_group
 from tests.streamlit_server import offline_env, start_streamlit
@@ -97,6 +97,6 @@ def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(
         writer_drafts = [d for d in store.draft_versions(run_id) if d.note == "Writer's draft"]
         assert store.get_run(run_id).status == "finished" and len(writer_drafts) == 1  # the reviewer's come on top
     finally:
-        expect.set_options(timeout=5_000)
+        expect.set_options(timeout=EXPECT_TIMEOUT_MS)
         stop_group(a)
         stop_group(b)

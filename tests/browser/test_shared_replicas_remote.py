@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from research.runs.store import RunStore
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, EXPECT_TIMEOUT_MS
 from tests.browser.research_form import fill_research_form
 from tests.child_server import stop_group
 from tests.langgraph_server import langgraph_available, langgraph_dev, server_env
@@ -72,7 +72,7 @@ def test_a_replica_killed_mid_run_costs_nothing_on_a_team_desk(browser, tmp_path
             for c in contexts:
                 c.close()
         finally:
-            expect.set_options(timeout=5_000)
+            expect.set_options(timeout=EXPECT_TIMEOUT_MS)
             stop_group(a)
             stop_group(b)
     events = store.events(run_id)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from research.drafts.claims import best_passage, check_claims, cited_sentences, precision
 
 TEXT = (
     "Lipid nanoparticles carry the fragile mRNA into muscle cells. Ribosomes then translate it into the spike "
     "protein. The immune system learns to recognise that protein. Unrelated closing remarks about logistics."
 )
-DRAFT = """# Topic
+DRAFT = """# How do mRNA vaccines work?
 
 ## Summary
 
@@ -58,3 +60,77 @@ def test_the_shortest_passage_with_the_best_score_wins() -> None:
 def test_nothing_cited_has_no_precision() -> None:
     assert check_claims("# T\n\nNo citations here.\n", {}, lambda _: "") == []
     assert precision([]) is None
+
+
+RUST_TEXT = (
+    "Rust teams should minimise unsafe code, keep lock scopes explicit and short, and use runtime facilities "
+    "such as Tokio's `spawn_blocking` for blocking operations. The p99 latency fell from 120 ms to 45 ms "
+    "after the rewrite, and 3.5 times fewer servers were needed."
+)
+
+
+def _draft(section: str, sentence: str, topic: str = "Rust vs Go for backend services") -> str:
+    return f"# {topic}\n\n## {section}\n\n{sentence[:-1]} [1].\n"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        (
+            "Rust teams should use runtime facilities such as Tokio's spawnblocking for blocking operations.",
+            'it quotes "spawn_blocking" as "spawnblocking"',
+        ),
+        ("The p99 latency of Rust services fell from 120 ms to 54 ms after the rewrite.", '"54" is not'),
+        ("The p99 latency of Rust services fell from 120 s to 45 ms after the rewrite.", '"120 s" is not'),
+        ("After the Rust rewrite 35 times fewer servers were needed.", 'it quotes "3.5" as "35"'),
+    ],
+)
+def test_a_quote_that_changes_an_identifier_number_or_unit_fails_and_says_why(sentence: str, reason: str) -> None:
+    [claim] = check_claims(_draft("Summary", sentence), {1: "s1"}, lambda _: RUST_TEXT)
+    assert claim.verdict == "unsupported" and claim.failure == "changed"
+    assert reason in claim.reason
+
+
+def test_an_exact_quote_and_a_faithful_paraphrase_pass() -> None:
+    draft = _draft(
+        "Summary",
+        "Rust teams should use runtime facilities such as Tokio's spawn\\_blocking for blocking operations [1]. "
+        "After the Rust rewrite, latency fell from 120 ms to 45 ms and 3.5 times fewer servers were needed.",
+    )
+    claims = check_claims(draft, {1: "s1"}, lambda _: RUST_TEXT)
+    assert claims[0].sentence.endswith("Tokio's spawn_blocking for blocking operations.")  # escape read back
+    assert [c.verdict for c in claims] == ["supported", "supported"] and not any(c.reason for c in claims)
+
+
+ART_TEXT = (
+    "Dealers such as Durand-Ruel made bulk purchases of stock from Monet and Renoir. "
+    "The Wall Street crash of October 1929 wiped out stock market fortunes within days."
+)
+
+
+def test_a_supported_sentence_that_does_not_answer_its_question_fails_as_off_question() -> None:
+    topic = "Causes of the 1929 stock market crash"
+    off = check_claims(
+        _draft(
+            "What is the 1929 stock market crash", "Dealers such as Durand-Ruel made bulk purchases of stock.", topic
+        ),
+        {1: "s1"},
+        lambda _: ART_TEXT,
+    )
+    on = check_claims(
+        _draft(
+            "What is the 1929 stock market crash", "The crash of October 1929 wiped out stock market fortunes.", topic
+        ),
+        {1: "s1"},
+        lambda _: ART_TEXT,
+    )
+    assert off[0].score == 1.0 and off[0].verdict == "unsupported" and off[0].failure == "off_question"
+    assert "What is the 1929 stock market crash" in off[0].reason
+    assert on[0].verdict == "supported" and on[0].failure == ""
+
+
+def test_a_claim_with_too_few_terms_in_its_passage_says_so() -> None:
+    [claim] = check_claims(
+        _draft("Summary", "Rust was invented by penguins on the moon."), {1: "s1"}, lambda _: RUST_TEXT
+    )
+    assert claim.verdict == "unsupported" and claim.failure == "not_stated" and "of its terms" in claim.reason

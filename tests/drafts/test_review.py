@@ -59,3 +59,47 @@ def test_the_offline_reviser_drops_and_lists_with_reasons() -> None:
 def test_a_clean_draft_has_no_issues() -> None:
     clean = "# T\n\n## Summary\n\nOne claim here about things [1].\n\n## Q\n\nAnother, different sentence [1].\n"
     assert not find_issues(clean, [], ["Q?"]).any
+
+
+def test_an_unsupported_claim_is_dropped_only_in_the_section_where_it_failed() -> None:
+    draft = "# Vaccines\n\n## Summary\n\nVaccines carry mRNA [1].\n\n## Is it safe\n\nVaccines carry mRNA [1].\n"
+    claims = [
+        CheckedClaim(
+            n=1, sentence="Vaccines carry mRNA.", source_id="a", verdict="supported", score=1.0, section="Summary"
+        ),
+        CheckedClaim(
+            n=1,
+            sentence="Vaccines carry mRNA.",
+            source_id="a",
+            verdict="unsupported",
+            score=1.0,
+            section="Is it safe",
+            failure="off_question",
+        ),
+    ]
+    revised, reasons = revise_offline(draft, find_issues(draft, claims, []))
+    assert revised.split("## Is it safe")[0].count("Vaccines carry mRNA [1].") == 1  # it answers the Summary
+    assert "Vaccines carry mRNA" not in revised.split("## Is it safe")[1]
+    assert reasons == ['Removed an unsupported claim: "Vaccines carry mRNA."']
+
+
+def test_an_unsupported_claim_takes_its_uncited_lead_in_with_it() -> None:
+    draft = (
+        "# Painting\n\n## How did painting change\n\n"
+        "Monet painted outdoors in changing light [1]. Caillebotte painted a rainy Paris street in 1877. "
+        "Together these painters made modern life a subject [2].\n"
+    )
+    claims = [
+        CheckedClaim(
+            n=2,
+            sentence="Together these painters made modern life a subject.",
+            source_id="b",
+            verdict="unsupported",
+            score=1.0,
+            section="How did painting change",
+            failure="off_question",
+        )
+    ]
+    revised, _ = revise_offline(draft, find_issues(draft, claims, []))
+    assert "Monet painted outdoors in changing light [1]." in revised
+    assert "Caillebotte" not in revised and "Together" not in revised  # no uncited sentence is left behind

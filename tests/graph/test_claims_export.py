@@ -19,3 +19,5 @@ def test_the_claims_export_lists_every_checked_claim(runner: ResearchRunner) -> 
     assert len(rows) == len(check["claims"]) > 0
     assert {r["verdict"] for r in rows} <= {"supported", "partial", "unsupported", "unverifiable"}
     assert rows[0]["claim"] == check["claims"][0]["sentence"] and rows[0]["passage"]
+    assert [r["reason"] for r in rows] == [c["reason"] for c in check["claims"]]  # why a claim failed
+    assert [r["failure"] for r in rows] == [c["failure"] for c in check["claims"]]

@@ -69,3 +69,28 @@ def test_no_review_rounds_keeps_the_writers_draft(tmp_path, session_log_dir, slo
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))
     assert not [e for e in runner.store.events(run_id) if e.type == "draft_revised"]
     assert [v.version for v in runner.store.draft_versions(run_id)] == [1]
+
+
+def test_a_question_the_review_finds_unanswered_is_a_known_gap_in_the_json_and_the_evidence(
+    runner: ResearchRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench.eval.near_miss import agrees, draft_gaps
+
+    original = OfflineBrain.write
+    emptied: list[str] = []
+
+    def write(self, request: WriteRequest):
+        lines = original(self, request).splitlines()
+        question = request.questions[-1]
+        at = lines.index(f"## {question.rstrip('?')}")
+        lines[at + 2] = "Nobody can say."  # the section now cites nothing
+        emptied.append(question)
+        return "\n".join(lines) + "\n"
+
+    monkeypatch.setattr(OfflineBrain, "write", write)
+    view = fold(runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))))
+    question = emptied[-1]
+    assert question in view.known_gaps and question.rstrip("?") in [g.rstrip("?") for g in draft_gaps(view.draft)]
+    assert view.evidence == "partial" and to_json(view)["evidence"] == "partial"
+    assert view.evidence_detail and view.evidence_detail.questions_covered == len(view.research_questions) - 1
+    assert agrees(view)

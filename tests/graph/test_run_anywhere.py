@@ -13,7 +13,7 @@ from pydantic import TypeAdapter
 from research.events import EventAdapter
 from research.graph.builder import build_graph, make_graph
 from research.graph.context import RunSpec, spec_for
-from research.graph.services import build_services, services_of, settings_for
+from research.graph.services import RunEnv, ServiceRegistry, services_of
 from research.runs.remote import thread_id_of
 from research.settings import Settings
 from research.sources.store_texts import LangGraphTextStore
@@ -76,27 +76,24 @@ def test_the_run_spec_is_json_and_only_explicit_settings_travel_remotely(monkeyp
 
 def test_services_are_built_from_the_spec_on_the_worker(monkeypatch, tmp_path):
     monkeypatch.setenv("RESEARCH_DATA_DIR", str(tmp_path))
-    from research.graph import services
-
-    services._env_settings.cache_clear()
-    monkeypatch.setattr(services, "_built", type(services._built)())  # this test's runs only
+    registry = ServiceRegistry()  # the worker's: its settings from this environment, its own runs only
     spec = RunSpec(run_id="abc", brain="offline", sources="library", max_researchers=4)
-    assert settings_for(spec).max_researchers == 4 and settings_for(spec).data_dir == tmp_path
+    assert registry.settings_for(spec).max_researchers == 4 and registry.settings_for(spec).data_dir == tmp_path
     store = InMemoryStore()
-    ctx = build_services(spec, store)
+    ctx = registry.build(spec, store)
     assert ctx.brain.kind == "offline" and ctx.settings.sources == "library"
     ctx.store.put_texts("abc", {"s1": "page text"})
     assert ctx.text_of("s1") == "page text"
 
-    class Runtime:  # what LangGraph hands a node: the JSON context and the server's store
-        context = spec
+    class Runtime:  # what LangGraph hands a node: the run's JSON spec with the worker's registry, the server's store
+        context = RunEnv(spec, registry)
 
     Runtime.store = store
     first, second = services_of(Runtime()), services_of(Runtime())
     assert first is second  # one brain per run: its meter counts the whole run
-    other = services_of(type("R", (), {"context": {**spec, "run_id": "other"}, "store": store})())
+    other_env = RunEnv(RunSpec(**{**spec, "run_id": "other"}), registry)
+    other = services_of(type("R", (), {"context": other_env, "store": store})())
     assert other.brain is not first.brain and other.sources is first.sources  # router shared per process
-    services._env_settings.cache_clear()  # the next reader sees its own environment
 
 
 def test_page_text_in_a_langgraph_store_keeps_the_first_text():

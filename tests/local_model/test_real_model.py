@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.llama_server import LlamaServer, lane_settings, model_path, run_research
-from research.brains.capabilities import FILE_NAME
+from research.brains.capabilities import FILE_NAME, cache_dir
 
 LANE_LIMIT_SECONDS = 900
 STRUCTURED_STEPS = ("plan", "queries", "judge")
@@ -70,7 +70,7 @@ def test_every_structured_step_is_served_by_the_model(lane) -> None:
         assert not [m for m in degraded if f"{step} failed" in m], degraded
     served = {c["role"] for c in run.calls if c["failed"] == "False"}
     assert {"plan", "queries", "judge", "notes", "writer"} <= served
-    methods = json.loads((settings.data_dir / FILE_NAME).read_text())["methods"]
+    methods = json.loads((cache_dir() / FILE_NAME).read_text())["methods"]
     assert set(methods.values()) <= {"json_mode", "json_object", "function_calling"}  # json_schema: HTTP 500
 
 

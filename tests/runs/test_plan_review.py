@@ -29,6 +29,7 @@ PAUSE_KEYS = {
 EDITED = ["How do lipid nanoparticles deliver mRNA into cells?", "What did the phase 3 trials of mRNA vaccines show?"]
 
 
+@pytest.mark.timeout(360)  # three CLI processes in a row: over 120 s with every core busy
 def test_pause_edit_and_continue_across_a_process_restart(tmp_path: Path) -> None:
     first = run_cli([TOPIC, "--allocation", "110", "--review-plan", "--json"], tmp_path)
     assert first.returncode == 0, first.stderr

@@ -12,7 +12,6 @@ import pytest
 from langgraph.graph import START, StateGraph
 from typing_extensions import TypedDict
 
-from research.graph import services
 from research.runs import server
 from research.runs.worker_log import worker_event_log
 from research.schemas import Source
@@ -63,11 +62,8 @@ def test_the_server_checkpointer_masks_secrets_and_reads_the_project_types_back(
 
 
 def test_the_server_graph_registers_the_worker_event_log() -> None:
-    try:
-        server.make_graph()
-        assert services._event_log_factory is worker_event_log
-    finally:
-        services.set_event_log_factory(None)
+    server.make_graph()
+    assert server.services().event_log is worker_event_log
 
 
 def test_strict_msgpack_is_refused_at_load_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:

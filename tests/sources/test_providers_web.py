@@ -186,7 +186,9 @@ def test_a_hanging_service_times_out(spec: Spec, server: FakeServer, sleeps: lis
     with pytest.raises(ProviderError) as caught:
         provider.search("printing press", limit=5)
     assert "timed out" in caught.value.message
-    assert time.monotonic() - started < 3.0  # three bounded attempts, not a five-second hang each
+    assert (
+        time.monotonic() - started < 10.0
+    )  # three bounded attempts, not a five-second hang each (15 s); generous for a busy machine
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=IDS)

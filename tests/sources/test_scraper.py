@@ -128,7 +128,7 @@ def test_a_hanging_page_times_out(server: FakeServer) -> None:
     started = time.monotonic()
     with pytest.raises(ScrapeError, match="timed out"):
         fetch_page_text(server.url("/slow"), settings(allow_private_urls=True, http_timeout=0.2))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 4.5  # the page would take 5 s
 
 
 def test_redirect_loops_stop_after_five_hops(server: FakeServer) -> None:

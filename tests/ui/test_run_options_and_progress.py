@@ -89,3 +89,15 @@ def test_a_streaming_run_shows_tokens_on_the_card_and_the_draft_as_it_is_written
     assert has_block(at, f"draft-preview-{run_id}")
     preview = [m.value for m in at.markdown if "Lipid nanoparticles" in m.value]
     assert preview and "![x](" not in preview[0]  # unchecked model text is shown literally: no remote image
+
+
+def test_choosing_a_model_brain_with_no_model_configured_says_so_and_starts_nothing(make_app, data_dir):
+    at = make_app().run()
+    at.text_area(key="topic").input("How do mRNA vaccines work?").run()
+    at.text_input(key="alloc_notation").input("100").run()
+    at.selectbox(key="opt_brain").select("openai").run()
+    errors = [e.value for e in at.error]
+    assert any("No model: a model brain needs OPENAI_API_KEY or OPENAI_BASE_URL" in e for e in errors), errors
+    next(b for b in at.button if b.label == "Run research").click().run()
+    assert any("Could not start the run" in e.value for e in at.error)
+    assert RunStore(data_dir / "runs.sqlite").list_runs() == []

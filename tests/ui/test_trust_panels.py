@@ -86,6 +86,38 @@ def test_unsupported_claims_are_marked(make_app, data_dir):
     assert quoted and "\\!\\[img\\]\\(http" in quoted[0]
 
 
+def test_a_failed_claim_says_why(make_app, data_dir):
+    from research.events import Event
+    from research.runs.store import RunStore
+
+    run_id = _run(data_dir, "Rust vs Go for backend services")
+    store = RunStore(data_dir / "runs.sqlite")
+    claim = {
+        "n": 2,
+        "sentence": "Use Tokio's spawnblocking for blocking work.",
+        "source_id": "s1",
+        "verdict": "unsupported",
+        "score": 1.0,
+        "passage": "Use Tokio's spawn_blocking for blocking work.",
+        "section": "Summary",
+        "failure": "changed",
+        "reason": 'not faithful: it quotes "spawn_blocking" as "spawnblocking"',
+    }
+    store.append_event(
+        Event(
+            type="claims_checked",
+            run_id=run_id,
+            seq=store.last_seq(run_id) + 1,
+            data={"version": 1, "method": "offline", "claims": [claim], "precision": 0.0},
+        )
+    )
+    at = make_app(run_id).run()
+    marked = [w.value for w in at.warning if "spawnblocking" in w.value]
+    assert marked and "Why: not faithful\\: it quotes" in marked[0] and "spawn\\_blocking" in marked[0]
+    listed = [m.value for e in at.expander for m in e.markdown if "spawnblocking" in m.value]
+    assert listed and "Why: not faithful\\:" in listed[0]
+
+
 def test_the_reviewers_version_shows_its_reasons(make_app, data_dir, monkeypatch):
     from research.brains.base import WriteRequest
     from research.brains.offline import OfflineBrain

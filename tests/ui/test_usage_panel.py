@@ -74,3 +74,21 @@ def test_failed_attempts_are_counted_and_labelled(make_app, data_dir):
     assert "2 calls (1 failed)" in expander.label
     frame = next(d.value for d in at.dataframe if "Step" in d.value.columns)
     assert list(frame["Failed"]) == [1, 1]
+
+
+def test_a_run_with_an_unpriced_model_says_price_unknown(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    _add_usage(data_dir, run_id)  # three priced steps
+    store = RunStore(data_dir / "runs.sqlite")
+    store.append_event(
+        Event(
+            type="usage",
+            run_id=run_id,
+            seq=store.last_seq(run_id) + 1,
+            ts=time.time(),
+            data={"node": "writer", "calls": 1, "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": None},
+        )
+    )
+    at = make_app(run_id).run()
+    expander = next(e for e in at.expander if e.label.startswith("Model usage"))
+    assert "price unknown" in expander.label and "$" not in expander.label and "0.0017" not in expander.label

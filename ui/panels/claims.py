@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RunView
+from research.api import CheckedClaim, RunView
 from ui.text import md_escape
 
 _BADGE = {
@@ -45,12 +45,18 @@ def render(view: RunView, version: int) -> None:
         for claim in claims:
             if claim.verdict in ("unsupported", "unverifiable"):
                 st.warning(
-                    f"[{claim.n}] {claim.verdict}: {md_escape(claim.sentence)}",
+                    f"[{claim.n}] {claim.verdict}: {md_escape(claim.sentence)}" + _why(claim),
                     icon=":material/report:",
                 )
         with st.expander(f"The passage behind each citation ({len(claims)} claims)", icon=":material/format_quote:"):
             for claim in claims:
                 passage = md_escape(claim.passage) or ":gray[no stored text for this source]"
                 st.markdown(
-                    f"**[{claim.n}]** {_BADGE.get(claim.verdict, '')} {md_escape(claim.sentence)}  \n> {passage}"
+                    f"**[{claim.n}]** {_BADGE.get(claim.verdict, '')} {md_escape(claim.sentence)}{_why(claim)}"
+                    f"  \n> {passage}"
                 )
+
+
+def _why(claim: CheckedClaim) -> str:
+    """Why a claim is not supported (the check's reason), or nothing."""
+    return f"  \n:gray[Why: {md_escape(claim.reason)}]" if claim.reason and claim.verdict != "supported" else ""

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS
-from ui.compare_stats import RunStats, overlap_matrix, shared_by_all, unique_sources
+from ui.compare_result import RunComparison, RunStats
 from ui.text import KIND_LABELS, plural
 
 KIND_COLORS = {"Web": "#1F5FAD", "Academic": "#7A4EC2", "Book": "#E08A1E"}
@@ -113,8 +113,7 @@ def publication_years(stats: list[RunStats]) -> go.Figure:
     return _layout(figure, "Publication years")
 
 
-def overlap_heatmap(stats: list[RunStats]) -> go.Figure:
-    matrix = overlap_matrix(stats)
+def overlap_heatmap(matrix: pd.DataFrame) -> go.Figure:
     figure = px.imshow(
         matrix,
         text_auto=".2f",
@@ -130,12 +129,12 @@ def overlap_heatmap(stats: list[RunStats]) -> go.Figure:
     return _layout(figure, "Source overlap (shared ÷ found by either)")
 
 
-def overlap_note(stats: list[RunStats]) -> str:
-    unique = unique_sources(stats)
-    common = f"{plural(shared_by_all(stats), 'source')} found by every run"
+def overlap_note(result: RunComparison) -> str:
+    unique = result.unique
+    common = f"{plural(result.shared, 'source')} found by every run"
     if not any(unique.values()):
         return f"{common}; no run found a source that the others missed."
-    return f"{common}; found by one run only: " + ", ".join(f"{s.label} {unique[s.run_id]}" for s in stats)
+    return f"{common}; found by one run only: " + ", ".join(f"{s.label} {unique[s.run_id]}" for s in result.runs)
 
 
 def rounds_and_gaps(stats: list[RunStats]) -> go.Figure:
@@ -162,7 +161,8 @@ def time_taken(stats: list[RunStats]) -> go.Figure:
     return figure.update_traces(texttemplate="%{text:.1f} s")
 
 
-def render(stats: list[RunStats]) -> None:
+def render(result: RunComparison) -> None:
+    stats = result.runs
     st.subheader(":material/insights: At a glance", anchor=False)
     if not any(s.sources for s in stats):
         st.caption("No run has found a source yet: the charts appear when there is something to compare.")
@@ -177,8 +177,8 @@ def render(stats: list[RunStats]) -> None:
         else:
             st.caption("No source has a publication year.")
     with right:
-        st.plotly_chart(overlap_heatmap(stats), key="compare-chart-overlap", config=_CONFIG)
-        st.caption(overlap_note(stats))
+        st.plotly_chart(overlap_heatmap(result.overlap), key="compare-chart-overlap", config=_CONFIG)
+        st.caption(overlap_note(result))
     left, right = st.columns(2, gap="large")
     left.plotly_chart(rounds_and_gaps(stats), key="compare-chart-rounds", config=_CONFIG)
     right.plotly_chart(time_taken(stats), key="compare-chart-time", config=_CONFIG)

@@ -7,21 +7,20 @@ import re
 
 import streamlit as st
 
-from ui.compare_stats import RunStats, heading_diff, heading_matrix
+from ui.compare_result import RunComparison
 from ui.text import draft_markdown, plural
 
 DRAFT_HEIGHT = 520  # px: the drafts scroll inside their columns, so they stay side by side
 
 
-def _diff(with_draft: list[RunStats]) -> None:
-    labels = {s.run_id: s.label for s in with_draft}
+def _diff(result: RunComparison) -> None:
+    labels = {s.run_id: s.label for s in result.with_draft}
     ids = list(labels)
     st.markdown("**Structure diff**")
     from_col, to_col, _ = st.columns([1, 1, 3])
-    a = from_col.selectbox("From", ids, index=0, format_func=labels.__getitem__, key="compare-diff-a")
-    b = to_col.selectbox("To", ids, index=1, format_func=labels.__getitem__, key="compare-diff-b")
-    by_id = {s.run_id: s for s in with_draft}
-    st.code(heading_diff(by_id[a], by_id[b]), language="diff", wrap_lines=True)
+    a = from_col.selectbox("From", ids, index=0, format_func=lambda i: labels[i], key="compare-diff-a")
+    b = to_col.selectbox("To", ids, index=1, format_func=lambda i: labels[i], key="compare-diff-b")
+    st.code(result.diffs[(a, b)], language="diff", wrap_lines=True)
 
 
 def without_title(markdown: str) -> str:
@@ -29,14 +28,14 @@ def without_title(markdown: str) -> str:
     return re.sub(r"\A\s*# [^\n]*\n", "", markdown, count=1)
 
 
-def render(stats: list[RunStats]) -> None:
+def render(result: RunComparison) -> None:
     st.subheader(":material/article: Drafts", anchor=False)
-    with_draft = [s for s in stats if s.draft]
+    with_draft = result.with_draft
     if not with_draft:
         st.caption("The drafts appear here when the runs finish.")
         return
     st.markdown("**Section structure**")
-    frame = heading_matrix(with_draft)
+    frame = result.sections
     st.dataframe(
         frame,
         hide_index=True,
@@ -49,7 +48,7 @@ def render(stats: list[RunStats]) -> None:
     )
     st.caption("§n: the section's position in that run's draft; – : the draft has no such section.")
     if len(with_draft) > 1:
-        _diff(with_draft)
+        _diff(result)
     columns = st.columns(len(with_draft), gap="medium")
     for column, s in zip(columns, with_draft, strict=False):
         with column:

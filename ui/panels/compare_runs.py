@@ -6,8 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import RESEARCHER_KINDS
-from ui.compare_stats import RunStats, metrics_frame
-from ui.compare_summary import best_pick, summaries
+from ui.compare_result import RunComparison
 from ui.navigation import AppPage, page
 from ui.text import ORIGIN_LABELS, kind_icon, md_escape, plural, run_status_badge
 
@@ -17,13 +16,13 @@ _VERDICT = {
 }
 
 
-def render_summary_lines(stats: list[RunStats]) -> None:
+def render_summary_lines(result: RunComparison) -> None:
     """The one line per run an analyst acts on, and the run to start from next time."""
-    lines = summaries(stats)
+    lines = result.summaries
     with st.container(border=True, key="compare-summary"):
         st.markdown("**In one line each**")
-        st.markdown("\n".join(f"- {md_escape(lines[s.run_id])}" for s in stats))
-        pick = best_pick(stats)
+        st.markdown("\n".join(f"- {md_escape(lines[s.run_id])}" for s in result.runs))
+        pick = result.best
         if pick is not None:
             st.markdown(
                 f":material/recommend: **Best coverage: {md_escape(pick.label)}** "
@@ -31,7 +30,8 @@ def render_summary_lines(stats: list[RunStats]) -> None:
             )
 
 
-def render_cards(stats: list[RunStats]) -> None:
+def render_cards(result: RunComparison) -> None:
+    stats = result.runs
     mixed_topics = len({s.topic for s in stats}) > 1
     columns = st.columns(len(stats))
     for column, s in zip(columns, stats, strict=False):
@@ -58,9 +58,9 @@ def render_cards(stats: list[RunStats]) -> None:
             )
 
 
-def render_measures(stats: list[RunStats]) -> None:
+def render_measures(result: RunComparison) -> None:
     st.subheader(":material/table_chart: Side by side", anchor=False)
-    frame = metrics_frame(stats)
+    frame = result.measures
     st.dataframe(
         frame,
         hide_index=True,

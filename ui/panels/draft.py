@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import DraftVersion, RunStore, RunView
+from ui import auth
 from ui.panels import claims, draft_editor, warnings
 from ui.text import draft_markdown, md_escape, plural, safe_filename, when
 
@@ -40,13 +41,19 @@ def render(view: RunView, store: RunStore) -> None:
             format_func=lambda n: _label(by_number[n]),
         )
     shown = by_number.get(number, latest)
+    may_edit = auth.may_change_things()  # a desk with a login: only a signed-in user saves versions
     with edit_col:
-        editing = st.toggle(
-            "Edit draft",
-            key=f"draft-edit-{view.run_id}",
-            on_change=draft_editor.start_editing,
-            args=(view.run_id, latest.markdown),
-        )
+        editing = (
+            st.toggle(
+                "Edit draft",
+                key=f"draft-edit-{view.run_id}",
+                on_change=draft_editor.start_editing,
+                args=(view.run_id, latest.markdown),
+                disabled=not may_edit,
+                help=None if may_edit else "Sign in to edit the draft.",
+            )
+            and may_edit
+        )  # a toggle replayed on, disabled or not, edits nothing
     download_col.download_button(
         f"Download v{shown.version}",
         shown.markdown.encode("utf-8"),
@@ -69,6 +76,7 @@ def render(view: RunView, store: RunStore) -> None:
             icon=":material/restore:",
             on_click=draft_editor.restore,
             args=(store, view.run_id, shown),
+            disabled=not may_edit,
         )
     draft_editor.show_citation_check(shown.markdown, view, edited=shown.version > 1)
     with st.container(border=True, key=f"draft-body-{view.run_id}"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import DraftVersion, RunStore, RunView, Source, check_citations
+from ui import auth
 from ui.text import md_escape
 
 
@@ -21,7 +22,9 @@ def start_editing(run_id: str, markdown: str) -> None:
 
 def save(store: RunStore, run_id: str, latest: str) -> None:
     text = st.session_state.get(_text_key(run_id), "")
-    if not text.strip():
+    if not auth.may_change_things():  # a replayed click from a visitor who is not signed in
+        st.toast("Sign in to save draft versions.", icon=":material/lock:")
+    elif not text.strip():
         st.toast("An empty draft was not saved.", icon=":material/error:")
     elif text == latest:
         st.toast("No changes to save.", icon=":material/info:")
@@ -31,6 +34,9 @@ def save(store: RunStore, run_id: str, latest: str) -> None:
 
 
 def restore(store: RunStore, run_id: str, version: DraftVersion) -> None:
+    if not auth.may_change_things():
+        st.toast("Sign in to restore draft versions.", icon=":material/lock:")
+        return
     number = store.save_draft_version(run_id, version.markdown, note=f"Restored v{version.version}")
     st.session_state[_text_key(run_id)] = version.markdown
     st.toast(f"Restored v{version.version} as version {number}.", icon=":material/restore:")

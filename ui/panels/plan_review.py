@@ -11,10 +11,12 @@ from research.api import (
     PlanReviewError,
     PlanReviewRequested,
     RunBusyError,
-    RunManager,
+    RunControl,
     RunView,
     validate_plan_edit,
 )
+from ui import auth
+from ui.resources import load_settings
 from ui.text import ORIGIN_LABELS, md_escape, plural
 
 
@@ -29,8 +31,12 @@ def edited_plan(run_id: str) -> tuple[list[str], str]:
     return questions, st.session_state.get(allocation_key, "").strip()
 
 
-def _continue(manager: RunManager, run_id: str) -> None:
+def _continue(manager: RunControl, run_id: str) -> None:
     questions, allocation = edited_plan(run_id)
+    refusal = auth.spend_refusal(manager.store, load_settings())  # research goes on: it spends
+    if refusal:
+        st.session_state[f"plan-error-{run_id}"] = refusal
+        return
     try:
         manager.continue_plan(run_id, questions, allocation or None)
     except (PlanEditError, PlanReviewError, RunBusyError, KeyError) as exc:
@@ -39,7 +45,7 @@ def _continue(manager: RunManager, run_id: str) -> None:
         st.toast("Research continues with the reviewed plan.", icon=":material/play_arrow:")
 
 
-def _cancel(manager: RunManager, run_id: str) -> None:
+def _cancel(manager: RunControl, run_id: str) -> None:
     try:
         manager.cancel_plan(run_id)
     except (PlanReviewError, KeyError) as exc:
@@ -48,7 +54,7 @@ def _cancel(manager: RunManager, run_id: str) -> None:
         st.toast("Run cancelled.", icon=":material/cancel:")
 
 
-def render(manager: RunManager, view: RunView) -> None:
+def render(manager: RunControl, view: RunView) -> None:
     plan = view.plan_review or PlanReviewRequested()
     run_id = view.run_id
     allocation_key, questions_key = _keys(run_id)

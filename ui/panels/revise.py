@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import RevisionError, RunStore, Settings, revise_run
+from ui import auth
 from ui.text import md_escape
 
 EXAMPLES = "shorten · expand · reorder sections · move Summary last · bullet points · prose · focus on <topic>"
@@ -19,6 +20,10 @@ def _key(run_id: str) -> str:
 def _revise(store: RunStore, settings: Settings, run_id: str) -> None:
     """Button callback: runs before the page is drawn, so the draft panel shows the new version."""
     instruction = st.session_state.get(_key(run_id), "")
+    refusal = auth.spend_refusal(store, settings)  # a replayed click: refused here too, not only hidden
+    if refusal:
+        st.session_state[f"revise-outcome-{run_id}"] = ("error", refusal)
+        return
     try:
         revision = revise_run(store, run_id, instruction, settings=settings)
     except (RevisionError, KeyError) as exc:
@@ -38,6 +43,8 @@ def _revise(store: RunStore, settings: Settings, run_id: str) -> None:
 def render(store: RunStore, settings: Settings, run_id: str) -> None:
     with st.container(border=True, key=f"revise-{run_id}"):
         st.markdown("#### :material/auto_fix_high: Revise the draft")
+        if not auth.require_spend(store, settings, "revise the draft"):
+            return
         text_col, button_col = st.columns([4, 1], vertical_alignment="bottom")
         text_col.text_area(
             "Revision instructions",

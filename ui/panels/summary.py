@@ -45,7 +45,7 @@ def render_summary(view: RunView) -> None:
     usage = view.usage
     if usage.calls:
         tokens = usage.prompt_tokens + usage.completion_tokens
-        cost = f" · ${usage.cost_usd:.4f}" if usage.cost_usd else ""
+        cost = " · price unknown" if usage.cost_usd is None else f" · ${usage.cost_usd:.4f}"
         columns[5].metric("Model calls", usage.calls, help=f"{tokens:,} tokens{cost}".replace("$", "\\$"))
     else:
         columns[5].metric("Warnings", len(view.warnings))

@@ -40,7 +40,7 @@ def render(view: RunView) -> None:
     if not totals.calls:
         return
     tokens = totals.prompt_tokens + totals.completion_tokens
-    cost = f" · about \\${totals.cost_usd:.4f}" if totals.cost_usd else " · cost unknown for this model"
+    cost = " · price unknown" if totals.cost_usd is None else f" · about \\${totals.cost_usd:.4f}"
     failed = f" ({totals.failed_calls} failed)" if totals.failed_calls else ""
     with st.expander(f"Model usage: {totals.calls} calls{failed}, {tokens:,} tokens{cost}", icon=":material/token:"):
         st.dataframe(usage_frame(view), hide_index=True, key=f"usage-{view.run_id}")

@@ -12,6 +12,7 @@ from research.events.payloads import CritiqueIssued, Phase
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.nodes.coverage import run_coverage
 from research.graph.nodes.stopping import announce_stop
 from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
 from research.graph.services import services_of
@@ -41,6 +42,10 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
         verdict = ctx.offline.judge(request)
         budget_hit = True
     report_usage(ctx, Node.ANALYST)
+    # The coverage is the run's one computation (research/relevance/coverage.py), whichever brain
+    # judged: the evidence status and the draft's Known gaps read the same answer per question.
+    coverage = run_coverage(ctx, request.topic, request.questions, request.sources)
+    verdict = verdict.model_copy(update={"coverage": [c.as_coverage() for c in coverage]})
     critique = Critique(iteration=state.get("research_iterations", 0), **verdict.model_dump())
     emit(CritiqueIssued.model_validate(verdict.model_dump()), iteration=critique.iteration)
     agent_log.info(

@@ -26,7 +26,7 @@ def checked(ctx: RunContext, draft: Draft, version: int) -> list[CheckedClaim]:
     method = "offline"
     if ctx.brain.kind != "offline" and any(c.verdict != "unverifiable" for c in claims):
         try:
-            claims, method = judge_claims(ctx.brain, claims), "model"
+            claims, method = judge_claims(ctx.brain, claims, draft.markdown), "model"
         except Exception as exc:  # noqa: BLE001 - a failed judge must not lose the check
             message = mask(f"{type(exc).__name__}: {exc}", ctx.settings.secret_values())
             warn(CLAIM_CHECK, f"The model claim judge failed ({message[:300]}); claims were checked offline.")

@@ -11,7 +11,7 @@ from research.events import emit
 from research.events.payloads import RunFinished, RunStarted
 from research.events.status import RunStatus
 from research.graph.context import RunSpec
-from research.graph.services import services_of
+from research.graph.services import services_of, spec_of
 from research.graph.state import ResearchState
 
 
@@ -27,7 +27,7 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
             source_mode=ctx.settings.sources,
             max_iterations=state.get("max_iterations", ctx.settings.max_iterations),
             researcher_mode=ctx.researcher_mode,
-            started_by=(runtime.context or {}).get("started_by"),
+            started_by=spec_of(runtime).get("started_by"),
             worker_log=ctx.event_log is not None,
             review_plan=bool(state.get("review_plan")),
         )

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from research.brains.base import NumberedSource, ReviseRequest
 from research.drafts.citations import finalize_citations
+from research.drafts.evidence import EvidenceStatus, assess_coverage, with_known_gaps
 from research.drafts.review import ReviewIssues, find_issues, revise_offline
 from research.events import emit
 from research.events.payloads import DraftRevisedData
@@ -19,9 +20,10 @@ from research.graph.context import RunContext, RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.claim_check import checked
 from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.nodes.coverage import emit_evidence
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import Draft, Source
+from research.schemas import Draft, QuestionCoverage, Source
 from research.secrets import mask
 
 
@@ -38,17 +40,43 @@ def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
         if not issues.any:
             break
         numbered = {n: by_id[sid] for n, sid in draft.citations.items() if sid in by_id}
+        # A question the review found unanswered is a Known gap now, in the JSON as in the draft,
+        # whichever reviser rewrote it.
+        gaps = draft.known_gaps + [q for q in issues.unanswered if q not in draft.known_gaps]
         body, reasons = _revise(ctx, draft.markdown, issues, numbered)
+        body = with_known_gaps(body, gaps)
         cited = finalize_citations(body, numbered)
         if cited.markdown.strip() == draft.markdown.strip():
             break  # nothing the reviser could change
         version += 1
-        draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=draft.known_gaps)
+        draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
         citations = {str(k): v for k, v in draft.citations.items()}
-        emit(DraftRevisedData(version=version, markdown=draft.markdown, citations=citations, reasons=reasons))
+        emit(
+            DraftRevisedData(
+                version=version, markdown=draft.markdown, citations=citations, reasons=reasons, known_gaps=gaps
+            )
+        )
         agent_log.info("Reviewer: draft v%d (%d changes)", version, len(reasons))
         claims = checked(ctx, draft, version)
-    return {"draft": draft, "claims": claims, "draft_version": version, "route_history": [Node.REVIEWER.value]}
+    update: ResearchState = {
+        "draft": draft,
+        "claims": claims,
+        "draft_version": version,
+        "route_history": [Node.REVIEWER.value],
+    }
+    first = state.get("draft")
+    if first is not None and draft.known_gaps != first.known_gaps:  # the evidence reads the same gaps
+        update["evidence"] = reassess(state, draft.known_gaps).evidence
+    return update
+
+
+def reassess(state: ResearchState, gaps: list[str]) -> EvidenceStatus:
+    """The evidence again once the review found more questions unanswered (a new evidence_assessed)."""
+    coverage = [QuestionCoverage(question=q, covered=q not in gaps) for q in state.get("research_questions", [])]
+    searched = [q for r in state.get("reports", []) for q in r.queries]
+    evidence = assess_coverage(coverage, len(state.get("sources", [])), searched)
+    emit_evidence(evidence)
+    return evidence
 
 
 def _revise(ctx: RunContext, markdown: str, issues: ReviewIssues, numbered: dict[int, Source]) -> tuple[str, list[str]]:

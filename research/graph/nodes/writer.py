@@ -7,31 +7,25 @@ from langgraph.runtime import Runtime
 
 from research.brains.base import BudgetExceeded, NumberedSource, WriteRequest
 from research.drafts.citations import CitedDraft, finalize_citations
-from research.drafts.evidence import assess_evidence, empty_draft
+from research.drafts.evidence import assess_coverage, empty_draft, with_known_gaps
 from research.drafts.guard import repair_draft
 from research.events import emit
-from research.events.payloads import DraftReady, EvidenceAssessedData, Phase
+from research.events.payloads import DraftReady, Phase
 from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
+from research.graph.nodes.coverage import MAX_SOURCES_FOR_WRITER as MAX_SOURCES_FOR_WRITER
+from research.graph.nodes.coverage import emit_evidence, run_coverage, writing_order
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import Draft, Source
-
-MAX_SOURCES_FOR_WRITER = 40
-
-
-def writing_order(sources: list[Source]) -> list[Source]:
-    """The sources the writer gets, most relevant first, then by kind and id: the same draft whatever
-    order the parallel researchers happened to finish in (in-process or on a server)."""
-    kinds = {"web": 0, "academic": 1, "book": 2}
-    ranked = sorted(sources, key=lambda s: (-(s.relevance or 0.0), kinds.get(s.kind, 3), s.id))
-    return ranked[:MAX_SOURCES_FOR_WRITER]
+from research.relevance.coverage import QuestionEvidence
+from research.relevance.coverage import known_gaps as uncovered
+from research.schemas import Draft
 
 
-def known_gaps(state: ResearchState) -> list[str]:
-    critiques = state.get("critiques") or []
-    gaps = list(critiques[-1].missing_topics) if critiques and critiques[-1].status != "APPROVED" else []
+def known_gaps(state: ResearchState, coverage: list[QuestionEvidence]) -> list[str]:
+    """Every question the coverage leaves uncovered (the same answer the evidence status reads)."""
+    gaps = uncovered(coverage)
     if state.get("budget_exhausted"):
         gaps.append("The run's model budget was reached, so research stopped early.")
     return gaps
@@ -55,26 +49,16 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
     emit(Phase(phase="writer"), iteration=state.get("research_iterations", 0))
     numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(state.get("sources", [])), 1)]
-    gaps = known_gaps(state)
-    evidence = assess_evidence(
-        state["research_questions"],
-        len(state.get("sources", [])),
-        state.get("critiques") or [],
+    sources = state.get("sources", [])
+    coverage = run_coverage(ctx, state["topic"], state["research_questions"], sources)
+    gaps = known_gaps(state, coverage)
+    evidence = assess_coverage(
+        [c.as_coverage() for c in coverage],
+        len(sources),
         [q for r in state.get("reports", []) for q in r.queries],
     )
-    emit(
-        EvidenceAssessedData(
-            evidence=evidence.evidence,
-            questions=evidence.questions,
-            questions_covered=evidence.questions_covered,
-            sources=evidence.sources,
-            searched=list(evidence.searched),
-            reason=evidence.reason,
-        )
-    )
-    if evidence.warning:
-        warn("evidence", evidence.warning)
-    request = WriteRequest(state["topic"], state["research_questions"], numbered, ctx.text_of, gaps)
+    emit_evidence(evidence)
+    request = WriteRequest(state["topic"], state["research_questions"], numbered, ctx.text_of, gaps, tuple(coverage))
     if evidence.evidence == "none":  # nothing to write from: say what was searched, claim nothing
         body = empty_draft(state["topic"], state["research_questions"], evidence.searched)
     else:
@@ -84,10 +68,11 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
             warn("budget", f"{exc}; the offline writer wrote the draft from what was gathered.")
             body = ctx.offline.write(request)
         report_usage(ctx, Node.WRITER)
+        body = with_known_gaps(body, gaps)  # the draft's gaps are the coverage's, whichever brain wrote
     cited, repairs = _guarded(body, numbered)
     if not cited.citations and numbered and evidence.evidence != "none" and ctx.brain.kind != "offline":
         # A draft that cites none of the relevant sources it was given is a failed step, not a result.
-        offline, offline_repairs = _guarded(ctx.offline.write(request), numbered)
+        offline, offline_repairs = _guarded(with_known_gaps(ctx.offline.write(request), gaps), numbered)
         if offline.citations:
             warn(
                 "writer",

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -93,15 +95,17 @@ def import_bytes(library: Library, filename: str, data: bytes, kind: ResearcherK
 
 
 def _walk(paths: list[Path]) -> list[Path | tuple[Path, str]]:
-    """Files to read, in a stable order; hidden files inside folders are ignored silently."""
+    """Files to read, in a stable order; hidden files inside folders are ignored silently. Inside a
+    folder, symbolic links (to files or folders) are skipped, never followed out of it."""
     out: list[Path | tuple[Path, str]] = []
     for path in paths:
         path = Path(path)
         if path.is_dir():
-            for child in sorted(path.rglob("*")):
+            for child in _folder_files(path):
                 hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
-                if child.is_file() and not hidden:
-                    out.append(child)
+                if hidden:
+                    continue
+                out.append((child, _SYMLINK) if child.is_symlink() else child)
         elif path.is_file():
             out.append(path)
         else:
@@ -109,10 +113,34 @@ def _walk(paths: list[Path]) -> list[Path | tuple[Path, str]]:
     return out
 
 
+_SYMLINK = "a symbolic link: links inside a folder are not followed"
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """Every file and symlink under `folder`, without descending into linked folders."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        base = Path(root)
+        found += [base / d for d in dirs if (base / d).is_symlink()]  # a linked folder: reported, not walked
+        found += [base / f for f in files]
+    return sorted(found)
+
+
+def _read(path: Path, *, follow: bool) -> bytes:
+    """The file's bytes; `follow=False` refuses a path swapped for a symlink since it was listed."""
+    flags = os.O_RDONLY | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        return file.read()
+
+
 def import_paths(library: Library, paths: list[Path], kind: ResearcherKind | None) -> ImportReport:
     """Import files and folders (walked recursively). `kind=None` takes each file's front-matter
     kind, else web. Files are imported one by one, so an error costs only that file."""
     report = ImportReport()
+    named = {Path(p) for p in paths}  # a file named on the command line may be a link the user chose
     for item in _walk(paths):
         if isinstance(item, tuple):
             report.skipped.append(SkippedFile(item[0].name or str(item[0]), item[1]))
@@ -120,7 +148,7 @@ def import_paths(library: Library, paths: list[Path], kind: ResearcherKind | Non
         try:
             reader_for(item.name)  # unsupported types are refused before reading their bytes
             check_size(item.stat().st_size)
-            data = item.read_bytes()
+            data = _read(item, follow=item in named)
             # Never the local path (file:///home/...): it would show in sources and exports.
             url = f"library://file/{hashlib.sha1(data).hexdigest()[:12]}/{quote(item.name)}"
             doc = parse_file(item.name, data, kind=kind, url=url)

@@ -16,6 +16,7 @@ from pathlib import Path
 from research.schemas import RESEARCHER_KINDS, ResearcherKind
 from research.sources.library import sandbox
 from research.sources.library.documents import NewDocument
+from research.sources.library.front_matter import split_front_matter
 
 log = logging.getLogger(__name__)
 
@@ -38,43 +39,6 @@ class ParsedFile:
 
 
 # --- front matter and markdown ------------------------------------------------------------------
-
-_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
-
-
-def split_front_matter(text: str) -> tuple[dict[str, str], str]:
-    """`key: value` lines between leading `---` fences, and the body after them.
-
-    YAML-ish lists (`authors: [A, B]` or `- A` lines under a key) are joined with "; ".
-    """
-    match = _FRONT_MATTER.match(text)
-    if not match:
-        return {}, text
-    meta: dict[str, str] = {}
-    current: str | None = None
-    for line in match.group(1).splitlines():
-        item = re.match(r"^\s+-\s+(.*)$", line) or re.match(r"^-\s+(.*)$", line)
-        if item and current:
-            value = _unquote(item.group(1))
-            meta[current] = f"{meta[current]}; {value}" if meta[current] else value
-            continue
-        if ":" not in line or line.lstrip().startswith("#"):
-            continue
-        key, value = line.split(":", 1)
-        current = key.strip().lower()
-        value = value.strip()
-        if value.startswith("[") and value.endswith("]"):
-            value = "; ".join(_unquote(v) for v in value[1:-1].split(",") if v.strip())
-        meta[current] = _unquote(value)
-    return meta, text[match.end() :]
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
-
 
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
@@ -210,6 +174,17 @@ def read_html(name: str, data: bytes) -> ParsedFile:
     return ParsedFile(title=title or _first_line(text) or _title_from_name(name), text=text)
 
 
+# Programs that stamp their own name into a file's author or title (python-docx's default template
+# says author "python-docx"); a person or an organisation is never called this.
+GENERATOR_NAMES = frozenset(
+    {"python-docx", "python-pptx", "docx4j", "apache poi", "aspose.words", "pandoc", "fpdf", "fpdf2", "reportlab"}
+)
+
+
+def _is_generator(value: str) -> bool:
+    return " ".join(value.split()).lower() in GENERATOR_NAMES
+
+
 _PDF_JUNK_TITLES = re.compile(r"^(untitled|microsoft word - .*|document\d*|slide \d+)$", re.I)
 
 
@@ -227,9 +202,11 @@ def read_pdf(name: str, data: bytes) -> ParsedFile:
     meta_title = " ".join(info.get("title", "").split())
     title = meta_title if meta_title and not _PDF_JUNK_TITLES.match(meta_title) else _first_line(text)
     meta: dict[str, str] = {}
-    if info.get("author"):
+    if info.get("author") and not _is_generator(info["author"]):
         meta["authors"] = info["author"]
-    if year := re.match(r"^(?:D:)?((?:19|20)\d\d)", info.get("created", "")):
+    # The year is a publication date's (XMP prism:publicationDate / coverDate), never the file's
+    # CreationDate: a 2024 scan of an 1859 book was not published in 2024.
+    if year := re.match(r"^((?:1[5-9]|20)\d\d)", info.get("published", "")):
         meta["year"] = year.group(1)
     return ParsedFile(title=title or _title_from_name(name), text=text, meta=meta)
 
@@ -241,8 +218,10 @@ def read_docx(name: str, data: bytes) -> ParsedFile:
         raise UnreadableFile(str(exc)) from None
     paragraphs = [p.strip() for p in answer["paragraphs"] if p.strip()]
     info = answer["meta"]
-    meta = {"authors": info["author"]} if info.get("author") else {}
-    title = info.get("title", "").strip() or (paragraphs[0][:_TITLE_MAX] if paragraphs else "")
+    # Core properties that name the program that wrote the file say nothing about the document.
+    author, title = (v if not _is_generator(v) else "" for v in (info.get("author", ""), info.get("title", "")))
+    meta = {"authors": author} if author else {}
+    title = title.strip() or (paragraphs[0][:_TITLE_MAX] if paragraphs else "")
     return ParsedFile(title=title or _title_from_name(name), text="\n\n".join(paragraphs), meta=meta)
 
 

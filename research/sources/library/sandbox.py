@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -24,6 +25,7 @@ MAX_PAGES = 1_000
 MAX_DECOMPRESSED_BYTES = 200 * 1024 * 1024  # a docx's zip members, or one PDF stream
 MAX_RATIO = 200  # a docx member inflating more than this is a bomb, not a document
 MAX_TEXT_CHARS = 20 * 1024 * 1024  # extracted text; the library caps what runs carry separately
+MAX_XMP_BYTES = 1024 * 1024  # the metadata packet searched for a publication date
 MEMORY_BYTES = 1024 * 1024 * 1024
 TIMEOUT_SECONDS = 60.0
 
@@ -112,8 +114,24 @@ def _pdf(data: bytes) -> dict[str, Any]:
         pages.append(text)
     info: dict[Any, Any] = reader.metadata or {}
     meta = {k: str(info.get(f"/{k.title()}") or "") for k in ("title", "author")}
-    meta["created"] = str(info.get("/CreationDate") or "")
+    meta["published"] = _xmp_publication_date(reader)
     return {"pages": pages, "meta": meta}
+
+
+# XMP's publication date (attribute or element form); linear: no nested quantifiers.
+_XMP_PUBLISHED = re.compile(rb"prism:(?:publicationDate|coverDate)(?:=[\"']|>)\s{0,20}(\d{4}(?:-\d\d){0,2})")
+
+
+def _xmp_publication_date(reader: Any) -> str:
+    """The PDF's publication date from its XMP packet, or "" (the Info dict has none: its
+    CreationDate is when the file was made, not when the work was published)."""
+    try:
+        stream = reader.trailer["/Root"].get("/Metadata")
+        data = stream.get_object().get_data()[:MAX_XMP_BYTES] if stream is not None else b""
+    except Exception:  # noqa: BLE001 - a broken XMP packet costs the date, not the file
+        return ""
+    match = _XMP_PUBLISHED.search(data)
+    return match.group(1).decode("ascii") if match else ""
 
 
 def _docx(data: bytes) -> dict[str, Any]:

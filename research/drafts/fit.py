@@ -1,0 +1,67 @@
+"""Whether a sentence addresses the question of its section: the "fit" half of the claim check.
+
+A section's question names the subject (the topic's terms) and what is asked about it (its focus:
+"mechanism", "safety", "who uses"). A sentence fits when it speaks to the focus, directly or through
+a related stem ("safety" -> "risk", "myocarditis"); a question with no focus beyond the subject
+("What is the 1929 stock market crash") asks about the subject as a whole, so the sentence must name
+most of it: sharing one word ("stock") is not an answer. The Summary answers the topic itself.
+The offline writer picks sentences by the same rule the claim check then applies.
+"""
+
+from __future__ import annotations
+
+from research.text import tokenize
+
+_FILLER = frozenset(
+    tokenize(
+        "what how why who when which does did is are the of and in on for its their was were behind say "
+        "about remain open main define defines address problems work works happen made make do done use used "
+        "mean means you we one"
+    )
+)
+# Question words whose evidence is usually phrased differently (six-letter stems).
+RELATED_STEMS: dict[str, frozenset[str]] = {
+    "receiv": frozenset({"recept", "critic", "review"}),
+    "legacy": frozenset({"influe", "afterm", "inheri"}),
+    "origin": frozenset({"began", "begin", "emerge", "invent", "founde", "histor", "first"}),
+    "contex": frozenset({"backgr", "histor", "before"}),
+    "develo": frozenset({"histor", "invent", "first"}),
+    "effect": frozenset({"impact", "conseq"}),
+    "impact": frozenset({"effect", "conseq"}),
+    "mechan": frozenset({"delive", "immune", "transl", "antige", "cell"}),
+    "future": frozenset({"next", "emergi", "prospe", "platfo"}),
+    "safety": frozenset({"risk", "advers", "side", "myocar"}),
+}
+SUBJECT_SHARE = 0.5  # of a focus-less question's terms a fitting sentence names
+SUMMARY_HEADINGS = frozenset({"", "summary"})
+# Headings that frame the topic rather than ask about it ("Overview", "Conclusion"): they answer the topic.
+_FRAMING = frozenset(
+    tokenize(
+        "summary overview introduction background conclusion conclusions discussion key findings takeaways "
+        "outlook synthesis answer short answer bottom line at a glance in brief"
+    )
+)
+
+
+def focus_terms(question: str, subject_tokens: set[str]) -> list[str]:
+    """What a question asks about its subject: its terms that are neither subject nor filler."""
+    return [t for t in tokenize(question) if t not in subject_tokens and t not in _FILLER]
+
+
+def speaks_to(focus: list[str], tokens: set[str]) -> bool:
+    """Whether a sentence's tokens speak to any focus term, directly or through a related stem."""
+    stems = {t[:6] for t in tokens}
+    return any(f[:6] in stems or RELATED_STEMS.get(f[:6], frozenset()) & stems for f in focus)
+
+
+def addresses(sentence: str, question: str, topic: str) -> bool:
+    """Whether `sentence` answers `question` (a section heading) of a draft on `topic`."""
+    tokens = set(tokenize(sentence))
+    subject = {t for t in tokenize(topic) if t not in _FILLER}
+    focus = focus_terms(question, subject)
+    if question.strip().lower() in SUMMARY_HEADINGS or (focus and set(focus) <= _FRAMING):
+        return not subject or bool(subject & tokens)
+    if focus:
+        return speaks_to(focus, tokens)
+    asked = {t for t in tokenize(question) if t not in _FILLER}
+    return not asked or len(asked & tokens) >= SUBJECT_SHARE * len(asked)

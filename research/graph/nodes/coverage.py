@@ -1,0 +1,56 @@
+"""The run's coverage per question: one computation the analyst's verdict, the evidence status,
+the draft's sections and its Known gaps (draft and JSON) all read.
+
+The sources that answer each question (research/relevance/coverage.py), settled on what the
+offline writer can write: a question whose passages all answer other questions better gets a
+section that says nothing relevant was found, so it is not covered either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from research.brains.base import NumberedSource
+from research.brains.offline_writer import answered_questions
+from research.drafts.evidence import EvidenceStatus
+from research.events import emit
+from research.events.payloads import EvidenceAssessedData
+from research.graph.context import RunContext
+from research.graph.nodes.common import warn
+from research.relevance.coverage import QuestionEvidence, question_coverage
+from research.schemas import Source
+
+MAX_SOURCES_FOR_WRITER = 40
+
+
+def writing_order(sources: list[Source]) -> list[Source]:
+    """The sources the writer gets, most relevant first, then by kind and id: the same draft whatever
+    order the parallel researchers happened to finish in (in-process or on a server)."""
+    kinds = {"web": 0, "academic": 1, "book": 2}
+    ranked = sorted(sources, key=lambda s: (-(s.relevance or 0.0), kinds.get(s.kind, 3), s.id))
+    return ranked[:MAX_SOURCES_FOR_WRITER]
+
+
+def run_coverage(ctx: RunContext, topic: str, questions: list[str], sources: list[Source]) -> list[QuestionEvidence]:
+    coverage = question_coverage(topic, questions, sources, ctx.text_of)
+    if ctx.brain.kind != "offline" or not sources:
+        return coverage
+    numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(sources), 1)]
+    written = answered_questions(topic, questions, numbered, ctx.text_of, tuple(coverage))
+    return [c if c.question in written else replace(c, covered=False, source_ids=(), origins=0) for c in coverage]
+
+
+def emit_evidence(evidence: EvidenceStatus) -> None:
+    """The evidence_assessed event, and its warning when the evidence is thin or absent."""
+    emit(
+        EvidenceAssessedData(
+            evidence=evidence.evidence,
+            questions=evidence.questions,
+            questions_covered=evidence.questions_covered,
+            sources=evidence.sources,
+            searched=list(evidence.searched),
+            reason=evidence.reason,
+        )
+    )
+    if evidence.warning:
+        warn("evidence", evidence.warning)

@@ -1,0 +1,96 @@
+"""The model claim judge checks fit as well as support: each claim goes with its section's question,
+a claim the judge says misses it is unsupported with the judge's reason, and a claim the offline
+check found to change an identifier stays unsupported whatever the model says. Real ChatOpenAI
+against the loopback OpenAI fake."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from research.brains.claim_judge import judge_claims
+from research.brains.factory import make_brain
+from research.brains.structured import forget_methods
+from research.runs.runner import ResearchRunner
+from research.runs.view import fold
+from research.schemas import CheckedClaim, ResearchRequest
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
+from tests.settings_presets import loopback_llm_settings
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structured_methods():
+    forget_methods()
+    yield
+    forget_methods()
+
+
+def _user(request: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
+
+
+def _first_claim_off_question(request: dict[str, Any]) -> Any:
+    if requested_schema_name(request) == "ClaimJudgements":
+        count = len(re.findall(r'<source n="\d+"', _user(request)))
+        return {
+            "judgements": [
+                {"index": i, "verdict": "supported", "addresses_question": i != 1, "reason": "about logistics"}
+                for i in range(1, count + 1)
+            ]
+        }
+    return ScriptedModel()(request)
+
+
+def test_a_claim_the_judge_finds_off_question_is_unsupported_with_its_reason(tmp_path: Path) -> None:
+    with FakeOpenAIServer(_first_claim_off_question) as server:
+        runner = ResearchRunner(
+            loopback_llm_settings(
+                server.base_url,
+                data_dir=tmp_path / "data",
+                log_dir=tmp_path / "logs",
+                model="main-model",
+                llm_timeout=5,
+                review_rounds=0,
+            )
+        )
+        view = fold(
+            runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
+        )
+        [judge] = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
+    assert "(question: " in _user(judge)  # every claim goes with its section's question
+    assert view.claims is not None
+    judged = [c for c in view.claims.claims if c.verdict != "unverifiable"]
+    assert view.claims.method == "model" and len(judged) >= 2
+    first = judged[0]
+    assert first.verdict == "unsupported" and first.failure == "off_question" and first.reason == "about logistics"
+    rest = [c for c in judged[1:] if c.failure != "changed"]  # a changed token stays unsupported (below)
+    assert rest and all(c.verdict == "supported" and c.failure == "" for c in rest)
+
+
+def test_a_changed_identifier_stays_unsupported_whatever_the_model_says(tmp_path: Path) -> None:
+    changed = CheckedClaim(
+        n=1,
+        sentence="Use Tokio's spawnblocking for blocking work.",
+        source_id="s1",
+        verdict="unsupported",
+        score=1.0,
+        passage="Use Tokio's spawn_blocking for blocking work.",
+        section="Summary",
+        failure="changed",
+        reason='not faithful: it quotes "spawn_blocking" as "spawnblocking"',
+    )
+    fine = changed.model_copy(
+        update={"sentence": "Use Tokio's spawn_blocking for blocking work.", "failure": "", "reason": ""}
+    )
+    with FakeOpenAIServer(ScriptedModel()) as server:  # the cooperative judge: "supported" for every claim
+        settings = loopback_llm_settings(
+            server.base_url, data_dir=tmp_path / "data", log_dir=tmp_path / "logs", model="main-model", llm_timeout=5
+        )
+        out = judge_claims(make_brain(settings), [changed, fine], "# Rust vs Go\n")
+    assert out[0] == changed
+    assert out[1].verdict == "supported" and out[1].failure == ""
