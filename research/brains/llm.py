@@ -18,6 +18,8 @@ from pydantic import BaseModel, SecretStr
 
 from research import prompts
 from research.brains.base import JudgeRequest, NumberedSource, Plan, ReviseRequest, TextLookup, WriteRequest
+from research.brains.grounded_schema import SectionSentences
+from research.brains.grounded_writer import DraftPreview, write_grounded
 from research.brains.llm_calls import ModelCaller
 from research.brains.model_output import InvalidModelOutput, strip_think
 from research.brains.model_retry import MODEL_RETRIES
@@ -30,6 +32,8 @@ from research.brains.plan_decision import (
 from research.brains.topic_language import ENGLISH, topic_language
 from research.brains.usage_meter import UsageMeter
 from research.drafts import guard as draft_guard
+from research.drafts.markers import strip_internal_markers
+from research.events.agent_log import warn
 from research.schemas import (
     AnalystVerdict,
     QueryPlan,
@@ -58,6 +62,17 @@ WRITER_SOURCE_CHARS = 1200
 WRITER_MAX_SOURCES = 40
 M = TypeVar("M", bound=BaseModel)
 _LIST_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
+# A bare domain, with or without a path: "cdc.gov/vaccines" (a query word with a known TLD).
+_DOMAIN = re.compile(r"(?:[a-z0-9-]{1,63}\.){1,6}(?:com|org|net|gov|edu|io|int|info|co|uk|eu|de|fr)(?:/\S*)?")
+_URL_NOISE = frozenset(
+    {"http", "https", "www", "com", "org", "net", "gov", "edu", "io", "int", "info", "co", "uk", "eu", "de", "fr"}
+    | {"html", "htm", "php", "aspx", "asp", "pdf", "index", "en", "us"}
+)
+_UNADDRESSED = re.compile(
+    r"\bnot (?:yet |fully |directly )?(?:addressed|covered|answered)\b|\b(?:unaddressed|unanswered)\b"
+    r"|\bdo(?:es)? not (?:address|cover|answer)\b",
+    re.IGNORECASE,
+)
 
 
 def chat_model(settings: Settings, model: str, *, max_retries: int = 0, streaming: bool = False) -> ChatOpenAI:
@@ -203,23 +218,14 @@ class LLMBrain:
         return _complete_verdict(verdict, request.questions, has_sources=bool(request.sources))
 
     def write(self, request: WriteRequest) -> str:
-        gaps = (
-            prompts.WRITER_GAPS_INSTRUCTION.format(gaps=prompts.bullet_list(request.known_gaps))
-            if request.known_gaps
-            else prompts.WRITER_NO_GAPS_INSTRUCTION
-        )
-        sources, numbers = _citable_sources(request.sources, request.text_of)
-        rule = prompts.UNTRUSTED_DATA_RULE
-        questions = prompts.numbered_list(request.questions)
-        messages = [
-            SystemMessage(prompts.WRITER_SYSTEM.format(gaps_instruction=gaps, numbers=numbers, untrusted_rule=rule)),
-            HumanMessage(prompts.WRITER_USER.format(topic=request.topic, questions=questions, sources=sources)),
-        ]
-        draft = self._text(self._main, messages, role="writer")
-        # Unknown citations and links are removed by the writer node, which warns about each.
-        draft = draft_guard.strip_reference_section(draft)
-        draft = draft_guard.ensure_title(draft, request.topic)
-        return draft_guard.tidy_spacing(draft_guard.ensure_known_gaps(draft, request.known_gaps))
+        """Section by section from numbered passages, each sentence naming its passage (grounded_writer.py)."""
+        preview = DraftPreview()
+
+        def ask(schema: type[SectionSentences], messages: list[BaseMessage]) -> SectionSentences:
+            return self._structured(self._main, schema, messages, role="writer")
+
+        draft = write_grounded(request, ask, lambda message: warn(self.kind, f"write: {message}"), preview.section)
+        return draft_guard.tidy_spacing(draft)
 
     def revise(self, request: ReviseRequest) -> str:
         """The writer again, on the user's instruction, with the same numbered sources."""
@@ -229,7 +235,7 @@ class LLMBrain:
             SystemMessage(prompts.REVISE_SYSTEM.format(numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
             HumanMessage(prompts.REVISE_USER.format(instruction=request.instruction, draft=draft, sources=sources)),
         ]
-        revised = self._text(self._main, messages, role="writer")
+        revised = strip_internal_markers(self._text(self._main, messages, role="writer"))
         revised = draft_guard.strip_reference_section(revised)
         # Unknown citations and links are removed by revise_draft, which reports each as a warning.
         return draft_guard.tidy_spacing(revised)
@@ -252,7 +258,7 @@ class LLMBrain:
 
     def _text(self, llm: ChatOpenAI, messages: list[BaseMessage], role: str = "notes") -> str:
         reply = self.caller.text(llm, messages, role)
-        text = strip_think(str(reply.text))
+        text = strip_internal_markers(strip_think(str(reply.text))).strip()
         if not text:
             raise InvalidModelOutput("the model returned an empty reply")
         return text
@@ -283,35 +289,71 @@ def _report_block(report: ResearcherReport) -> str:
 
 
 def _complete_verdict(verdict: AnalystVerdict, questions: list[str], *, has_sources: bool) -> AnalystVerdict:
-    """Make the verdict usable by the graph: coverage for every question, gaps when not approved."""
-    by_question = {c.question.strip().lower(): c for c in verdict.coverage}
-    coverage = [
-        by_question.get(q.strip().lower())
-        or QuestionCoverage(question=q, covered=False, note="not assessed by the analyst")
-        for q in questions
-    ]
+    """Make the verdict usable by the graph: coverage for every question, gaps when not approved,
+    and a status that follows the analyst's own coverage (no APPROVED beside "not addressed")."""
+    coverage = _matched_coverage(verdict.coverage, questions)
     status = verdict.status
     critique = list(verdict.critique)
+    missing = _unique_lines(verdict.missing_topics)
     if not has_sources and status == "APPROVED":
         status = "NEEDS_IMPROVEMENT"  # nothing was found: approving would produce an empty report
         critique.append("No sources were gathered, so nothing can be approved yet.")
-    missing = _unique_lines(verdict.missing_topics)
+    uncovered = [c.question for c in coverage if not c.covered]
+    unaddressed = [line for line in critique if _UNADDRESSED.search(line)]
+    if status == "APPROVED" and (uncovered or unaddressed):
+        status = "NEEDS_IMPROVEMENT"
+        critique.append(
+            f"Not approved: by the analyst's own coverage {len(uncovered)} of {len(coverage)} questions "
+            "are not covered."
+            if uncovered
+            else "Not approved: the analyst's critique says a question is not addressed."
+        )
+        missing = missing or uncovered or unaddressed
     recommended = _unique_lines(_clean_query(q) for q in verdict.recommended_queries)
     if status == "NEEDS_IMPROVEMENT":
-        missing = missing or [c.question for c in coverage if not c.covered] or list(questions)
+        missing = missing or uncovered or list(questions)
         recommended = recommended or [_clean_query(m) for m in missing]
+    else:
+        missing, recommended = [], []
     return AnalystVerdict(
         status=status,
         critique=critique,
         missing_topics=missing,
-        recommended_queries=recommended[:MAX_RECOMMENDED_QUERIES],
+        recommended_queries=_unique_lines(q for q in recommended if q)[:MAX_RECOMMENDED_QUERIES],
         coverage=coverage,
     )
 
 
+def _matched_coverage(given: list[QuestionCoverage], questions: list[str]) -> list[QuestionCoverage]:
+    """One coverage per question: the one naming it exactly, else the one at its place when the
+    analyst answered every question in order (a small model rewords them), else "not assessed"."""
+    by_question = {c.question.strip().lower(): c for c in given}
+    in_order = len(given) == len(questions)
+    out = []
+    for i, question in enumerate(questions):
+        found = by_question.get(question.strip().lower()) or (given[i] if in_order else None)
+        if found is None:
+            found = QuestionCoverage(question=question, covered=False, note="not assessed by the analyst")
+        out.append(found.model_copy(update={"question": question}))
+    return out
+
+
 def _clean_query(query: str) -> str:
+    """A search query: no list marker, no quotes, and no URL (a URL's words stand in for it)."""
     query = _LIST_MARKER.sub("", " ".join(str(query).split()))  # "1. foo" / "- foo" -> "foo"
-    return query.strip().strip("\"'").strip()[:MAX_QUERY_CHARS]
+    query = " ".join(_url_words(token) if _is_url(token) else token for token in query.split())
+    return " ".join(query.strip().strip("\"'").split())[:MAX_QUERY_CHARS].strip()
+
+
+def _is_url(token: str) -> bool:
+    lowered = token.lower().strip("\"'<>()[],;")
+    return "://" in lowered or lowered.startswith("www.") or bool(_DOMAIN.fullmatch(lowered[:MAX_QUERY_CHARS]))
+
+
+def _url_words(token: str) -> str:
+    """https://www.cdc.gov/vaccines/covid-19/mrna.html -> "cdc vaccines covid 19 mrna"."""
+    parts = re.split(r"[^A-Za-z0-9]+", token.split("://", 1)[-1])
+    return " ".join(p for p in parts if len(p) > 1 and p.lower() not in _URL_NOISE)
 
 
 def _unique_lines(items: Iterable[object]) -> list[str]:

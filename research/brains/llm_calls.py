@@ -173,7 +173,8 @@ class ModelCaller:
             options["stop"] = ROLE_STOPS[role]
         record = CallRecord(role=role, model=model, cap=cap)
         started = time.monotonic()
-        progress = Progress(current_step(), model, draft=role == "writer")
+        # A structured writer reply is JSON: the grounded writer previews its rendered sections instead.
+        progress = Progress(current_step(), model, draft=role == "writer" and not structured)
         try:
             with self.slots:  # waits for a free slot; the request (and its timeout) starts after
                 reply, finish = stream_reply(

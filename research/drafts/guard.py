@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER
+from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, INTERNAL_MARKER
 from research.drafts.repair_types import CitationRepair, DraftRepair, UrlRepair
 from research.schemas import normalise_url
 
@@ -123,10 +123,12 @@ def remove_unknown_urls(text: str, allowed_urls: set[str]) -> UrlRepair:
 
 
 def repair_draft(text: str, numbers: set[int], urls: set[str]) -> DraftRepair:
-    """Both guards in order, with what each removed (the writer node turns it into warnings)."""
+    """Every guard in order, with what each removed (the writer node turns it into warnings): the
+    prompts' internal markers, unknown citations, unknown links."""
+    text, markers = INTERNAL_MARKER.subn("", text)
     citations = remove_unknown_citations(text, numbers)
     links = remove_unknown_urls(citations.text, urls)
-    return DraftRepair(text=tidy_spacing(links.text), citations=citations, urls=links)
+    return DraftRepair(text=tidy_spacing(links.text), citations=citations, urls=links, markers_removed=markers)
 
 
 def _is_known(link: str, known: set[str], hosts: set[str]) -> bool:

@@ -22,10 +22,13 @@ class DraftRepair(BaseModel):
     text: str
     citations: CitationRepair
     urls: UrlRepair
+    markers_removed: int = 0  # internal prompt delimiters (<<<DRAFT>>> ...) taken out
 
     def warnings(self) -> list[str]:
         """One readable line per kind of repair; empty when the draft needed none."""
         out: list[str] = []
+        if self.markers_removed:
+            out.append(f"Removed {self.markers_removed} internal prompt marker(s) from the draft.")
         if self.citations.removed:
             line = "Removed citations that matched no source: " + ", ".join(f"[{n}]" for n in self.citations.removed)
             if self.citations.uncited:

@@ -165,9 +165,12 @@ def test_a_reply_cut_by_its_cap_is_used_and_noted(tmp_path: Path, caplog: pytest
 def test_the_writer_stops_before_its_own_reference_list(tmp_path: Path) -> None:
     with FakeOpenAIServer(lambda request: "# Draft\n\nText [1].") as server:
         brain = LLMBrain(settings_for(server, tmp_path))
-        from research.brains.base import NumberedSource, WriteRequest
+        from research.brains.base import NumberedSource, ReviseRequest
 
-        brain.write(WriteRequest(TOPIC, ["q"], [NumberedSource(1, ONE_SOURCE)], lambda _id: "", []))
+        # The free-text writer call is the reviser's (the draft itself is structured sentences).
+        brain.revise(
+            ReviseRequest("# Draft\n\nText [1].\n", "Shorter.", [NumberedSource(1, ONE_SOURCE)], lambda _id: "")
+        )
         assert "\n## Sources" in server.requests[-1]["stop"]
 
 

@@ -16,6 +16,7 @@ _NAMED_SCHEMA = re.compile(r"JSON schema named (\w+)")
 _TOPIC = re.compile(r"<topic>\s*(.*?)\s*</topic>", re.DOTALL)
 _ROLE = re.compile(r"^Role: ([^\n]+)", re.MULTILINE)
 _NUMBERED_SOURCE = re.compile(r'<source n="(\d+)" kind="(\w+)" title="([^"]*)"')
+_PASSAGE = re.compile(r'<source n="(\d+)" kind="passage"[^>\n]*>\n([^\n]*)')
 _SOURCE_ID = re.compile(r'<source id="([^"]+)" kind="(\w+)" title="([^"]*)"')
 
 
@@ -82,6 +83,8 @@ class ScriptedModel:
             return self.queries(system, user, topic)
         if schema == "AnalystVerdict":
             return self.verdict(system, user)
+        if schema == "SectionSentences":
+            return self.section(user)
         if schema == "ClaimJudgements":  # a cooperative judge: every passage supports its claim
             count = len(re.findall(r'<source n="\d+"', user))
             return {"judgements": [{"index": i, "verdict": "supported"} for i in range(1, count + 1)]}
@@ -155,6 +158,20 @@ class ScriptedModel:
             "recommended_queries": [gap.rstrip("?") + " evidence"],
             "coverage": coverage,
         }
+
+    def section(self, user: str) -> dict[str, Any]:
+        """The grounded writer's section: one sentence from each of the first two passages, mostly in
+        the passage's own words (a cooperative writer: every sentence rests on its passage)."""
+        passages = _PASSAGE.findall(user)
+        if not passages:
+            return {"sentences": [{"passage": 0, "text": "The passages do not answer this question."}]}
+        sentences = []
+        summary = "Summarise what the passages say" in user  # its words from the passage's end: no repeats
+        for n, text in passages[:2]:
+            words = text.split()[-12:] if summary else text.split()[:12]
+            # "addresses this question": how tests tell the fake model's draft from the offline one.
+            sentences.append({"passage": int(n), "text": " ".join(words).rstrip(".,;:") + " addresses this question."})
+        return {"sentences": sentences}
 
     def notes(self, user: str) -> str:
         sources = _SOURCE_ID.findall(user)

@@ -6,7 +6,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from research.brains.base import BudgetExceeded, NumberedSource, WriteRequest
-from research.drafts.citations import finalize_citations
+from research.drafts.citations import CitedDraft, finalize_citations
 from research.drafts.evidence import assess_coverage, empty_draft, with_known_gaps
 from research.drafts.guard import repair_draft
 from research.events import emit
@@ -29,6 +29,20 @@ def known_gaps(state: ResearchState, coverage: list[QuestionEvidence]) -> list[s
     if state.get("budget_exhausted"):
         gaps.append("The run's model budget was reached, so research stopped early.")
     return gaps
+
+
+def _guarded(body: str, numbered: list[NumberedSource]) -> tuple[CitedDraft, list[str]]:
+    """The draft with its repairs done and said out loud: what the guard removed, and how the rest
+    was renumbered."""
+    repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
+    cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
+    repairs = repair.warnings()
+    if cited.dropped:
+        repairs.append(f"Removed citations that matched no source: {', '.join(f'[{n}]' for n in cited.dropped)}.")
+    if repairs and cited.renumbered:
+        moves = ", ".join(f"[{old}]→[{new}]" for old, new in sorted(cited.renumbered.items()))
+        repairs.append(f"Renumbered the remaining citations in reading order: {moves}.")
+    return cited, repairs
 
 
 def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
@@ -55,15 +69,19 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
             body = ctx.offline.write(request)
         report_usage(ctx, Node.WRITER)
         body = with_known_gaps(body, gaps)  # the draft's gaps are the coverage's, whichever brain wrote
-    # Repairs are said out loud: what the guard removed and how the rest was renumbered.
-    repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
-    cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
-    repairs = repair.warnings()
-    if cited.dropped:
-        repairs.append(f"Removed citations that matched no source: {', '.join(f'[{n}]' for n in cited.dropped)}.")
-    if repairs and cited.renumbered:
-        moves = ", ".join(f"[{old}]→[{new}]" for old, new in sorted(cited.renumbered.items()))
-        repairs.append(f"Renumbered the remaining citations in reading order: {moves}.")
+    cited, repairs = _guarded(body, numbered)
+    if not cited.citations and numbered and evidence.evidence != "none" and ctx.brain.kind != "offline":
+        # A draft that cites none of the relevant sources it was given is a failed step, not a result.
+        offline, offline_repairs = _guarded(with_known_gaps(ctx.offline.write(request), gaps), numbered)
+        if offline.citations:
+            warn(
+                "writer",
+                f"The model's draft cited none of the {len(numbered)} relevant sources it was given, so it "
+                "was not used; the offline writer wrote the draft from the same sources.",
+            )
+            cited, repairs = offline, offline_repairs
+        else:
+            warn("writer", f"The draft cites none of the {len(numbered)} sources gathered: read it as unsupported.")
     for message in repairs:
         warn("writer", message)
     draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)

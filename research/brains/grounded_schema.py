@@ -1,0 +1,52 @@
+"""What the grounded writer asks a model for: sentences, each naming the numbered passage it rests on.
+
+The passage number is an enum of the numbers the call showed (0 = "no passage answers this"), so
+a server that turns the schema into a grammar (llama-cpp-python) cannot even write a number it
+was not given; validation accepts any integer, and the writer drops what is not one of them (an
+OpenAI-style server only follows the schema as a request). One class per passage count, built
+once, all named SectionSentences (the schema's name is what servers and the fake model see).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
+
+NO_PASSAGE = 0
+MAX_PASSAGES = 8
+
+
+class GroundedSentence(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    # The passage first: the model commits to what it rests on, then writes from it.
+    passage: int = Field(description="the number of the passage this sentence rests on (0: none answers)")
+    text: str = Field(description="one sentence in your own words: no citation markers, no URLs")
+
+
+class SectionSentences(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    sentences: list[GroundedSentence] = Field(max_length=20)
+
+
+@functools.lru_cache(maxsize=MAX_PASSAGES + 1)
+def section_schema(passages: int) -> type[SectionSentences]:
+    """SectionSentences whose `passage` may only be 0..passages in the JSON schema sent."""
+    count = max(0, min(passages, MAX_PASSAGES))
+    numbers: list[JsonValue] = list(range(NO_PASSAGE, count + 1))
+    sentence = create_model(
+        "GroundedSentence",
+        __base__=GroundedSentence,
+        passage=(
+            int,
+            Field(
+                description="the number of the passage this sentence rests on (0: none answers)",
+                json_schema_extra={"enum": numbers},
+            ),
+        ),
+    )
+    return create_model(
+        "SectionSentences",
+        __base__=SectionSentences,
+        sentences=(list[sentence], Field(max_length=20)),
+    )

@@ -1,0 +1,263 @@
+"""The LLM writer, grounded by construction rather than by hope.
+
+A small model asked for "a cited report from these sources" may ignore them and write from memory.
+So the model never writes the report: for each section (the summary, then one per research
+question) the desk picks the best passages of the numbered sources, shows them numbered 1..k,
+and asks for sentences, each naming the passage it rests on (grounded_schema.py: a grammar on
+llama-cpp). The desk then keeps a sentence only when
+
+- its passage is one it was shown (not 0 = "none answers", not an invented number),
+- it shares enough of its words with that passage (MIN_GROUNDING: a sentence from memory that
+  merely names a passage does not pass),
+- it is a plain sentence (no URLs, markers or markup; it is not a repeat),
+
+and renders the source's `[n]` itself. A section left with nothing says plainly that the sources
+found do not answer its question. A draft with no sentence kept, while sources exist, is a failed
+step (NoGroundedSentences): the caller falls back with a warning rather than show it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from research import prompts
+from research.brains.base import NumberedSource, TextLookup, WriteRequest
+from research.brains.grounded_schema import NO_PASSAGE, SectionSentences, section_schema
+from research.brains.model_output import InvalidModelOutput
+from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_internal_markers
+from research.events import emit
+from research.events.agent_log import agent_log
+from research.events.payloads_model import DraftDeltaData
+from research.text import best_snippet, split_sentences, tokenize, top_sentences
+
+PASSAGES_PER_SECTION = 4
+PASSAGE_CHARS = 420
+PASSAGE_SENTENCES = 2
+MIN_GROUNDING = 0.5  # share of a sentence's content words found in its passage
+MIN_WORDS, MAX_SENTENCE_CHARS = 4, 400
+REPEAT_OVERLAP = 0.8
+SECTION_COUNT = "2-4"
+SUMMARY_COUNT = "2-3"
+NO_ANSWER = "The sources found do not answer this question."
+_LINKISH = re.compile(r"https?://|www\.|\]\(|</?[a-zA-Z][^>\n]{0,80}>", re.IGNORECASE)
+_LIST_LEAD = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
+# The structured call: (schema, messages) -> a validated instance (the brain's metered call).
+Ask = Callable[[type[SectionSentences], list[BaseMessage]], SectionSentences]
+Note = Callable[[str], None]
+
+
+class NoGroundedSentences(InvalidModelOutput):
+    """The model's draft rests on none of the passages it was given (a failed step, not a draft)."""
+
+
+@dataclass(frozen=True)
+class Passage:
+    number: int  # as the model sees it, 1..k
+    source_n: int  # the draft's [n]
+    text: str
+
+
+@dataclass
+class Section:
+    heading: str
+    sentences: list[tuple[str, int]] = field(default_factory=list)  # (sentence, source n)
+    invalid: int = 0  # named a passage it was not shown
+    ungrounded: int = 0  # too few of its words in its passage
+    declined: int = 0  # the model said no passage answers (passage 0)
+    unplain: int = 0  # held a link or markup
+
+    def markdown(self) -> str:
+        body = " ".join(_with_marker(text, n) for text, n in self.sentences) if self.sentences else NO_ANSWER
+        return f"## {self.heading}\n\n{body}"
+
+
+def select_passages(
+    query: str,
+    sources: list[NumberedSource],
+    text_of: TextLookup,
+    *,
+    fill_with: str | None = None,
+    said: list[str] | None = None,
+) -> list[Passage]:
+    """The best passage of each source that matches `query` best, one per source, in rank order.
+    When some match, `fill_with` (the topic) tops the list up from the other sources (all on the
+    topic), so the model has context; when none match, there is nothing to write from. Source
+    sentences the draft has already `said` are left out, so a later section gets fresh evidence."""
+    texts = [_unsaid(_text(ns, text_of), said or []) for ns in sources]
+    primary = _ranked_sources(query, texts)
+    order = list(primary)
+    if primary and fill_with is not None and len(order) < PASSAGES_PER_SECTION:
+        order += [i for i in _ranked_sources(fill_with, texts) if i not in order]
+        order += [i for i in range(len(texts)) if i not in order]
+    passages: list[Passage] = []
+    for i in order[:PASSAGES_PER_SECTION]:
+        wanted = query if i in primary else (fill_with or query)
+        text = best_snippet(wanted, texts[i], max_chars=PASSAGE_CHARS, max_sentences=PASSAGE_SENTENCES)
+        if text:
+            passages.append(Passage(len(passages) + 1, sources[i].n, text))
+    return passages
+
+
+def _unsaid(text: str, said: list[str]) -> str:
+    if not said:
+        return text
+    return " ".join(sentence for sentence in split_sentences(text) if not _repeats(sentence, said))
+
+
+def _ranked_sources(query: str, texts: list[str]) -> list[int]:
+    order: list[int] = []
+    for hit in top_sentences(query, texts, k=PASSAGES_PER_SECTION * 10):
+        if hit.text_index not in order:
+            order.append(hit.text_index)
+        if len(order) == PASSAGES_PER_SECTION:
+            break
+    return order
+
+
+class DraftPreview:
+    """The draft as it is written, one finished section at a time (`draft_delta` events)."""
+
+    def __init__(self) -> None:
+        self.chars = 0
+
+    def section(self, markdown: str) -> None:
+        piece = ("\n\n" if self.chars else "") + markdown
+        self.chars += len(piece)
+        emit(DraftDeltaData(text=piece, chars=self.chars))
+
+
+def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Callable[[str], None] | None = None) -> str:
+    """The draft's markdown (title, summary, one section per question, known gaps), every sentence cited."""
+    sections: list[Section] = []
+    seen: list[str] = []  # every sentence kept so far: a later repeat is dropped
+    for question in request.questions:
+        # The question's own words pick its passages: the topic's words are in every source.
+        passages = select_passages(question, request.sources, request.text_of, fill_with=request.topic, said=seen)
+        sections.append(_section(request.topic, question, passages, ask, seen, question=question))
+        if on_section is not None:
+            on_section(sections[-1].markdown())
+    summary_passages = select_passages(request.topic, request.sources, request.text_of, fill_with="", said=seen)
+    summary = _section(request.topic, "Summary", summary_passages, ask, seen, question=None)
+    everything = [summary, *sections]
+    _report(everything, note)
+    if request.sources and not any(s.sentences for s in everything):
+        raise NoGroundedSentences(
+            f"the model's draft rests on none of the passages of the {len(request.sources)} sources it was given"
+        )
+    title = " ".join(request.topic.split())
+    shown = everything if summary.sentences else sections  # an empty summary is left out, not "not answered"
+    parts = [f"# {title[:1].upper()}{title[1:]}", *(s.markdown() for s in shown)]
+    if request.known_gaps:
+        parts.append("## Known gaps\n\n" + "\n".join(f"- {gap}" for gap in request.known_gaps))
+    return "\n\n".join(parts) + "\n"
+
+
+def _section(
+    topic: str, heading: str, passages: list[Passage], ask: Ask, seen: list[str], *, question: str | None
+) -> Section:
+    section = Section(heading)
+    if not passages:
+        return section  # nothing on this question among the sources: said plainly, no call spent
+    blocks = [
+        prompts.render_source(f'n="{p.number}"', kind="passage", title=f"passage {p.number}", url="", text=p.text)
+        for p in passages
+    ]
+    system = prompts.SECTION_SYSTEM.format(
+        task=prompts.SECTION_TASK_QUESTION if question else prompts.SECTION_TASK_SUMMARY,
+        count=SECTION_COUNT if question else SUMMARY_COUNT,
+        untrusted_rule=prompts.UNTRUSTED_DATA_RULE,
+    )
+    focus = (
+        prompts.SECTION_FOCUS_QUESTION.format(question=prompts.neutralise(question))
+        if question
+        else prompts.SECTION_FOCUS_SUMMARY
+    )
+    user = prompts.SECTION_USER.format(topic=topic, focus=focus, passages=prompts.render_sources(blocks))
+    reply = ask(section_schema(len(passages)), [SystemMessage(system), HumanMessage(user)])
+    by_number = {p.number: p for p in passages}
+    for item in reply.sentences:
+        if item.passage == NO_PASSAGE:
+            section.declined += 1
+            continue
+        passage = by_number.get(item.passage)
+        if passage is None:
+            section.invalid += 1
+            continue
+        # A reply's "sentence" may hold several: each gets the marker (and is checked) on its own.
+        for piece in split_sentences(" ".join(str(item.text).split())[:MAX_SENTENCE_CHARS]):
+            text = clean_sentence(piece)
+            if not text:
+                section.unplain += len(piece.split()) >= MIN_WORDS  # a link or markup, not a short fragment
+                continue
+            if _repeats(text, seen):
+                continue
+            if grounding(text, passage.text) < MIN_GROUNDING:
+                section.ungrounded += 1
+                continue
+            seen.append(text)
+            section.sentences.append((text, passage.source_n))
+    return section
+
+
+def clean_sentence(text: str) -> str:
+    """One plain sentence, or "" when it is not one (markup, a URL, too short)."""
+    text = strip_internal_markers(" ".join(str(text).split()))[:MAX_SENTENCE_CHARS]
+    text = CITATION_MARKER.sub("", GROUPED_MARKER.sub("", text))
+    text = _LIST_LEAD.sub("", text).strip(" \"'")
+    if _LINKISH.search(text) or len(text.split()) < MIN_WORDS:
+        return ""
+    body = " ".join(text.split()).rstrip(" ,;:.!?")
+    end = text.rstrip()[-1:]
+    text = body + (end if end in "!?" else ".")  # one full stop: "datasets.." -> "datasets."
+    first = text.split(" ", 1)[0]
+    return text[:1].upper() + text[1:] if first.islower() else text  # "mRNA" stays "mRNA"
+
+
+def grounding(sentence: str, passage: str) -> float:
+    """Share of the sentence's content words that its passage holds."""
+    wanted = set(tokenize(sentence))
+    if not wanted:
+        return 0.0
+    return len(wanted & set(tokenize(passage))) / len(wanted)
+
+
+def _repeats(text: str, others: list[str]) -> bool:
+    mine = set(tokenize(text))
+    for other in others:
+        theirs = set(tokenize(other))
+        shorter = min(len(mine), len(theirs))
+        if shorter and len(mine & theirs) / shorter >= REPEAT_OVERLAP:
+            return True
+    return False
+
+
+def _with_marker(sentence: str, n: int) -> str:
+    """'A finding.' -> 'A finding [3].' (the marker inside the sentence it supports)."""
+    return f"{sentence[:-1].rstrip()} [{n}]{sentence[-1]}"
+
+
+def _report(sections: list[Section], note: Note) -> None:
+    invalid = sum(s.invalid for s in sections)
+    ungrounded = sum(s.ungrounded for s in sections)
+    if invalid:
+        note(f"dropped {invalid} sentence(s) that named a passage the model was not given")
+    if ungrounded:
+        note(f"dropped {ungrounded} sentence(s) whose words were not in the passage they named")
+    unplain = sum(s.unplain for s in sections)
+    if unplain:
+        note(f"dropped {unplain} sentence(s) that held a link or markup")
+    unanswered = [s.heading for s in sections if not s.sentences and s.heading != "Summary"]
+    if unanswered:  # said in the draft itself: a note in the log, not a warning
+        agent_log.info("Writer: no sentence rests on the sources for: %s", "; ".join(unanswered)[:300])
+
+
+def _text(ns: NumberedSource, text_of: TextLookup) -> str:
+    try:
+        text = text_of(ns.source.id) if ns.source.id else ""
+    except Exception:  # noqa: BLE001 - an unreadable stored text leaves the snippet
+        text = ""
+    return text or ns.source.snippet

@@ -1,0 +1,98 @@
+"""The real-model lane on a model that can write: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, assembled by
+scripts/local_model_setup.sh from its pinned wheel slices) on llama-cpp-python's own server. Opt-in
+(`make test-local-model`): each run takes minutes on two shared cores.
+
+What it holds the desk to with a real model: the draft is the model's own (not the offline
+fallback), every factual sentence of it is cited, every citation resolves to a retrieved source,
+no internal marker or URL query appears, and a topic the library does not cover cites nothing and
+says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from bench.eval.local_model import CAPS, N_CTX
+from bench.eval.local_model_figures import factual_sentences
+from bench.llama_server import QWEN_ALIAS, QWEN_SHA256, LlamaServer, lane_settings, qwen_model_path, run_research
+from research.drafts.citations import SOURCES_HEADING
+
+RUN_LIMIT_SECONDS = 3000  # minutes on an idle machine; far more when the two cores are shared
+
+pytestmark = [
+    pytest.mark.local_model,
+    pytest.mark.skipif(
+        os.environ.get("RESEARCH_TEST_LOCAL_MODEL") != "1", reason="real-model lane: run `make test-local-model`"
+    ),
+    pytest.mark.skipif(
+        qwen_model_path() is None, reason="Qwen2.5-Coder-1.5B not set up (scripts/local_model_setup.sh)"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def qwen(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("qwen")
+    with LlamaServer(root / "server.log", model=qwen_model_path(), alias=QWEN_ALIAS, n_ctx=N_CTX) as server:
+        yield server, root
+
+
+def _run(qwen, topic: str, name: str):
+    server, root = qwen
+    settings = lane_settings(
+        server,
+        root / name,
+        review_rounds=0,
+        llm_timeout=1800,
+        llm_reply_seconds=1800,
+        **{f"reply_tokens_{role}": cap for role, cap in CAPS.items()},
+    )
+    return run_research(settings, topic, allocation="110", max_iterations=0)
+
+
+@pytest.mark.timeout(RUN_LIMIT_SECONDS + 300)
+def test_a_covered_topic_gets_the_models_own_grounded_draft(qwen) -> None:
+    run = _run(qwen, "How do mRNA vaccines work?", "covered")
+    result = run.result
+    warnings = [w["message"] for w in result["warnings"]]
+
+    assert result["status"] == "finished" and result["draft"]
+    assert not [w for w in warnings if "write failed" in w or "cited none of the" in w], warnings
+    draft = result["draft"]
+    body = draft.split(f"\n{SOURCES_HEADING}", 1)[0]
+    markers = {n for n in re.findall(r"\[(\d+)\]", body)}
+    assert markers and markers <= set(result["citations"]), (markers, result["citations"])
+    source_ids = {s["id"] for s in result["sources"]}
+    assert set(result["citations"].values()) <= source_ids
+    factual = factual_sentences(draft)
+    assert factual and all(re.search(r"\[\d+\]", s) for s in factual), factual
+    assert "<<<" not in draft and ">>>" not in draft and "‹‹‹" not in draft
+    queries = [q for r in result["researchers"] for q in r["queries"]]
+    assert queries and not [q for q in queries if "://" in q or "www." in q], queries
+    assert run.seconds < RUN_LIMIT_SECONDS
+
+
+@pytest.mark.timeout(RUN_LIMIT_SECONDS + 300)
+def test_an_uncovered_topic_cites_nothing_and_says_so(qwen) -> None:
+    run = _run(qwen, "How are bagpipes made?", "uncovered")
+    result = run.result
+
+    assert result["status"] == "finished"
+    assert result["evidence"] == "none" and not result["citations"]
+    assert "No relevant sources were found" in result["draft"]
+    assert "<<<" not in result["draft"]
+
+
+def test_the_model_file_matches_its_pin() -> None:
+    model = qwen_model_path()
+    assert model is not None and model.stat().st_size == 1_117_320_768
+    digest = hashlib.sha256()
+    with Path(model).open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    assert digest.hexdigest() == QWEN_SHA256
