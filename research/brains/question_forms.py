@@ -45,7 +45,8 @@ _NEWS_LEAD = re.compile(
 # Who asks ("How do you...", "How can I..."): never the subject of the questions.
 ASKERS = frozenset({"you", "i", "we", "one", "people", "someone"})
 _COMPARE_LEAD = re.compile(r"^(compare|comparing|contrast)\s+", re.IGNORECASE)
-_CONTEXT = re.compile(r"\s+(for|in|on|when|as|at|under)\s+", re.IGNORECASE)
+# A match starts only at a run's first space and never gives a space back: linear on long runs.
+_CONTEXT = re.compile(r"(?<!\s)\s++(for|in|on|when|as|at|under)\s+", re.IGNORECASE)
 _ASPECT = re.compile(
     r"^(?:the\s+)?(?:\w+\s+){0,2}?(?:effects?|impacts?|benefits|risks|causes|consequences|origins?|history|role|"
     r"future|significance|influence)\s+of\s+(.+)$",

@@ -30,7 +30,7 @@ _BULLETS = re.compile(r"\b(bullets?|bulleted|bullet points?|as a list|list form|
 _PROSE = re.compile(r"\b(prose|no bullets|remove (?:the )?bullets|as paragraphs|into paragraphs)\b", re.I)
 _FOCUS = re.compile(r"\b(?:focus(?:\s+more)?\s+on|concentrate\s+on|emphasi[sz]e)\s+(?P<what>.+)", re.I)
 _NEXT_OP = r"(?=shorten|expand|reorder|use|make|convert|turn|put|move|sort|reverse|bullet)"
-_CLAUSE_END = re.compile(rf"[.;!?]|,?\s+(?:and\s+then|and|then)\s+{_NEXT_OP}|,\s*{_NEXT_OP}", re.I)
+_CLAUSE_END = re.compile(rf"[.;!?]|,?(?<!\s)\s++(?:and\s+then|and|then)\s+{_NEXT_OP}|,\s*+{_NEXT_OP}", re.I)
 
 
 class RevisionError(ValueError):

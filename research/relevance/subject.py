@@ -12,7 +12,7 @@ _LEADING = re.compile(
     re.IGNORECASE,
 )
 _TRAILING = re.compile(
-    r"\s+(work|works|working|function|change|changed|affect|affected|matter|compare|happen|happened|"
+    r"(?<!\s)\s++(work|works|working|function|change|changed|affect|affected|matter|compare|happen|happened|"
     r"react|reacted|reacting|respond|responded|lead|led|cause|caused|begin|began|start|started|end|ended|"
     r"mean|means|influence|influenced|shape|shaped|evolve|evolved|spread)\b.*$",
     re.IGNORECASE,

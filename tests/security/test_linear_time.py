@@ -111,3 +111,35 @@ def test_the_writers_guards_are_linear(form: str) -> None:
         check_citations(repaired.text + "\n\n## Sources\n\n[1] A. <https://example.org/a>\n")
 
     _check(guard, make)
+
+
+# Topic understanding and revision instructions read what a user typed: a long run of whitespace
+# must not make their patterns try every start inside it.
+TOPIC_PATTERNS: dict[str, Callable[[str], object]] = {
+    "subject trailing verb": lambda text: _subject_trailing(text),
+    "comparison context": lambda text: _comparison_context(text),
+    "instruction clause end": lambda text: _clause_end(text),
+}
+
+
+def _subject_trailing(text: str) -> object:
+    from research.relevance.subject import _TRAILING
+
+    return _TRAILING.sub("", text)
+
+
+def _comparison_context(text: str) -> object:
+    from research.brains.question_forms import _CONTEXT
+
+    return _CONTEXT.search(text)
+
+
+def _clause_end(text: str) -> object:
+    from research.brains.revise_instructions import _CLAUSE_END
+
+    return _CLAUSE_END.split(text, maxsplit=1)
+
+
+@pytest.mark.parametrize("pattern", sorted(TOPIC_PATTERNS))
+def test_topic_and_instruction_patterns_are_linear_on_whitespace_runs(pattern: str) -> None:
+    _check(TOPIC_PATTERNS[pattern], lambda n: "Rust" + " " * n + "x")
