@@ -12,6 +12,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from research.report_shape import ReportShape
+
 ResearcherKind = Literal["web", "academic", "book"]
 RESEARCHER_KINDS: tuple[ResearcherKind, ...] = ("web", "academic", "book")
 # user: set by the user; llm: the model chose it; offline: the offline classifier chose it (also when
@@ -276,6 +278,8 @@ class ResearchRequest(BaseModel):
     model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
     fast_model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
     sources: Literal["auto", "live", "library"] | None = None
+    # Brief, standard, detailed or outline-first, and a target length (research/report_shape.py).
+    report_shape: ReportShape = Field(default_factory=ReportShape)
 
     @field_validator("topic")
     @classmethod

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from research.relevance.coverage import QuestionEvidence
+from research.report_shape import STANDARD, ShapeLayout
 from research.schemas import (
     AnalystVerdict,
     ResearcherAllocation,
@@ -86,6 +87,8 @@ class WriteRequest:
     # Per question, the sources that answer it (research/relevance/coverage.py): a section cites
     # only those, and says nothing relevant was found when there are none.
     coverage: tuple[QuestionEvidence, ...] = ()
+    # How long each section runs (research/report_shape.py); the node renders the shape itself.
+    layout: ShapeLayout = STANDARD.layout(0)
 
 
 @dataclass(frozen=True)

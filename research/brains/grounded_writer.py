@@ -32,6 +32,7 @@ from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_inter
 from research.events import emit
 from research.events.agent_log import agent_log
 from research.events.payloads_model import DraftDeltaData
+from research.report_shape import ShapeLayout
 from research.text import best_snippet, split_sentences, tokenize, top_sentences
 
 PASSAGES_PER_SECTION = 4
@@ -40,8 +41,6 @@ PASSAGE_SENTENCES = 2
 MIN_GROUNDING = 0.5  # share of a sentence's content words found in its passage
 MIN_WORDS, MAX_SENTENCE_CHARS = 4, 400
 REPEAT_OVERLAP = 0.8
-SECTION_COUNT = "2-4"
-SUMMARY_COUNT = "2-3"
 NO_ANSWER = "The sources found do not answer this question."
 _LINKISH = re.compile(r"https?://|www\.|\]\(|</?[a-zA-Z][^>\n]{0,80}>", re.IGNORECASE)
 _LIST_LEAD = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
@@ -82,19 +81,20 @@ def select_passages(
     *,
     fill_with: str | None = None,
     said: list[str] | None = None,
+    count: int = PASSAGES_PER_SECTION,
 ) -> list[Passage]:
     """The best passage of each source that matches `query` best, one per source, in rank order.
     When some match, `fill_with` (the topic) tops the list up from the other sources (all on the
     topic), so the model has context; when none match, there is nothing to write from. Source
     sentences the draft has already `said` are left out, so a later section gets fresh evidence."""
     texts = [_unsaid(_text(ns, text_of), said or []) for ns in sources]
-    primary = _ranked_sources(query, texts)
+    primary = _ranked_sources(query, texts, count)
     order = list(primary)
-    if primary and fill_with is not None and len(order) < PASSAGES_PER_SECTION:
-        order += [i for i in _ranked_sources(fill_with, texts) if i not in order]
+    if primary and fill_with is not None and len(order) < count:
+        order += [i for i in _ranked_sources(fill_with, texts, count) if i not in order]
         order += [i for i in range(len(texts)) if i not in order]
     passages: list[Passage] = []
-    for i in order[:PASSAGES_PER_SECTION]:
+    for i in order[:count]:
         wanted = query if i in primary else (fill_with or query)
         text = best_snippet(wanted, texts[i], max_chars=PASSAGE_CHARS, max_sentences=PASSAGE_SENTENCES)
         if text:
@@ -108,12 +108,12 @@ def _unsaid(text: str, said: list[str]) -> str:
     return " ".join(sentence for sentence in split_sentences(text) if not _repeats(sentence, said))
 
 
-def _ranked_sources(query: str, texts: list[str]) -> list[int]:
+def _ranked_sources(query: str, texts: list[str], count: int) -> list[int]:
     order: list[int] = []
-    for hit in top_sentences(query, texts, k=PASSAGES_PER_SECTION * 10):
+    for hit in top_sentences(query, texts, k=count * 10):
         if hit.text_index not in order:
             order.append(hit.text_index)
-        if len(order) == PASSAGES_PER_SECTION:
+        if len(order) == count:
             break
     return order
 
@@ -134,14 +134,19 @@ def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Call
     """The draft's markdown (title, summary, one section per question, known gaps), every sentence cited."""
     sections: list[Section] = []
     seen: list[str] = []  # every sentence kept so far: a later repeat is dropped
+    layout = request.layout  # the report shape: sentences asked for and passages shown per section
     for question in request.questions:
         # The question's own words pick its passages: the topic's words are in every source.
-        passages = select_passages(question, request.sources, request.text_of, fill_with=request.topic, said=seen)
-        sections.append(_section(request.topic, question, passages, ask, seen, question=question))
+        passages = select_passages(
+            question, request.sources, request.text_of, fill_with=request.topic, said=seen, count=layout.passages
+        )
+        sections.append(_section(request.topic, question, passages, ask, seen, question=question, layout=layout))
         if on_section is not None:
             on_section(sections[-1].markdown())
-    summary_passages = select_passages(request.topic, request.sources, request.text_of, fill_with="", said=seen)
-    summary = _section(request.topic, "Summary", summary_passages, ask, seen, question=None)
+    summary_passages = select_passages(
+        request.topic, request.sources, request.text_of, fill_with="", said=seen, count=layout.passages
+    )
+    summary = _section(request.topic, "Summary", summary_passages, ask, seen, question=None, layout=layout)
     everything = [summary, *sections]
     _report(everything, note)
     if request.sources and not any(s.sentences for s in everything):
@@ -157,7 +162,14 @@ def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Call
 
 
 def _section(
-    topic: str, heading: str, passages: list[Passage], ask: Ask, seen: list[str], *, question: str | None
+    topic: str,
+    heading: str,
+    passages: list[Passage],
+    ask: Ask,
+    seen: list[str],
+    *,
+    question: str | None,
+    layout: ShapeLayout,
 ) -> Section:
     section = Section(heading)
     if not passages:
@@ -168,7 +180,7 @@ def _section(
     ]
     system = prompts.SECTION_SYSTEM.format(
         task=prompts.SECTION_TASK_QUESTION if question else prompts.SECTION_TASK_SUMMARY,
-        count=SECTION_COUNT if question else SUMMARY_COUNT,
+        count=layout.section_count if question else layout.summary_count,
         untrusted_rule=prompts.UNTRUSTED_DATA_RULE,
     )
     focus = (

@@ -155,7 +155,13 @@ class OfflineBrain:
         from research.brains.offline_writer import write_draft
 
         return write_draft(
-            request.topic, request.questions, request.sources, request.text_of, request.known_gaps, request.coverage
+            request.topic,
+            request.questions,
+            request.sources,
+            request.text_of,
+            request.known_gaps,
+            request.coverage,
+            layout=request.layout,
         )
 
     def revise(self, request: ReviseRequest) -> str:

@@ -25,12 +25,12 @@ from research.drafts.fit import addresses, focus_terms, speaks_to
 from research.relevance.coverage import NOTHING_FOUND, QuestionEvidence
 from research.relevance.scoring import is_on_topic
 from research.relevance.subject import subject_of
+from research.report_shape import STANDARD, ShapeLayout
 from research.text import BM25, split_sentences, tokenize
 from research.text.prose import flaws
 from research.text.quote import clean_quoted_sentence, md_quote
 
-SENTENCES_PER_SECTION = 4
-SUMMARY_UNITS = 3
+STANDARD_LAYOUT = STANDARD.layout(0)  # 4 sentences per section, 2 per source, a 3-sentence summary
 MIN_CHARS, MAX_CHARS = 60, 400
 MAX_RAW_CHARS = 4000  # a longer "sentence" (a run-on blob) can never be quoted: not even cleaned
 LEAD_BIAS = 0.6  # opening sentences state a document's point
@@ -130,8 +130,10 @@ def write_draft(
     text_of: Callable[[str], str],
     known_gaps: list[str],
     coverage: tuple[QuestionEvidence, ...] = (),
+    *,
+    layout: ShapeLayout = STANDARD_LAYOUT,
 ) -> str:
-    return _compose(topic, questions, sources, text_of, known_gaps, coverage)[0]
+    return _compose(topic, questions, sources, text_of, known_gaps, coverage, layout)[0]
 
 
 def answered_questions(
@@ -143,7 +145,7 @@ def answered_questions(
 ) -> set[str]:
     """The questions whose section this writer fills with a cited passage (the rest say nothing
     relevant was found): the run's coverage settles on it before the evidence is assessed."""
-    return _compose(topic, questions, sources, text_of, [], coverage)[1]
+    return _compose(topic, questions, sources, text_of, [], coverage, STANDARD_LAYOUT)[1]
 
 
 def _compose(
@@ -153,6 +155,7 @@ def _compose(
     text_of: Callable[[str], str],
     known_gaps: list[str],
     coverage: tuple[QuestionEvidence, ...],
+    layout: ShapeLayout,
 ) -> tuple[str, set[str]]:
     answered: set[str] = set()
     subject = subject_of(topic)
@@ -214,7 +217,7 @@ def _compose(
         return picked
 
     summary_order = sorted((i for i in range(len(units)) if summary_scores[i] > 0), key=lambda i: -summary_scores[i])
-    summary = take(summary_order, SUMMARY_UNITS, per_source=1)
+    summary = take(summary_order, layout.summary_sentences, per_source=1)
     lines.append(
         " ".join(_cite(u.text, by_id[u.source_id]) for u in summary)
         or "The gathered sources do not say what the subject is in so many words."
@@ -232,10 +235,10 @@ def _compose(
         ]
         mine = [i for i in answering if per_question[q_index][i] >= max(p[i] for p in per_question) - 1e-9]
         mine.sort(key=lambda i: -per_question[q_index][i] * lead[i])
-        picked = take(mine, SENTENCES_PER_SECTION, per_source=2)
+        picked = take(mine, layout.section_sentences, per_source=layout.per_source)
         if not picked and allowed:  # answered, though its passages answer another question better
             answering.sort(key=lambda i: -per_question[q_index][i] * lead[i])
-            picked = take(answering, SENTENCES_PER_SECTION, per_source=2)
+            picked = take(answering, layout.section_sentences, per_source=layout.per_source)
         lines += ["", f"## {question.rstrip('?')}", ""]
         lines.append(_paragraph(picked, by_id) if picked else NOTHING_FOUND)
         if picked:

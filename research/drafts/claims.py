@@ -18,6 +18,7 @@ from research.drafts.citations import SOURCES_HEADING
 from research.drafts.faithful import changed_tokens
 from research.drafts.fit import addresses
 from research.drafts.markers import CITATION_MARKER as CITATION
+from research.drafts.report_form import bullet_lead
 from research.schemas import CheckedClaim, ClaimFailure, ClaimVerdict
 from research.text import split_sentences, tokenize
 from research.text.quote import md_unquote, plain_text
@@ -51,14 +52,13 @@ def cited_sentences(markdown: str) -> list[CitedSentence]:
             section = heading.group(1).strip()
             continue
         for line in block.splitlines():
-            line = re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+", "", line)
+            lead = bullet_lead(line)  # a brief's key point answers the question in its bold lead
+            where, line = lead if lead else (section, re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+", "", line))
             for sentence in split_sentences(line):
                 numbers = tuple(dict.fromkeys(int(n) for n in CITATION.findall(sentence)))
                 if numbers:
                     claim = md_unquote(" ".join(CITATION.sub("", sentence).split()))
-                    out.append(
-                        CitedSentence(sentence.strip(), re.sub(r"\s+([.,;:!?])", r"\1", claim), numbers, section)
-                    )
+                    out.append(CitedSentence(sentence.strip(), re.sub(r"\s+([.,;:!?])", r"\1", claim), numbers, where))
     return out[:MAX_CLAIMS]
 
 

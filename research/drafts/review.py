@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from research import prompts
 from research.drafts.citations import SOURCES_HEADING
 from research.drafts.markers import CITATION_MARKER as CITATION
+from research.drafts.report_form import bullet_lead
 from research.schemas import CheckedClaim
 from research.text import split_sentences, tokenize
 from research.text.quote import md_unquote
@@ -75,6 +76,10 @@ def _lines(body: str) -> Iterator[tuple[str, str, str, list[str]]]:
             section = heading.group(1).strip()
         if heading or not line.strip():
             yield line, section, "", []
+            continue
+        lead = bullet_lead(line)  # a brief's key point: its bold lead is the question it answers
+        if lead:
+            yield line, lead[0], line[: len(line) - len(lead[1])], split_sentences(lead[1])
             continue
         bullet = _BULLET.match(line)
         prefix = bullet.group(0) if bullet else ""

@@ -22,6 +22,7 @@ from research.events.payloads_trust import (
     SourcesDroppedData,
 )
 from research.events.status import RunStatus
+from research.report_shape import ShapeName
 from research.schemas import AnalystVerdict, ResearcherKind, Source
 
 
@@ -50,6 +51,8 @@ class RunStarted(Payload):
     started_by: str | None = None  # the signed-in user on a shared desk
     worker_log: bool = False  # the server worker writes this run's event log (a shared run store)
     review_plan: bool = False  # the run pauses after the supervisor for plan review (kept on restart)
+    report_shape: ShapeName = "standard"  # research/report_shape.py (kept on resume and replay)
+    target_words: int | None = None
 
 
 class Phase(Payload):
@@ -107,6 +110,8 @@ class DraftReady(Payload):
     markdown: str
     citations: dict[str, str] = Field(default_factory=dict)  # "n" -> source id
     known_gaps: list[str] = Field(default_factory=list)
+    words: int | None = None  # the report's prose, in words (research/drafts/report_form.py)
+    length_note: str = ""  # what the draft says about falling short of its target length
 
 
 class Message(Payload):

@@ -13,6 +13,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
+from research.report_shape import ReportShape, ShapeName
 from research.schemas import (
     CheckedClaim,
     Critique,
@@ -57,6 +58,18 @@ class ResearchState(TypedDict, total=False):
     draft_version: int  # the latest draft version (the writer's is 1; each review adds one)
     evidence: str  # none | partial | sufficient (research.drafts.evidence), set by the writer
     review_plan: bool  # pause after the supervisor for the user to edit the plan (plan_review node)
+    # The report's shape and target length, as plain values so a server run's JSON input carries them.
+    report_shape: ShapeName
+    target_words: int | None
+
+
+def shape_input(shape: ReportShape) -> ResearchState:
+    """The graph input that asks for `shape` (nothing for the standard shape)."""
+    return {} if shape.is_default else {"report_shape": shape.shape, "target_words": shape.target_words}
+
+
+def shape_of(state: ResearchState) -> ReportShape:
+    return ReportShape(shape=state.get("report_shape", "standard"), target_words=state.get("target_words"))
 
 
 class ResearcherState(TypedDict, total=False):

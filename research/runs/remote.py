@@ -26,6 +26,7 @@ from research.events import Event, EventAdapter
 from research.events.payloads import RunCancelled, RunFailed, RunStarted, Warning
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for
+from research.graph.state import shape_input
 from research.logging_setup import configure_logging
 from research.runs.control import ManagedRuns, Work, local_sources
 from research.runs.event_effects import log_event
@@ -162,6 +163,7 @@ class RemoteRunManager(ManagedRuns):
             "requested_allocation": request.allocation,
             "max_iterations": self.ledger.max_iterations(request),
             "review_plan": request.review_plan,
+            **shape_input(request.report_shape),
         }
 
         def open_stream() -> Iterator[Any]:

@@ -22,7 +22,7 @@ from research.events.status import RunStatus
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for
 from research.graph.services import RunEnv, ServiceRegistry
-from research.graph.state import ResearchState
+from research.graph.state import ResearchState, shape_input
 from research.logging_setup import configure_logging, run_id_scope
 from research.runs.checkpoints import open_checkpointer
 from research.runs.control import local_sources
@@ -92,6 +92,7 @@ class ResearchRunner:
             "requested_allocation": request.allocation,
             "max_iterations": self.ledger.max_iterations(request),
             "review_plan": request.review_plan,
+            **shape_input(request.report_shape),
         }
         self._execute(run_id, request, initial, on_event, fresh=True)
         return run_id
@@ -131,6 +132,7 @@ class ResearchRunner:
             "requested_allocation": record.requested_allocation,
             "max_iterations": self.settings.max_iterations if max_iterations is None else max_iterations,
             "review_plan": started.review_plan if started else False,  # recorded by run_started
+            **shape_input(request.report_shape),  # recorded by run_started too (stored_request)
         }
         self._execute(
             run_id,

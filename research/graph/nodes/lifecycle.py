@@ -12,11 +12,12 @@ from research.events.payloads import RunFinished, RunStarted
 from research.events.status import RunStatus
 from research.graph.context import RunSpec
 from research.graph.services import services_of, spec_of
-from research.graph.state import ResearchState
+from research.graph.state import ResearchState, shape_of
 
 
 def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     ctx = services_of(runtime)
+    shape = shape_of(state)
     emit(
         RunStarted(
             topic=state["topic"],
@@ -30,6 +31,8 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
             started_by=spec_of(runtime).get("started_by"),
             worker_log=ctx.event_log is not None,
             review_plan=bool(state.get("review_plan")),
+            report_shape=shape.shape,
+            target_words=shape.target_words,
         )
     )
     return {"run_started_at": time.time()}

@@ -9,6 +9,7 @@ from research.brains.base import BudgetExceeded, NumberedSource, WriteRequest
 from research.drafts.citations import CitedDraft, finalize_citations
 from research.drafts.evidence import assess_coverage, empty_draft, with_known_gaps
 from research.drafts.guard import repair_draft
+from research.drafts.report_form import ShapedDraft, shape_draft, word_count
 from research.events import emit
 from research.events.payloads import DraftReady, Phase
 from research.graph.context import RunSpec
@@ -17,7 +18,7 @@ from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.coverage import MAX_SOURCES_FOR_WRITER as MAX_SOURCES_FOR_WRITER
 from research.graph.nodes.coverage import emit_evidence, run_coverage, writing_order
 from research.graph.services import services_of
-from research.graph.state import ResearchState
+from research.graph.state import ResearchState, shape_of
 from research.relevance.coverage import QuestionEvidence
 from research.relevance.coverage import known_gaps as uncovered
 from research.schemas import Draft
@@ -58,9 +59,16 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
         [q for r in state.get("reports", []) for q in r.queries],
     )
     emit_evidence(evidence)
-    request = WriteRequest(state["topic"], state["research_questions"], numbered, ctx.text_of, gaps, tuple(coverage))
+    shape = shape_of(state)
+    # A model writes within its reply cap per section; the offline writer has none.
+    reply_cap = ctx.settings.reply_tokens_writer if ctx.brain.kind != "offline" else None
+    layout = shape.layout(len(state["research_questions"]), reply_cap)
+    request = WriteRequest(
+        state["topic"], state["research_questions"], numbered, ctx.text_of, gaps, tuple(coverage), layout
+    )
     if evidence.evidence == "none":  # nothing to write from: say what was searched, claim nothing
         body = empty_draft(state["topic"], state["research_questions"], evidence.searched)
+        shaped = ShapedDraft(body, word_count(body), "")
     else:
         try:
             body = ctx.brain.write(request)
@@ -69,24 +77,34 @@ def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
             body = ctx.offline.write(request)
         report_usage(ctx, Node.WRITER)
         body = with_known_gaps(body, gaps)  # the draft's gaps are the coverage's, whichever brain wrote
-    cited, repairs = _guarded(body, numbered)
+        shaped = shape_draft(body, shape, layout)  # before the guard, which numbers what stays cited
+    cited, repairs = _guarded(shaped.markdown, numbered)
     if not cited.citations and numbered and evidence.evidence != "none" and ctx.brain.kind != "offline":
         # A draft that cites none of the relevant sources it was given is a failed step, not a result.
-        offline, offline_repairs = _guarded(with_known_gaps(ctx.offline.write(request), gaps), numbered)
+        offline_shaped = shape_draft(with_known_gaps(ctx.offline.write(request), gaps), shape, layout)
+        offline, offline_repairs = _guarded(offline_shaped.markdown, numbered)
         if offline.citations:
             warn(
                 "writer",
                 f"The model's draft cited none of the {len(numbered)} relevant sources it was given, so it "
                 "was not used; the offline writer wrote the draft from the same sources.",
             )
-            cited, repairs = offline, offline_repairs
+            cited, repairs, shaped = offline, offline_repairs, offline_shaped
         else:
             warn("writer", f"The draft cites none of the {len(numbered)} sources gathered: read it as unsupported.")
     for message in repairs:
         warn("writer", message)
+    if shaped.note:
+        warn("writer", shaped.note)
     draft = Draft(markdown=cited.markdown, citations=cited.citations, known_gaps=gaps)
     emit(
-        DraftReady(markdown=draft.markdown, citations={str(k): v for k, v in draft.citations.items()}, known_gaps=gaps)
+        DraftReady(
+            markdown=draft.markdown,
+            citations={str(k): v for k, v in draft.citations.items()},
+            known_gaps=gaps,
+            words=shaped.words,
+            length_note=shaped.note,
+        )
     )
     agent_log.info("Writer: draft ready with %d citations", len(draft.citations))
     closing = f"Draft ready: {len(draft.citations)} sources cited" + (f", {len(gaps)} known gaps." if gaps else ".")
