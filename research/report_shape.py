@@ -28,7 +28,7 @@ MAX_SECTION_SENTENCES = 16  # a structured section reply holds at most 20
 MAX_PASSAGES = 8  # passages one section call shows (the grounded schema's passage enum)
 TOKENS_PER_SENTENCE = 70  # one structured sentence and its passage number, JSON included
 SHORT_OF_TARGET = 0.8  # below this share of the target the draft says the evidence ran out
-OVER_TARGET = 1.15  # above this share the draft is trimmed to the target
+OVER_TARGET = 1.1  # above this share the draft is trimmed to the target
 
 
 @dataclass(frozen=True)

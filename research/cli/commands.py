@@ -7,7 +7,7 @@
     python -m research import-run FILE [--new-id]
     python -m research continue RUN_ID [--question Q ...] [--allocation 210] [--json]
     python -m research cancel RUN_ID
-    python -m research revise RUN_ID "INSTRUCTION" [--llm offline|openai]
+    python -m research revise RUN_ID ["INSTRUCTION"] [--llm offline|openai] [--shape SHAPE] [--target-words N]
 
 Registered by research.cli.main, whose exit codes they follow: 0 success, 2 bad input (one clear line
 on stderr), 1 a failed run.
@@ -27,6 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from research.cli.shape_flags import add_shape_arguments, shape_from
 from research.cli.terminal import terminal_text
 from research.events import Event
 from research.events import payloads as p
@@ -73,8 +74,9 @@ def add_tool_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     cancel.add_argument("run_id")
     revise = sub.add_parser("revise", help="revise a run's latest draft from an instruction")
     revise.add_argument("run_id")
-    revise.add_argument("instruction")
+    revise.add_argument("instruction", nargs="?", default="", help="what to change (optional with --shape)")
     revise.add_argument("--llm", choices=["offline", "openai"])
+    add_shape_arguments(revise, for_revision=True)
 
 
 def run_tool(args: Namespace, settings: Settings, bad_input: BadInput, report: Report, progress: Progress) -> int:
@@ -265,7 +267,15 @@ def _revise(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
     from research.runs.revision import revise_run
 
     try:
-        revision = revise_run(store, args.run_id, args.instruction, settings=settings, llm=args.llm)
+        if args.shape or args.target_words is not None:  # the report written again in a shape
+            from research.runs.reshape import reshape_run
+
+            shape = shape_from(args, bad_input)
+            revision = reshape_run(
+                store, args.run_id, shape, settings=settings, instruction=args.instruction, llm=args.llm
+            )
+        else:
+            revision = revise_run(store, args.run_id, args.instruction, settings=settings, llm=args.llm)
     except RevisionError as exc:
         raise bad_input(str(exc)) from None
     for warning in revision.warnings:

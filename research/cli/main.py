@@ -1,6 +1,7 @@
 """The command line.
 
     python -m research "TOPIC" [--allocation 210] [--llm offline|openai] [--max-iterations N] [--review-plan] [--json]
+        [--shape brief|standard|detailed|outline] [--target-words N]
     python -m research resume RUN_ID
     python -m research runs | export | replay | bundle | import-run | continue | cancel | revise ...
       (stored runs: see research/cli_tools.py)
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 from research.brains.availability import brain_problem
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
 from research.cli.progress import describe
+from research.cli.shape_flags import add_shape_arguments, shape_from
 from research.cli.terminal import terminal_text
 from research.events import Event, RunStatus
 from research.graph.allocation import AllocationError
@@ -81,6 +83,7 @@ def _research_parser() -> argparse.ArgumentParser:
         help="pipeline: fixed queries per researcher; agent: each researcher chooses its tools "
         "(default: RESEARCH_RESEARCHER_MODE, else pipeline)",
     )
+    add_shape_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
 
@@ -113,6 +116,7 @@ def _research(argv: list[str]) -> int:
         max_iterations=args.max_iterations,
         review_plan=args.review_plan,
         researcher_mode=args.researcher_mode,
+        report_shape=shape_from(args, BadInput),
     )
 
     if settings.server_url:  # remote mode: the graph runs on the LangGraph server

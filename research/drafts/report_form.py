@@ -64,8 +64,13 @@ def word_count(markdown: str) -> int:
         for line in section.lines:
             if line.startswith("#") or line.startswith(_NOTE_START):
                 continue
-            words += len(CITATION_MARKER.sub(" ", line).split())
+            words += _words(line)
     return words
+
+
+def _words(text: str) -> int:
+    """Words of a line: a lone full stop left by a removed [n] is none."""
+    return sum(1 for w in CITATION_MARKER.sub(" ", text).split() if any(c.isalnum() for c in w))
 
 
 def shape_draft(markdown: str, shape: ReportShape, layout: ShapeLayout | None = None) -> ShapedDraft:
@@ -162,7 +167,7 @@ def _trim(sections: list[_Section], target: int) -> None:
             return
         pieces = _pieces(longest)
         dropped = pieces.pop()
-        total -= len(CITATION_MARKER.sub(" ", dropped).split())
+        total -= _words(dropped)
         if longest.heading == KEY_POINTS:
             longest.lines = ["", *pieces, ""]
         else:

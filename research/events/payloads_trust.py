@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from research.events.payload_base import Payload
+from research.report_shape import ShapeName
 from research.schemas import CheckedClaim, DroppedSource, Evidence
 
 StopReasonName = Literal["approved", "iteration_cap", "loop_guard", "budget", "no_verdict"]
@@ -53,3 +54,6 @@ class DraftRevisedData(Payload):
     citations: dict[str, str]
     reasons: list[str]
     known_gaps: list[str] | None = None  # set when the review listed more questions as unanswered
+    # A revision into another report shape (research/runs/reshape.py); None: the run's own shape.
+    report_shape: ShapeName | None = None
+    target_words: int | None = None

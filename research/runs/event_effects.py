@@ -51,6 +51,8 @@ def apply_event(store: RunStore, event: Event) -> None:
         case p.DraftRevisedData() as d:  # the reviewer's versions, each with its reasons
             reasons = d.reasons
             note = f"Reviewer: {len(reasons)} changes" + (f" ({reasons[0][:80]}...)" if reasons else "")
+            if d.report_shape is not None:  # a revision into another shape (research/runs/reshape.py)
+                note = f"Revised: {reasons[0][:80] if reasons else d.report_shape}"
             store.save_draft_version(event.run_id, d.markdown, note=note)
         case p.PlanReviewRequested():
             store.update_run(event.run_id, status="paused")

@@ -14,6 +14,7 @@ from research.events import Event
 from research.events import payloads as p
 from research.events.payloads_trust import StopReasonName
 from research.events.status import RunStatus
+from research.report_shape import STANDARD, ReportShape
 from research.runs.view_parts import DroppedResult, ResearcherView, Revision, UsageTotals
 from research.schemas import Critique, RunWarning, Source
 from research.sources.identity import WorkIndex
@@ -46,6 +47,9 @@ class RunView:
     draft: str | None = None
     citations: dict[str, str] = field(default_factory=dict)
     known_gaps: list[str] = field(default_factory=list)
+    report_shape: ReportShape = STANDARD  # as run_started asked, or the latest revision into a shape
+    draft_words: int | None = None  # the writer's draft, in words of prose
+    length_note: str = ""  # what the writer said about falling short of the target length
     warnings: list[RunWarning] = field(default_factory=list)
     messages: list[p.Message] = field(default_factory=list)
     stop_reason: StopReasonName | None = None  # why research stopped (research_stopped), e.g. "loop_guard"
@@ -103,6 +107,7 @@ class RunView:
         self.started_ts = e.ts
         self.phase = "supervisor"
         self.started_by = d.started_by
+        self.report_shape = ReportShape(shape=d.report_shape, target_words=d.target_words)
 
     def _on_phase(self, e: Event, d: p.Phase) -> None:
         self.phase = d.phase
@@ -182,6 +187,7 @@ class RunView:
         self.draft, self.draft_preview = d.markdown, ""
         self.citations = dict(d.citations)
         self.known_gaps = list(d.known_gaps)
+        self.draft_words, self.length_note = d.words, d.length_note
 
     def _on_model_progress(self, e: Event, d: p.ModelProgressData) -> None:
         tokens = 0 if d.done else d.tokens
@@ -215,6 +221,8 @@ class RunView:
         self.revisions.append(Revision(version=d.version, reasons=list(d.reasons)))
         if d.known_gaps is not None:
             self.known_gaps = list(d.known_gaps)
+        if d.report_shape is not None:
+            self.report_shape = ReportShape(shape=d.report_shape, target_words=d.target_words)
 
     @property
     def citation_precision(self) -> float | None:
@@ -291,6 +299,7 @@ def to_json(view: RunView) -> dict[str, Any]:
         "draft": view.draft,
         "citations": view.citations,
         "known_gaps": view.known_gaps,
+        "report_shape": {**view.report_shape.model_dump(), "words": view.draft_words, "length_note": view.length_note},
         "stop_reason": view.stop_reason,
         "warnings": [{"source": w.source, "message": w.message} for w in view.warnings],
         "timings": {
