@@ -14,6 +14,7 @@ from research.export.sources_csv import csv_cell, render_csv
 from research.graph.allocation import AllocationError, parse_allocation
 from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
 from research.graph.services import settings_key
+from research.report_shape import MAX_TARGET_WORDS, MIN_TARGET_WORDS, SHAPES, ReportShape
 
 # Issue 6: plan review, replay, bundles, exports and draft revision.
 from research.runs.bundle import BUNDLE_EXTENSION, BundleError, export_bundle, import_bundle, read_bundle
@@ -35,6 +36,7 @@ from research.runs.replay import (
     replay_offsets,
     replay_run,
 )
+from research.runs.reshape import reshape_run
 from research.runs.revision import Revision, revise_run
 from research.runs.runner import PlanReviewError, ResearchRunner, RunNotResumableError
 from research.runs.sql import DatabaseUnavailable
@@ -146,6 +148,11 @@ __all__ = [
     "replay_offsets",
     "replay_run",
     "revise_run",
+    "reshape_run",
+    "ReportShape",
+    "SHAPES",
+    "MIN_TARGET_WORDS",
+    "MAX_TARGET_WORDS",
     "safe_filename",
     "validate_plan_edit",
     "inert_markdown",

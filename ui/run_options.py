@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from research.api import Settings, brain_problem
+from ui.report_shape_controls import render_report_shape
 
 BRAINS = {
     "auto": "Auto (model when configured)",
@@ -94,4 +95,5 @@ def render_run_options(settings: Settings) -> dict[str, Any]:
         for column, option in zip(columns, OPTIONS, strict=False):
             with column:
                 chosen.update(option(settings))
+        chosen.update(render_report_shape())
     return {k: v for k, v in chosen.items() if v is not None}

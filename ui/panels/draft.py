@@ -79,6 +79,8 @@ def render(view: RunView, store: RunStore) -> None:
             disabled=not may_edit,
         )
     draft_editor.show_citation_check(shown.markdown, view, edited=shown.version > 1)
+    words = f" · {view.draft_words:,} words in the writer's draft" if view.draft_words is not None else ""
+    st.caption(f"Report shape: {md_escape(view.report_shape.label)}{words}", help=view.length_note or None)
     with st.container(border=True, key=f"draft-body-{view.run_id}"):
         st.markdown(draft_markdown(shown.markdown))
     claims.render(view, shown.version)

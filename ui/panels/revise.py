@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research.api import RevisionError, RunStore, Settings, revise_run
+from research.api import RevisionError, RunStore, Settings, reshape_run, revise_run
 from ui import auth
+from ui.report_shape_controls import shape_from_state, shape_inputs
 from ui.text import md_escape
 
 EXAMPLES = "shorten · expand · reorder sections · move Summary last · bullet points · prose · focus on <topic>"
@@ -17,15 +18,24 @@ def _key(run_id: str) -> str:
     return f"revise-text-{run_id}"
 
 
-def _revise(store: RunStore, settings: Settings, run_id: str) -> None:
-    """Button callback: runs before the page is drawn, so the draft panel shows the new version."""
+def _shape_key(run_id: str) -> str:
+    return f"reshape-{run_id}"
+
+
+def _revise(store: RunStore, settings: Settings, run_id: str, reshape: bool = False) -> None:
+    """Button callback: runs before the page is drawn, so the draft panel shows the new version.
+    `reshape`: write the report again in the chosen shape (then apply any instruction)."""
     instruction = st.session_state.get(_key(run_id), "")
     refusal = auth.spend_refusal(store, settings)  # a replayed click: refused here too, not only hidden
     if refusal:
         st.session_state[f"revise-outcome-{run_id}"] = ("error", refusal)
         return
     try:
-        revision = revise_run(store, run_id, instruction, settings=settings)
+        if reshape:
+            shape = shape_from_state(_shape_key(run_id))
+            revision = reshape_run(store, run_id, shape, settings=settings, instruction=instruction)
+        else:
+            revision = revise_run(store, run_id, instruction, settings=settings)
     except (RevisionError, KeyError) as exc:
         st.session_state[f"revise-outcome-{run_id}"] = ("error", str(exc).strip("'\""))
         return
@@ -61,6 +71,17 @@ def render(store: RunStore, settings: Settings, run_id: str) -> None:
             type="primary",
             on_click=_revise,
             args=(store, settings, run_id),  # never disabled: a click may be what commits the text
+        )
+        shape_col, reshape_col = st.columns([4, 1], vertical_alignment="bottom")
+        with shape_col:
+            shape_inputs(_shape_key(run_id))
+        reshape_col.button(
+            "Rewrite in shape",
+            icon=":material/view_agenda:",
+            key=f"reshape-button-{run_id}",
+            on_click=_revise,
+            args=(store, settings, run_id, True),
+            help="Writes the report again from the run's sources in this shape (a new version).",
         )
         st.caption(
             f"Rewrites the latest version with the same sources; the result is a new version. "

@@ -1,0 +1,59 @@
+"""The report's shape and target length: a row of the Run options (for the next run) and of the
+Revise panel (the report written again in another shape). Brief, standard, detailed or
+outline-first; a target in words, or none (the shape's own length)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from research.api import MAX_TARGET_WORDS, MIN_TARGET_WORDS, SHAPES, ReportShape
+
+TARGET_HELP = (
+    f"{MIN_TARGET_WORDS:,}-{MAX_TARGET_WORDS:,} words; 0 keeps the shape's own length. The writer stays within "
+    "its token caps and says plainly when the evidence cannot fill the length, rather than pad."
+)
+
+
+def shape_inputs(key: str) -> ReportShape:
+    """The shape select box and the target-words box, side by side; returns the choice."""
+    shape_col, words_col = st.columns([2, 1])
+    shape = shape_col.selectbox(
+        "Report shape",
+        list(SHAPES),
+        format_func=lambda name: SHAPES.get(name, name),
+        key=f"{key}-shape",
+        help="Brief: a paragraph and bullets. Detailed: longer sections, more sources per question. "
+        "Outline first: the sections listed before the report.",
+    )
+    words = words_col.number_input(
+        "Target words",
+        min_value=0,
+        max_value=MAX_TARGET_WORDS,
+        value=0,
+        step=50,
+        key=f"{key}-words",
+        help=TARGET_HELP,
+    )
+    target = int(words) if words else None
+    if target is not None and target < MIN_TARGET_WORDS:
+        st.warning(f"A target under {MIN_TARGET_WORDS} words is not used.", icon=":material/warning:")
+        target = None
+    return ReportShape(shape=shape, target_words=target)
+
+
+def shape_from_state(key: str) -> ReportShape:
+    """The choice of `shape_inputs(key)` as the session holds it (for a button's callback)."""
+    shape = st.session_state.get(f"{key}-shape", "standard")
+    words = int(st.session_state.get(f"{key}-words") or 0)
+    return ReportShape(
+        shape=shape if shape in SHAPES else "standard",
+        target_words=words if MIN_TARGET_WORDS <= words <= MAX_TARGET_WORDS else None,
+    )
+
+
+def render_report_shape() -> dict[str, Any]:
+    """The Run options row: the ResearchRequest field when it differs from the standard shape."""
+    chosen = shape_inputs("opt-report")
+    return {} if chosen.is_default else {"report_shape": chosen}
