@@ -39,6 +39,7 @@ from research.runs.replay import (
 from research.runs.reshape import reshape_run
 from research.runs.revision import Revision, revise_run
 from research.runs.runner import PlanReviewError, ResearchRunner, RunNotResumableError
+from research.runs.source_search import search_run_sources
 from research.runs.sql import DatabaseUnavailable
 from research.runs.store import (
     ComparisonRecord,
@@ -71,6 +72,7 @@ from research.sources.health import ProviderStatus, check_providers
 from research.sources.library.documents import LibraryDocument, LibraryHit
 from research.sources.library.importer import SUPPORTED_SUFFIXES, ImportReport, import_bytes
 from research.sources.library.store import Library
+from research.text.find import PassageHit
 
 
 def make_manager(settings: Settings) -> RunControl:
@@ -149,6 +151,8 @@ __all__ = [
     "replay_run",
     "revise_run",
     "reshape_run",
+    "search_run_sources",
+    "PassageHit",
     "ReportShape",
     "SHAPES",
     "MIN_TARGET_WORDS",

@@ -28,7 +28,7 @@ def render_panels(view: RunView, store: RunStore, *, orphaned: bool = False) -> 
     summary.render_summary(view)
     supervisor.render(view)
     researchers.render(view)
-    sources_table.render(view)
+    sources_table.render(view, store)
     critiques.render(view)
     draft.render(view, store)
     transcript.render(view)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research.api import CheckedClaim, RunView
+from ui.panels import source_search
 from ui.text import md_escape
 
 _BADGE = {
@@ -49,12 +50,21 @@ def render(view: RunView, version: int) -> None:
                     icon=":material/report:",
                 )
         with st.expander(f"The passage behind each citation ({len(claims)} claims)", icon=":material/format_quote:"):
-            for claim in claims:
+            for i, claim in enumerate(claims):
                 passage = md_escape(claim.passage) or ":gray[no stored text for this source]"
                 st.markdown(
                     f"**[{claim.n}]** {_BADGE.get(claim.verdict, '')} {md_escape(claim.sentence)}{_why(claim)}"
                     f"  \n> {passage}"
                 )
+                if claim.source_id and claim.passage:  # the passage in its source's page text, highlighted
+                    st.button(
+                        "Find in sources",
+                        key=f"claim-find-{view.run_id}-{version}-{i}",
+                        icon=":material/manage_search:",
+                        on_click=source_search.show_passage,
+                        args=(view.run_id, claim.source_id, claim.passage),
+                        help="Shows this passage in the Sources search, above, with its source first.",
+                    )
 
 
 def _why(claim: CheckedClaim) -> str:

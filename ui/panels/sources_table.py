@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from research.api import RESEARCHER_KINDS, RunView
-from ui.panels import sources_chart
+from research.api import RESEARCHER_KINDS, RunStore, RunView
+from ui.panels import source_search, sources_chart
 from ui.sources_frame import SHOWN, csv_bytes, csv_frame, sources_frame
 from ui.text import KIND_LABELS, kind_icon, safe_filename
 
@@ -38,12 +38,15 @@ def styled(shown: pd.DataFrame) -> Styler:
     return shown.style.format(lambda link: titles.get(link, link), subset=["Link"])
 
 
-def render(view: RunView) -> None:
+def render(view: RunView, store: RunStore | None = None) -> None:
     st.subheader(":material/description: Sources", anchor=False)
     frame = sources_frame(view)
     if frame.empty:
         st.caption("Sources appear here as the researchers find them.")
         return
+    matched = source_search.render(view, store)  # the search box over the table narrows it
+    if matched is not None:
+        frame = frame[frame["Source id"].isin(matched)]
     filter_col, count_col, download_col = st.columns([3, 2, 1.4], vertical_alignment="bottom")
     with filter_col:
         chosen = st.pills(
