@@ -40,6 +40,13 @@ def test_words_apart_match_each_highlighted_and_more_matches_rank_first() -> Non
     assert [h.source_id for h in ranked] == ["lnp", "cold"] and ranked[0].hits > ranked[1].hits
 
 
+def test_a_match_inside_a_word_marks_the_whole_word_and_the_passage_keeps_whole_words() -> None:
+    text = "word " * 60 + "The lipid nanoparticles carry the mRNA. " + "tail " * 60
+    [hit] = find_in_sources("nanoparticle", [Document("d", "D", "", text)])
+    assert [p.text for p in hit.pieces if p.hit] == ["nanoparticles"]
+    assert hit.passage.startswith("…word ") and hit.passage.endswith(" tail…")
+
+
 def test_titles_and_snippets_are_searched_too() -> None:
     [hit] = find_in_sources("efficacy", DOCS)
     assert (hit.source_id, hit.field) == ("trial", "snippet")

@@ -154,32 +154,29 @@ def _brief(sections: list[_Section]) -> list[_Section]:
 
 
 def _trim(sections: list[_Section], target: int) -> None:
-    """Drop last cited pieces, from the longest paragraph section, until the prose fits the target."""
+    """Drop last cited pieces, from the longest paragraph section, until the prose fits the target.
+    A brief's key points stay: each is the one answer to its question."""
     limit = int(target * OVER_TARGET)
     total = word_count(_join(sections))
     while total > limit:
         longest = max(
-            (s for s in sections if s.heading and s.heading.lower() not in _UNCOUNTED and len(_pieces(s)) > 1),
+            (
+                s
+                for s in sections
+                if s.heading not in ("", KEY_POINTS)
+                and s.heading.lower() not in _UNCOUNTED
+                and len(_chunks(s.prose)) > 1
+            ),
             key=lambda s: len(s.prose.split()),
             default=None,
         )
         if longest is None:
             return
-        pieces = _pieces(longest)
-        dropped = pieces.pop()
-        total -= _words(dropped)
-        if longest.heading == KEY_POINTS:
-            longest.lines = ["", *pieces, ""]
-        else:
-            longest.lines = ["", " ".join(pieces), ""]
+        pieces = _chunks(longest.prose)
+        total -= _words(pieces.pop())
+        longest.lines = ["", " ".join(pieces), ""]
         if total <= target:
             return
-
-
-def _pieces(section: _Section) -> list[str]:
-    if section.heading == KEY_POINTS:
-        return [line for line in section.lines if line.strip()]
-    return _chunks(section.prose)
 
 
 def _with_outline(sections: list[_Section]) -> list[_Section]:

@@ -95,8 +95,11 @@ def _first_passage(
         for name, text, low in sorted(folded, key=lambda f: f[0] != "text"):
             at = low.find(wanted)
             if at >= 0:
-                start = max(0, at - PASSAGE_CHARS)
-                end = min(len(text), at + len(wanted) + PASSAGE_CHARS)
+                start, end = max(0, at - PASSAGE_CHARS), min(len(text), at + len(wanted) + PASSAGE_CHARS)
+                if start > 0:  # whole words at either edge
+                    start = text.find(" ", start, at) + 1 or start
+                cut = text.rfind(" ", at + len(wanted), end) if end < len(text) else -1
+                end = cut if cut > 0 else end
                 return name, _pieces(text, low, start, end, phrase, words)
     return None
 
@@ -115,6 +118,10 @@ def _pieces(text: str, low: str, start: int, end: int, phrase: str, words: list[
                 best_at, best_len = at, len(w)
         if best_len == 0:
             break
+        while best_at > i and text[best_at - 1].isalnum():  # the whole word: "nanoparticle" in "nanoparticles"
+            best_at, best_len = best_at - 1, best_len + 1
+        while best_at + best_len < end and text[best_at + best_len].isalnum():
+            best_len += 1
         if best_at > i:
             pieces.append(Piece(text[i:best_at], False))
         pieces.append(Piece(text[best_at : best_at + best_len], True))

@@ -52,6 +52,14 @@ def test_brief_is_the_summary_then_one_key_point_per_question() -> None:
     assert find_issues(brief, [], QUESTIONS).unanswered == []
 
 
+def test_a_brief_over_its_target_keeps_a_key_point_per_question() -> None:
+    longer = " ".join(["The particles were refined over three decades of laboratory work on lipids [3]."] * 4)
+    draft = DRAFT.replace("remembers that protein [2].", f"remembers that protein [2]. {longer}")
+    brief = shape_draft(draft, ReportShape(shape="brief", target_words=50)).markdown
+    assert word_count(brief) <= 55 and "refined over three decades" not in brief  # the summary gave way
+    assert all(f"- **{q}**: " in brief for q in QUESTIONS)  # each question keeps its one answer
+
+
 def test_outline_lists_the_sections_before_them() -> None:
     outline = shape_draft(DRAFT, ReportShape(shape="outline")).markdown
     head, body = outline.split("## Summary", 1)

@@ -31,6 +31,7 @@ def show_passage(run_id: str, source_id: str, passage: str) -> None:
     """Button callback (the claim check): search for this passage, its source first."""
     st.session_state[query_key(run_id)] = " ".join(passage.split()[:QUERY_WORDS])
     st.session_state[focus_key(run_id)] = source_id
+    st.toast("The passage is shown in the Sources search, above.", icon=":material/manage_search:")
 
 
 def highlighted(hit: PassageHit) -> str:

@@ -45,8 +45,6 @@ def render(view: RunView, store: RunStore | None = None) -> None:
         st.caption("Sources appear here as the researchers find them.")
         return
     matched = source_search.render(view, store)  # the search box over the table narrows it
-    if matched is not None:
-        frame = frame[frame["Source id"].isin(matched)]
     filter_col, count_col, download_col = st.columns([3, 2, 1.4], vertical_alignment="bottom")
     with filter_col:
         chosen = st.pills(
@@ -58,6 +56,8 @@ def render(view: RunView, store: RunStore | None = None) -> None:
             key=f"source-kinds-{view.run_id}",
         )
     shown = frame[frame["Kind"].isin(chosen or RESEARCHER_KINDS)]
+    if matched is not None:
+        shown = shown[shown["Source id"].isin(matched)]
     count_col.markdown(f"**{len(shown)}** of {len(frame)} sources · **{int(frame['Cited'].sum())}** cited in the draft")
     table_csv = csv_frame(view)
     download_col.download_button(  # the rows as filtered; the Export panel has every source
