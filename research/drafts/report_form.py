@@ -124,17 +124,9 @@ def _join(sections: list[_Section]) -> str:
 def _chunks(paragraph: str) -> list[str]:
     """A paragraph's cited pieces: each ends with its [n] (and the full stop after it); an
     uncited lead-in stays with the cited sentence after it, as the writers quoted it."""
-    out: list[str] = []
-    start = 0
-    for match in _CITED_CHUNK_END.finditer(paragraph):
-        piece = paragraph[start : match.end()].strip()
-        if piece:
-            out.append(piece)
-        start = match.end()
-    tail = paragraph[start:].strip()
-    if tail:
-        out.append(tail)
-    return out
+    ends = [match.end() for match in _CITED_CHUNK_END.finditer(paragraph)]
+    cuts = zip([0, *ends], [*ends, len(paragraph)], strict=True)
+    return [piece for a, b in cuts if (piece := paragraph[a:b].strip())]
 
 
 def _brief(sections: list[_Section]) -> list[_Section]:

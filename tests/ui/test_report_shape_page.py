@@ -7,17 +7,14 @@ from __future__ import annotations
 from research.api import RunStore
 from tests.ui.conftest import plain
 from tests.ui.stored_runs import real_runs
-from tests.ui.test_run_lifecycle import _run_id, _wait_finished
+from tests.ui.test_run_lifecycle import _start, _wait_finished
 
 
 def test_run_options_choose_a_brief_with_a_target(make_app, data_dir):
     at = make_app().run()
-    at.text_area(key="topic").input("How do mRNA vaccines work?").run()
-    at.text_input(key="alloc_notation").input("100").run()
     at.selectbox(key="opt-report-shape").select("brief").run()
     at.number_input(key="opt-report-words").set_value(150).run()
-    next(b for b in at.button if b.label == "Run research").click().run()
-    run_id = _run_id(at)
+    run_id = _start(at, "How do mRNA vaccines work?", "100")
     _wait_finished(data_dir, run_id)
 
     events = RunStore(data_dir / "runs.sqlite").events(run_id)
