@@ -270,16 +270,13 @@ class ResearchRequest(BaseModel):
     max_iterations: int | None = Field(None, ge=0, le=5)
     # Pause after the supervisor so the user can edit the questions and allocation (plan review).
     review_plan: bool = False
-    # pipeline | agent; None = RESEARCH_RESEARCHER_MODE.
-    researcher_mode: Literal["pipeline", "agent"] | None = None
-    # Who asked (the signed-in user on a shared desk): recorded in the run_started event.
-    started_by: str | None = Field(None, max_length=320)
+    researcher_mode: Literal["pipeline", "agent"] | None = None  # None = RESEARCH_RESEARCHER_MODE
+    started_by: str | None = Field(None, max_length=320)  # the signed-in user (a shared desk), in run_started
     # Per-run choices (the dashboard's run options); None keeps the setting.
     model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
     fast_model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
     sources: Literal["auto", "live", "library"] | None = None
-    # Brief, standard, detailed or outline-first, and a target length (research/report_shape.py).
-    report_shape: ReportShape = Field(default_factory=ReportShape)
+    report_shape: ReportShape = Field(default_factory=ReportShape)  # brief | standard | detailed | outline, words
 
     @field_validator("topic")
     @classmethod
