@@ -87,7 +87,7 @@ CHANGES: list[dict] = [
     {
         "what": "Structured output binds response_format (or the tool) to the model directly instead of "
         "going through with_structured_output(include_raw=True)",
-        "file": "research/brains/structured.py",
+        "file": "research/brains/llm/structured.py",
         "cause": "include_raw wraps every call in two RunnableParallel steps, each starting a thread pool; "
         "nine researchers calling at once queued for those thread starts under the GIL. The raw "
         "reply was all we parsed anyway.",
@@ -134,7 +134,7 @@ CHANGES: list[dict] = [
     },
     {
         "what": "Figures 1 and 2 with the five changes above (previous commit vs this one, back to back)",
-        "file": "research/brains/structured.py, research/graph.py, research/runner.py, research/sources/, "
+        "file": "research/brains/llm/structured.py, research/graph.py, research/runner.py, research/sources/, "
         "research/nodes/supervisor.py",
         "cause": "see the entries above",
         "before": SECOND_BEFORE,

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
-from research.schemas import RESEARCHER_KINDS, ResearcherKind
+from research.schemas.researchers import RESEARCHER_KINDS, ResearcherKind
 from research.secrets import mask
 from research.settings import Settings
 from research.sources.base import ProviderError, SourceProvider

@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.sources.base import Retrieval
 
 MAX_ITEMS = 200

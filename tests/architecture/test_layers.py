@@ -15,6 +15,7 @@ ENGINE = ROOT / "research"
 LAYERS: list[set[str]] = [
     {"research", "research.settings", "research.schemas", "research.secrets", "research.prompts", "research.text"},
     {"research.logging_setup"},
+    {"research.topic"},
     {"research.events", "research.relevance", "research.drafts"},
     {"research.brains", "research.sources"},
     {"research.graph"},

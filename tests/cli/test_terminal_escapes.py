@@ -9,7 +9,7 @@ from pathlib import Path
 
 from research.cli.terminal import terminal_text
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.finished_run import make_settings
 
 ROOT = Path(__file__).resolve().parents[2]

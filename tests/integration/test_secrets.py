@@ -74,7 +74,7 @@ class CrashingBrain:
         raise RuntimeError(f"client misconfigured: Authorization: Bearer {OPENAI_KEY}")
 
     def take_usage(self):
-        from research.schemas import Usage
+        from research.schemas.state_shapes import Usage
 
         return Usage()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from research.runs.purge import delete_run_everywhere
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.finished_run import make_settings
 
 TOPIC = "Quetzalcoatlus wingspan estimates in pterosaur research"

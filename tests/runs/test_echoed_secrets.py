@@ -18,7 +18,7 @@ from research.runs.bundle import export_bundle
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel
 from tests.settings_presets import loopback_llm_settings

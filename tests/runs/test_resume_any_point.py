@@ -9,7 +9,7 @@ import pytest
 
 from research.runs.runner import ResearchRunner, RunNotResumableError
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.helpers import run_cli
 from tests.runs.test_resume import assert_complete_log, interrupt

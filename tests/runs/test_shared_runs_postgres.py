@@ -16,7 +16,7 @@ from typing_extensions import TypedDict
 
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.helpers import PYTHON, cli_env, run_cli
 from tests.runs.interrupted_run import KILLED

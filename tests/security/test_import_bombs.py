@@ -13,7 +13,7 @@ import pytest
 
 from research.sources.library import readers, sandbox
 from research.sources.library.importer import import_bytes, import_paths
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from tests.security.bombs import docx_bomb, pdf_bomb, pdf_with_text
 
 

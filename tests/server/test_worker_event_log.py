@@ -20,7 +20,7 @@ import pytest
 from research.events.status import RunLiveness
 from research.runs.remote import CONNECTION_SOURCE, RemoteRunManager, thread_id_of
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.fakes.postgres import Cluster
 from tests.langgraph_server import langgraph_dev, server_env

@@ -10,7 +10,7 @@ import pytest
 
 from research.sources.library import importer
 from research.sources.library.importer import import_paths
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 
 SECRET = "Outside secret about the Kestrel ledger, never to be imported."
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval, SourceProvider

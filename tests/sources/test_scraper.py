@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import Retrieval

@@ -7,7 +7,7 @@ import contextlib
 import threading
 import time
 
-from research.schemas import RunWarning, Source
+from research.schemas.state_shapes import RunWarning, Source
 from research.sources.base import Retrieval
 from research.sources.search_cache import SearchCache
 from tests.concurrency import concurrently

@@ -3,7 +3,7 @@ tool output enters (the router accepts a provider's raw list as well as a Retrie
 
 from __future__ import annotations
 
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources.base import Retrieval
 from research.sources.router import CircuitBreaker, SourceRouter

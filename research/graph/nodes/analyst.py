@@ -17,7 +17,8 @@ from research.graph.nodes.stopping import announce_stop
 from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import Critique, ResearcherAllocation, ResearcherTask
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import Critique, ResearcherTask
 
 MAX_FOLLOW_UP_RESEARCHERS = 3
 

@@ -35,7 +35,7 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     return {"run_started_at": time.time()}
 
 
-def finish(state: ResearchState) -> ResearchState:
+def finish_run(state: ResearchState) -> ResearchState:
     """The outcome is the run's own: a draft means finished, whatever status the host reports."""
     counts = run_counts(state)
     seconds = round(time.time() - state.get("run_started_at", time.time()), 3)

@@ -23,7 +23,7 @@ from research.graph.nodes.common import agent_log
 from research.graph.nodes.supervisor import MAX_QUESTIONS
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import ResearcherAllocation, ResolvedAllocation
+from research.schemas.researchers import ResearcherAllocation, ResolvedAllocation
 
 MAX_QUESTION_CHARS = 300
 

@@ -18,7 +18,7 @@ from research.events import emit
 from research.events.payloads import QueriesGenerated, SourcesDroppedData, SourcesFound
 from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
-from research.graph.nodes.researcher_report import announce_start, failed_branch, finish
+from research.graph.nodes.researcher_report import announce_start, failed_branch, report_branch
 from research.graph.services import services_of
 from research.graph.state import ResearcherState, RetrieveTask
 from research.relevance.passages import carried_text
@@ -90,7 +90,7 @@ def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> Researcher
         notes = ctx.offline.notes(task, sources, ctx.text_of)
     report_usage(ctx, "researcher", task.researcher_id)
     seconds = round(time.time() - state.get("started_at", time.time()), 3)
-    report = finish(task, queries=state.get("queries", []), sources=sources, notes=notes, seconds=seconds)
+    report = report_branch(task, queries=state.get("queries", []), sources=sources, notes=notes, seconds=seconds)
     return {"reports": [report], "messages": [AIMessage(content=notes, name=task.researcher_id)]}
 
 

@@ -23,7 +23,8 @@ from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.coverage import emit_evidence
 from research.graph.services import services_of
 from research.graph.state import ResearchState
-from research.schemas import Draft, QuestionCoverage, Source
+from research.schemas.llm_shapes import QuestionCoverage
+from research.schemas.state_shapes import Draft, Source
 from research.secrets import mask
 
 

@@ -17,13 +17,9 @@ from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.services import services_of
 from research.graph.state import ResearcherState, ResearchState
-from research.schemas import (
-    ResearcherAllocation,
-    ResearcherKind,
-    ResearcherTask,
-    RunWarning,
-    SupervisorDecision,
-)
+from research.schemas.llm_shapes import SupervisorDecision
+from research.schemas.researchers import ResearcherAllocation, ResearcherKind
+from research.schemas.state_shapes import ResearcherTask, RunWarning
 
 MAX_QUESTIONS = 5
 _ANGLES: dict[ResearcherKind, tuple[str, ...]] = {

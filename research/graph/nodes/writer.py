@@ -20,7 +20,7 @@ from research.graph.services import services_of
 from research.graph.state import ResearchState
 from research.relevance.coverage import QuestionEvidence
 from research.relevance.coverage import known_gaps as uncovered
-from research.schemas import Draft
+from research.schemas.state_shapes import Draft
 
 
 def known_gaps(state: ResearchState, coverage: list[QuestionEvidence]) -> list[str]:

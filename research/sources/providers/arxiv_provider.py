@@ -19,7 +19,8 @@ import arxiv
 from arxiv import _feed as arxiv_feed  # the library's own Atom parser (arxiv >= 4)
 from lxml import etree
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, request_with_retries

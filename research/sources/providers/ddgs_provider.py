@@ -19,7 +19,8 @@ from urllib.parse import parse_qs, urlsplit
 from ddgs.engines.duckduckgo import Duckduckgo
 from ddgs.exceptions import DDGSException, TimeoutException
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval

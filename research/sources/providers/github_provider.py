@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval

@@ -6,7 +6,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, get_json

@@ -18,7 +18,7 @@ from urllib.parse import urljoin
 import httpx
 import trafilatura
 
-from research.schemas import RunWarning
+from research.schemas.state_shapes import RunWarning
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval, SourceProvider

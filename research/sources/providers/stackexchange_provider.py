@@ -14,7 +14,8 @@ import threading
 import time
 from typing import Any
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval

@@ -15,7 +15,8 @@ import requests
 from tavily import TavilyClient
 from tavily import errors as tavily_errors
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
 from research.sources.base import ProviderError, Retrieval

@@ -17,7 +17,8 @@ import re
 from typing import Any
 from urllib.parse import quote, urljoin
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
 from research.sources.base import ProviderError, Retrieval
 from research.sources.http import get_json
