@@ -146,7 +146,7 @@ CHANGES: list[dict] = [
         "(figure 8, bench/libraries.py)",
         "file": "research/sources/retrying.py, research/sources/http.py, research/sources/client_retry.py, "
         "research/sources/rate_limits.py",
-        "cause": "issue 10 item 8: use a maintained library where it does the job as well",
+        "cause": "use a maintained library where it does the job as well",
         "before": "hand-written retry loops in http.py and client_retry.py",
         "after": "tenacity: +9 us per request whose first attempt succeeds (tests unchanged); the kept pieces "
         'are faster or behave as the tests assert (bench/results.json "libraries")',

@@ -17,8 +17,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
@@ -137,12 +137,12 @@ def run_env(context: object, registry: ServiceRegistry | None) -> RunEnv:
     return RunEnv(spec, registry)
 
 
-def services_of(runtime: Any) -> RunContext:
+def services_of(runtime: Runtime[RunEnv]) -> RunContext:
     """The services of the run a node belongs to (`runtime` is the node's LangGraph Runtime)."""
-    env = run_env(getattr(runtime, "context", None), None)
-    return env.registry.services_for(env.spec, getattr(runtime, "store", None))
+    env = run_env(runtime.context, None)
+    return env.registry.services_for(env.spec, runtime.store)
 
 
-def spec_of(runtime: Any) -> RunSpec:
+def spec_of(runtime: Runtime[RunEnv]) -> RunSpec:
     """The JSON spec of the run a node belongs to."""
-    return run_env(getattr(runtime, "context", None), None).spec
+    return run_env(runtime.context, None).spec

@@ -1,5 +1,5 @@
-"""A run whose sources carry remote images, iframes and directives loads nothing in a real browser
-(issue 13 item 5): a tracking server on loopback receives no request."""
+"""A run whose sources carry remote images, iframes and directives loads nothing in a real browser:
+a tracking server on loopback receives no request."""
 
 from __future__ import annotations
 

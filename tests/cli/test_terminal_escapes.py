@@ -1,4 +1,4 @@
-"""Outside text in CLI lines (issue 21 item 14): a topic, a question or a file name carrying ANSI/OSC
+"""Outside text in CLI lines: a topic, a question or a file name carrying ANSI/OSC
 escapes is printed with its control characters shown (`\\x1b`), never sent raw to the terminal."""
 
 from __future__ import annotations

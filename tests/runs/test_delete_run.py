@@ -1,4 +1,4 @@
-"""Delete permanently (issue 21 item 13): the run's checkpoints, stored page texts, events and drafts
+"""Delete permanently: the run's checkpoints, stored page texts, events and drafts
 are gone, and no byte of its topic or draft is left readable in the SQLite files."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A key echoed by a model server (issue 21 item 18) is masked before it is stored: not in the event
+"""A key echoed by a model server is masked before it is stored: not in the event
 log, draft versions or page texts, so not in CLI JSON, Markdown/DOCX exports or bundles."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One runner per run across processes (issue 13 item 6), reproducing the report's attack: the CLI
+"""One runner per run across processes, reproducing the report's attack: the CLI
 runs a run on the data dir while the dashboard's run manager looks at it. Before the lease, the
 manager called it orphaned ("This run stopped when the app that ran it did"), Resume ran it in both
 processes (two `run_finished`, two drafts), and the CLI's events overwrote the dashboard's."""

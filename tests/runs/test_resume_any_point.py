@@ -1,4 +1,4 @@
-"""Resume from any point (issue 13 item 7): a run killed before its first checkpoint starts again;
+"""Resume from any point: a run killed before its first checkpoint starts again;
 a finished run is refused instead of getting a second `run_finished`."""
 
 from __future__ import annotations

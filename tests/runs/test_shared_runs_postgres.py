@@ -1,4 +1,4 @@
-"""Shared runs (issue 15 item 3): with RESEARCH_DATABASE_URL the run store and the in-process
+"""Shared runs: with RESEARCH_DATABASE_URL the run store and the in-process
 checkpoints live in Postgres (a throwaway cluster), nothing in the data dir's SQLite files; a run
 killed mid-way resumes from its Postgres checkpoint; secret masking holds in Postgres checkpoints."""
 

@@ -1,4 +1,4 @@
-"""Big documents (issue 13 item 3): the library keeps a 50 MiB document whole, but search hits and
+"""Big documents: the library keeps a 50 MiB document whole, but search hits and
 runs carry at most `max_source_text_chars` of it: the opening plus the passages that match."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one sanitiser (research/drafts/sanitiser.py): every CommonMark form that would load a remote
 image or follow a non-http link is text after it, in the draft panel's Markdown, "Download vN" and
-every export (issue 21 items 2, 5 and 6)."""
+every export."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Import bombs (issue 13 item 2): PDF and DOCX are read by a limited child process, so a bomb is
+"""Import bombs: PDF and DOCX are read by a limited child process, so a bomb is
 one refused file with its reason and the server's own memory does not move."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Inert content (issue 13 item 5): markup, links and instructions in sources never reach a draft,
+"""Inert content: markup, links and instructions in sources never reach a draft,
 the Sources list or an export as anything but text."""
 
 from __future__ import annotations

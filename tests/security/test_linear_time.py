@@ -1,4 +1,4 @@
-"""Every text path that reads outside text is linear-time (issue 21 items 1, 2 and 4): the
+"""Every text path that reads outside text is linear-time: the
 Markdown and HTML import, the researcher's notes, the writer's guards, the sanitiser and the
 renderers (the draft panel, the exports), each fed the inputs that made the old patterns
 quadratic or cubic. 2x the input may cost at most 3x the time (tests/security/linear.py)."""

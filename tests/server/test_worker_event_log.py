@@ -1,4 +1,4 @@
-"""A team's desk (issue 15 item 3): the server's worker writes the event log into the Postgres run
+"""A team's desk: the server's worker writes the event log into the Postgres run
 store the dashboard replicas share, so a replica killed mid-run loses nothing and every replica shows
 the run live. One throwaway Postgres database and one `langgraph dev` with RESEARCH_DATABASE_URL for
 the module; this process plays the dashboard replicas."""

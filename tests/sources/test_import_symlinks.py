@@ -1,4 +1,4 @@
-"""A folder import (issue 21 item 11) does not follow symbolic links out of the folder: a linked file
+"""A folder import does not follow symbolic links out of the folder: a linked file
 or folder is skipped with a reason, and nothing of what it points to reaches the library."""
 
 from __future__ import annotations

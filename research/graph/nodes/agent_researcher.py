@@ -25,12 +25,12 @@ from research.brains.fallback import describe_model_error
 from research.brains.llm.model_output import strip_think
 from research.brains.llm.tool_agent import ToolsUnsupported, tool_agent_for
 from research.brains.offline.offline_tools import OfflineToolPolicy
-from research.graph.context import RunContext, RunSpec
+from research.graph.context import RunContext
 from research.graph.nodes.agent_worker import WorkerLog, run_tool_call
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.researcher import researcher
 from research.graph.nodes.researcher_report import announce_start, failed_branch, report_branch
-from research.graph.services import services_of
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearcherState
 from research.schemas.state_shapes import ResearcherTask, RunWarning
 from research.sources.tools import build_tools
@@ -52,7 +52,7 @@ def directive_text(task: ResearcherTask) -> str:
     return prompts.AGENT_DIRECTIVE.format(reason=reason)
 
 
-def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> ResearcherState:
+def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunEnv]) -> ResearcherState:
     task, ctx = state["task"], services_of(runtime)
     try:
         return _agent_loop(task, ctx)
