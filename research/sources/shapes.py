@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from research.schemas.researchers import ResearcherKind
 from research.schemas.state_shapes import RunWarning, Source
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 
 MAX_ITEMS = 200
 MAX_DEPTH = 3

@@ -21,7 +21,7 @@ from research import prompts
 from research.schemas.researchers import ResearcherKind
 from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
-from research.sources.base import Retrieval, SourceProvider
+from research.sources.provider_base import Retrieval, SourceProvider
 from research.sources.router import SourceRouter
 
 log = logging.getLogger("research.sources")

@@ -107,7 +107,7 @@ class _DownProvider:
     name, kind = "duckduckgo", "web"
 
     def search(self, query: str, *, limit: int):
-        from research.sources.base import ProviderError
+        from research.sources.provider_base import ProviderError
 
         raise ProviderError(self.name, "HTTP 503 after 3 attempts")
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from research.settings import Settings
-from research.sources.base import Retrieval, SourceProvider
+from research.sources.provider_base import Retrieval, SourceProvider
 from research.sources.router import live_providers
 from tests.fakes.http_server import json_reply
 from tests.fakes.openai_server import FakeOpenAIServer

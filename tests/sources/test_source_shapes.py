@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from research.schemas.state_shapes import Source
 from research.settings import Settings
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 from research.sources.router import CircuitBreaker, SourceRouter
 from research.sources.shapes import MAX_ITEMS, coerce_sources
 

@@ -11,7 +11,7 @@ from research.events import emit
 from research.events.payloads import CritiqueIssued, Phase
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.graph.nodes.coverage import run_coverage
+from research.graph.nodes.run_coverage import run_coverage
 from research.graph.nodes.stopping import announce_stop
 from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
 from research.graph.services import RunEnv, services_of

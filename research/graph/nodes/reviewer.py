@@ -20,7 +20,7 @@ from research.graph.context import RunContext
 from research.graph.nodes import Node
 from research.graph.nodes.claim_check import checked
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.graph.nodes.coverage import emit_evidence
+from research.graph.nodes.run_coverage import emit_evidence
 from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
 from research.schemas.llm_shapes import QuestionCoverage

@@ -13,8 +13,8 @@ from research.events import emit
 from research.events.payloads import DraftReady, Phase
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.graph.nodes.coverage import MAX_SOURCES_FOR_WRITER as MAX_SOURCES_FOR_WRITER
-from research.graph.nodes.coverage import emit_evidence, run_coverage, writing_order
+from research.graph.nodes.run_coverage import MAX_SOURCES_FOR_WRITER as MAX_SOURCES_FOR_WRITER
+from research.graph.nodes.run_coverage import emit_evidence, run_coverage, writing_order
 from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
 from research.relevance.coverage import QuestionEvidence

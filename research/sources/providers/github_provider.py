@@ -12,7 +12,7 @@ from research.schemas.researchers import ResearcherKind
 from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import ProviderError, Retrieval
+from research.sources.provider_base import ProviderError, Retrieval
 from research.sources.providers.http_provider import HttpProvider, listed_items
 
 NAME = "github"

@@ -15,7 +15,7 @@ from typing import Any
 from research.schemas.researchers import ResearcherKind
 from research.schemas.state_shapes import Source
 from research.settings import Settings
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 # Only the fields we map: keeps replies small.
