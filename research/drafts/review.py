@@ -15,7 +15,7 @@ from research import prompts
 from research.drafts.citations import SOURCES_HEADING
 from research.drafts.markers import CITATION_MARKER as CITATION
 from research.drafts.report_form import bullet_lead
-from research.schemas import CheckedClaim
+from research.schemas.state_shapes import CheckedClaim
 from research.text import split_sentences, tokenize
 from research.text.quote import md_unquote
 

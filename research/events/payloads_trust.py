@@ -9,7 +9,7 @@ from pydantic import Field
 
 from research.events.payload_base import Payload
 from research.report_shape import ShapeName
-from research.schemas import CheckedClaim, DroppedSource, Evidence
+from research.schemas.state_shapes import CheckedClaim, DroppedSource, Evidence
 
 StopReasonName = Literal["approved", "iteration_cap", "loop_guard", "budget", "no_verdict"]
 

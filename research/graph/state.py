@@ -14,13 +14,13 @@ from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from research.report_shape import ReportShape, ShapeName
-from research.schemas import (
+from research.schemas.researchers import ResolvedAllocation
+from research.schemas.state_shapes import (
     CheckedClaim,
     Critique,
     Draft,
     ResearcherReport,
     ResearcherTask,
-    ResolvedAllocation,
     RunWarning,
     Source,
 )

@@ -12,7 +12,7 @@ result is rendered in the shape like a run's first draft. It is saved as a new v
 from __future__ import annotations
 
 from research.brains.base import NumberedSource, WriteRequest
-from research.brains.offline_revise import RevisionError
+from research.brains.offline.offline_revise import RevisionError
 from research.drafts.citations import check_citations
 from research.drafts.evidence import with_known_gaps
 from research.drafts.guard import repair_draft
@@ -20,14 +20,14 @@ from research.drafts.numbering import resolve_numbered_sources
 from research.drafts.report_form import shape_draft
 from research.events import EventAdapter
 from research.events.payloads_trust import DraftRevisedData
-from research.graph.nodes.coverage import writing_order
+from research.graph.nodes.run_coverage import writing_order
 from research.relevance.coverage import question_coverage
 from research.report_shape import ReportShape
 from research.runs.event_effects import apply_event
 from research.runs.revision import Revision, renumber, revise_draft, revision_brain
 from research.runs.store import RunStore
 from research.runs.view import fold
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from research.events.payloads import DraftReady
 from research.report_shape import ReportShape
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.brains.test_grounded_writer import (
     QUESTIONS,
     brain_for,

@@ -9,7 +9,7 @@ from typing import Any
 
 from research.report_shape import ReportShape
 from research.runs.remote import RemoteRunManager
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 
 

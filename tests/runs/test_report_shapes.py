@@ -16,7 +16,7 @@ from research.report_shape import ReportShape
 from research.runs.reshape import reshape_run
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.settings_presets import library_settings
 
 TOPIC = "How do mRNA vaccines work?"
