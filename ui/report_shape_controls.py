@@ -19,9 +19,11 @@ TARGET_HELP = (
 def shape_inputs(key: str) -> ReportShape:
     """The shape select box and the target-words box, side by side; returns the choice."""
     shape_col, words_col = st.columns([2, 1])
+    names = list(SHAPES)
     shape = shape_col.selectbox(
         "Report shape",
-        list(SHAPES),
+        names,
+        index=names.index("standard"),  # a run that chooses nothing gets the standard report
         format_func=lambda name: SHAPES.get(name, name),
         key=f"{key}-shape",
         help="Brief: a paragraph and bullets. Detailed: longer sections, more sources per question. "

@@ -26,6 +26,15 @@ def test_run_options_choose_a_brief_with_a_target(make_app, data_dir):
     assert any("Report shape: Brief, about 150 words" in plain(c.value) for c in at.caption)
 
 
+def test_run_options_left_alone_write_the_standard_report(make_app, data_dir):
+    at = make_app().run()
+    assert at.selectbox(key="opt-report-shape").value == "standard"
+    run_id = _start(at, "How do mRNA vaccines work?", "100")
+    _wait_finished(data_dir, run_id)
+    [started] = [e for e in RunStore(data_dir / "runs.sqlite").events(run_id) if e.type == "run_started"]
+    assert (started.data.report_shape, started.data.target_words) == ("standard", None)
+
+
 def test_the_revise_panel_writes_the_report_again_in_another_shape(make_app, data_dir):
     (run_id,) = real_runs(data_dir, ["111"])
     store = RunStore(data_dir / "runs.sqlite")
