@@ -12,6 +12,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from research.source_quality import DropRule, Reliability, SourceControls, SourceFacts
+
 ResearcherKind = Literal["web", "academic", "book"]
 RESEARCHER_KINDS: tuple[ResearcherKind, ...] = ("web", "academic", "book")
 # user: set by the user; llm: the model chose it; offline: the offline classifier chose it (also when
@@ -134,6 +136,8 @@ class Source(BaseModel):
     researcher_id: str | None = None
     query: str | None = None
     doi: str | None = None  # when the provider knows it (arXiv's DOI field): one work, one source
+    facts: SourceFacts = Field(default_factory=SourceFacts)  # venue, citations, publisher, as provided
+    reliability: Reliability | None = None  # scored by the router (research/sources/reliability.py)
 
     @field_validator("snippet")
     @classmethod
@@ -276,6 +280,7 @@ class ResearchRequest(BaseModel):
     model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
     fast_model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
     sources: Literal["auto", "live", "library"] | None = None
+    source_controls: SourceControls = Field(default_factory=SourceControls)
 
     @field_validator("topic")
     @classmethod
@@ -354,12 +359,13 @@ class RunBundle(BaseModel):
 
 
 class DroppedSource(BaseModel):
-    """A retrieved result kept out of the run because it is not about the run's subject."""
+    """A retrieved result kept out of the run: not about its subject, or outside its source controls."""
 
     title: str
     url: str = ""
     reason: str
     score: float = Field(ge=0.0, le=1.0)
+    rule: DropRule = "off_topic"
 
 
 Evidence = Literal["none", "partial", "sufficient"]

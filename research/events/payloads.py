@@ -23,6 +23,7 @@ from research.events.payloads_trust import (
 )
 from research.events.status import RunStatus
 from research.schemas import AnalystVerdict, ResearcherKind, Source
+from research.source_quality import SourceControls
 
 
 class Counts(BaseModel):
@@ -50,6 +51,7 @@ class RunStarted(Payload):
     started_by: str | None = None  # the signed-in user on a shared desk
     worker_log: bool = False  # the server worker writes this run's event log (a shared run store)
     review_plan: bool = False  # the run pauses after the supervisor for plan review (kept on restart)
+    source_controls: SourceControls = Field(default_factory=SourceControls)  # kept on resume and replay
 
 
 class Phase(Payload):

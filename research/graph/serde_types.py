@@ -16,4 +16,4 @@ STATE_TYPES = [
         "AnalystVerdict",
         "CheckedClaim",
     )
-]
+] + [("research.source_quality", name) for name in ("SourceFacts", "Reliability", "ReliabilityFactor")]

@@ -13,7 +13,15 @@ ENGINE = ROOT / "research"
 
 # Lowest first. A package may import its own modules and anything in a lower layer.
 LAYERS: list[set[str]] = [
-    {"research", "research.settings", "research.schemas", "research.secrets", "research.prompts", "research.text"},
+    {
+        "research",
+        "research.settings",
+        "research.schemas",
+        "research.source_quality",
+        "research.secrets",
+        "research.prompts",
+        "research.text",
+    },
     {"research.logging_setup"},
     {"research.events", "research.relevance", "research.drafts"},
     {"research.brains", "research.sources"},

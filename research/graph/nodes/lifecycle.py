@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from research.events import emit
 from research.events.payloads import RunFinished, RunStarted
 from research.events.status import RunStatus
-from research.graph.context import RunSpec
+from research.graph.context import RunSpec, controls_of
 from research.graph.services import services_of, spec_of
 from research.graph.state import ResearchState
 
@@ -30,6 +30,7 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
             started_by=spec_of(runtime).get("started_by"),
             worker_log=ctx.event_log is not None,
             review_plan=bool(state.get("review_plan")),
+            source_controls=controls_of(spec_of(runtime)),
         )
     )
     return {"run_started_at": time.time()}
