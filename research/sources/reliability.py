@@ -77,7 +77,7 @@ def _under(domain: str, names: frozenset[str]) -> bool:
 
 def _suffix_type(labels: list[str]) -> tuple[float, str] | None:
     """gov/mil/edu/ac by their suffix, also as a second-level name (gov.uk, ac.jp, edu.au)."""
-    tail = labels[-2:] if len(labels) >= 3 and len(labels[-1]) == 2 else labels[-1:]
+    tail = labels[-2:] if len(labels[-1]) == 2 else labels[-1:]
     if {"gov", "mil"} & set(tail):
         return 0.25, "government site"
     if {"edu", "ac"} & set(tail):
