@@ -62,6 +62,7 @@ from research.schemas import (
     validate_topic,
 )
 from research.secrets import mask_url
+from research.source_quality import MAX_YEAR, MIN_YEAR, Reliability, SourceControls
 from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
 
 # For the dashboard: run-view constants, library browsing/upload and the provider check.
@@ -106,6 +107,10 @@ __all__ = [
     "RunView",
     "Settings",
     "Source",
+    "SourceControls",
+    "Reliability",
+    "MIN_YEAR",
+    "MAX_YEAR",
     "TopicError",
     "check_citations",
     "fold",

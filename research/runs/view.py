@@ -286,7 +286,10 @@ def to_json(view: RunView) -> dict[str, Any]:
             }
             for r in view.researchers.values()
         ],
-        "sources": [{k: getattr(s, k) for k in _SOURCE_KEYS} for s in view.sources.values()],
+        "sources": [
+            {**{k: getattr(s, k) for k in _SOURCE_KEYS}, "reliability": s.reliability and s.reliability.model_dump()}
+            for s in view.sources.values()
+        ],
         "critiques": [{k: c.model_dump(mode="json")[k] for k in _CRITIQUE_KEYS} for c in view.critiques],
         "draft": view.draft,
         "citations": view.citations,

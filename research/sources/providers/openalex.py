@@ -19,7 +19,10 @@ from research.sources.base import Retrieval
 from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 # Only the fields we map: keeps replies small.
-SELECT_FIELDS = "id,doi,title,display_name,publication_year,authorships,abstract_inverted_index,type,cited_by_count,primary_location"
+SELECT_FIELDS = (
+    "id,doi,title,display_name,publication_year,authorships,abstract_inverted_index,"
+    "type,cited_by_count,primary_location"
+)
 # The host venue's type (primary_location.source.type): a journal or conference reviews what it
 # publishes; a repository (arXiv, SSRN, institutional) hosts preprints.
 REVIEWED_VENUES = frozenset({"journal", "conference"})
