@@ -62,8 +62,8 @@ from research.schemas import (
     validate_topic,
 )
 from research.secrets import mask_url
-from research.source_quality import MAX_YEAR, MIN_YEAR, Reliability, SourceControls
 from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
+from research.source_quality import MAX_YEAR, MIN_YEAR, Reliability, SourceControls
 
 # For the dashboard: run-view constants, library browsing/upload and the provider check.
 from research.sources.health import ProviderStatus, check_providers

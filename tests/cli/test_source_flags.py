@@ -37,7 +37,9 @@ def test_a_cli_run_applies_its_controls(tmp_path: Path) -> None:
     sources = json.loads(result.stdout)["sources"]
     assert sources and all(s["year"] >= 2010 for s in sources)
     academic = [s for s in sources if s["kind"] == "academic"]
-    reviewed = [[f for f in s["reliability"]["factors"] if f["factor"] == "peer_review" and f["points"] > 0] for s in academic]
+    reviewed = [
+        [f for f in s["reliability"]["factors"] if f["factor"] == "peer_review" and f["points"] > 0] for s in academic
+    ]
     assert academic and all(reviewed)
     assert "years 2010–…; never from example.org; peer-reviewed academic only" in result.stderr
     assert "years: " in result.stderr  # a researcher's drop line names the rule
