@@ -25,13 +25,13 @@ def _year(label: str, key: str, help_text: str) -> int | None:
 def render_source_controls(_settings: Settings) -> dict[str, Any]:
     """The controls, in one row; returns {"source_controls": ...} when any is set, else {}."""
     st.markdown("**Sources kept**")
-    years, include, exclude, review, relevance = st.columns([1.6, 2, 2, 1.4, 1.6], vertical_alignment="bottom")
-    with years:
-        start, end = st.columns(2)
-        with start:
-            year_from = _year("Year from", "opt_year_from", "Drop sources published before this year.")
-        with end:
-            year_to = _year("Year to", "opt_year_to", "Drop sources published after this year.")
+    start, end, include, exclude, review, relevance = st.columns(
+        [1.2, 1.2, 2, 2, 1.7, 1.7], vertical_alignment="bottom"
+    )
+    with start:
+        year_from = _year("Year from", "opt_year_from", "Drop sources published before this year.")
+    with end:
+        year_to = _year("Year to", "opt_year_to", "Drop sources published after this year.")
     values: dict[str, Any] = {
         "year_from": year_from,
         "year_to": year_to,

@@ -28,13 +28,13 @@ COLUMNS = [
 SHOWN = [
     "Link",
     "Cited",
+    "Reliability",
     "Kind",
     "Provider",
     "Domain",
     "Year",
     "Researcher",
     "Relevance",
-    "Reliability",
     "Why",
     "Snippet",
 ]

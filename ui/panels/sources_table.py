@@ -17,7 +17,7 @@ from ui.sources_frame import (
     sort_frame,
     sources_frame,
 )
-from ui.text import KIND_LABELS, kind_icon, safe_filename
+from ui.text import KIND_LABELS, kind_icon, md_escape, safe_filename
 
 # Pixel widths chosen so every column but the snippet fits a laptop screen without scrolling.
 _COLUMN_CONFIG = {
@@ -105,16 +105,35 @@ def render(view: RunView) -> None:
         icon=":material/download:",
         key=f"sources-csv-{view.run_id}",
     )
-    st.dataframe(
+    table = st.dataframe(
         styled(shown),
         column_order=SHOWN,
         column_config=_COLUMN_CONFIG,
         hide_index=True,
         height=min(420, 38 + 35 * len(shown)),
         key=f"sources-table-{view.run_id}",
+        on_select="rerun",
+        selection_mode="single-row",
     )
+    render_breakdown(view, shown, table.selection.rows)
     st.caption(RELIABILITY_NOTE)
     sources_chart.render(frame, key=f"sources-chart-{view.run_id}")
+
+
+def render_breakdown(view: RunView, shown: pd.DataFrame, rows: list[int]) -> None:
+    """The selected source's reliability, factor by factor (titles and reasons are outside text: escaped)."""
+    if not rows or rows[0] >= len(shown):
+        st.caption("Select a row to see what its reliability is made of.")
+        return
+    source = view.sources.get(str(shown.iloc[rows[0]]["Source id"]))
+    if source is None or source.reliability is None:
+        st.caption("This source has no reliability score (a run recorded before the signal).")
+        return
+    rating = source.reliability
+    lines = [f"- {f.points:+.2f} · {md_escape(f.reason)}" for f in rating.factors] or ["- no signal from the provider"]
+    with st.container(border=True, key=f"reliability-breakdown-{view.run_id}"):
+        st.markdown(f"**{md_escape(source.title)}**: reliability **{rating.score:.2f}** ({rating.label}) = 0.50 base")
+        st.markdown("\n".join(lines))
 
 
 RELIABILITY_NOTE = (

@@ -51,7 +51,10 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> ResearcherState:
     task, query = state["task"], state["query"]
     limit = ctx.settings.results_per_query
     log_tool("researcher", f"search_{task.kind}", {"researcher": task.researcher_id, "query": query, "limit": limit})
-    result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic, controls=controls_of(spec_of(runtime)))
+    controls = controls_of(spec_of(runtime))
+    # Passed only when set: a router is anything with `retrieve(kind, query, limit, topic)`.
+    limits = {"controls": controls} if controls.active else {}
+    result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic, **limits)
     sources = [s.model_copy(update={"researcher_id": task.researcher_id, "query": query}) for s in result.sources]
     cap = ctx.settings.max_source_text_chars  # every provider's page text, not only the library's
     ctx.store.put_texts(ctx.run_id, {sid: carried_text(query, text, cap) for sid, text in result.texts.items()})
