@@ -26,7 +26,9 @@ _FAST_WORDS = (
 FAST_MOVING = frozenset(_FAST_WORDS.split())
 RECENT_YEARS, OLD_YEARS = 2, 8
 # A venue named like these is a reviewed one (the library's front matter names venues in words).
-REVIEWED_VENUE_WORDS = frozenset({"journal", "proceedings", "transactions", "quarterly", "letters", "review", "annals"})
+REVIEWED_VENUE_WORDS = frozenset(
+    {"journal", "proceedings", "transactions", "quarterly", "letters", "review", "reviews", "annals"}
+)
 USER_GENERATED = frozenset(
     {
         "medium.com",
