@@ -22,6 +22,12 @@ def _year(label: str, key: str, help_text: str) -> int | None:
     return None if value is None else int(value)
 
 
+def _domains(column: Any, label: str, key: str, placeholder: str, what: str) -> str:
+    help_text = f"{what} these domains (and their subdomains); comma-separated."
+    text: str = column.text_input(label, key=key, max_chars=2000, placeholder=placeholder, help=help_text)
+    return text
+
+
 def render_source_controls(_settings: Settings) -> dict[str, Any]:
     """The controls, in one row; returns {"source_controls": ...} when any is set, else {}."""
     st.markdown("**Sources kept**")
@@ -35,19 +41,11 @@ def render_source_controls(_settings: Settings) -> dict[str, Any]:
     values: dict[str, Any] = {
         "year_from": year_from,
         "year_to": year_to,
-        "include_domains": include.text_input(
-            "Only web from",
-            key="opt_include_domains",
-            max_chars=2000,
-            placeholder="e.g. who.int, nih.gov",
-            help="Keep web sources only from these domains (and their subdomains); comma-separated.",
+        "include_domains": _domains(
+            include, "Only web from", "opt_include_domains", "e.g. who.int, nih.gov", "Keep web sources only from"
         ),
-        "exclude_domains": exclude.text_input(
-            "Never from",
-            key="opt_exclude_domains",
-            max_chars=2000,
-            placeholder="e.g. medium.com",
-            help="Drop every source from these domains (and their subdomains); comma-separated.",
+        "exclude_domains": _domains(
+            exclude, "Never from", "opt_exclude_domains", "e.g. medium.com", "Drop every source from"
         ),
         "peer_reviewed_only": review.toggle(
             "Peer-reviewed only",

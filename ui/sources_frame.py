@@ -25,19 +25,8 @@ COLUMNS = [
     "URL",
 ]
 # What the table shows: "Link" is displayed as the title (see ui/panels/sources_table.py).
-SHOWN = [
-    "Link",
-    "Cited",
-    "Reliability",
-    "Kind",
-    "Provider",
-    "Domain",
-    "Year",
-    "Researcher",
-    "Relevance",
-    "Why",
-    "Snippet",
-]
+SHOWN = ["Link", "Cited", "Reliability", "Kind", "Provider", "Domain", "Year"]
+SHOWN += ["Researcher", "Relevance", "Why", "Snippet"]
 RELIABILITY_LABELS = ("high", "medium", "low", "unrated")  # "unrated": a run recorded before the signal
 # How the table can be sorted: the columns, best first.
 SORTS = {

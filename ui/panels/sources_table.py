@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
@@ -19,6 +21,13 @@ from ui.sources_frame import (
 )
 from ui.text import KIND_LABELS, kind_icon, md_escape, safe_filename
 
+
+def _score_column(label: str, help_text: str) -> Any:  # a column config (its class is not public)
+    return st.column_config.ProgressColumn(
+        label, min_value=0.0, max_value=1.0, format="%.2f", width=100, help=help_text
+    )
+
+
 # Pixel widths chosen so every column but the snippet fits a laptop screen without scrolling.
 _COLUMN_CONFIG = {
     "Link": st.column_config.LinkColumn("Title", width=330, help="Opens the source."),
@@ -26,21 +35,10 @@ _COLUMN_CONFIG = {
     "Provider": st.column_config.TextColumn("Provider", width=90),
     "Domain": st.column_config.TextColumn("Domain", width=110),
     "Year": st.column_config.NumberColumn("Year", format="%d", width=60),
-    "Relevance": st.column_config.ProgressColumn(
-        "Relevance",
-        min_value=0.0,
-        max_value=1.0,
-        format="%.2f",
-        width=100,
-        help="Score relative to the best match from the same provider.",
-    ),
-    "Reliability": st.column_config.ProgressColumn(
+    "Relevance": _score_column("Relevance", "Score relative to the best match from the same provider."),
+    "Reliability": _score_column(
         "Reliability",
-        min_value=0.0,
-        max_value=1.0,
-        format="%.2f",
-        width=100,
-        help="0.5 plus the points of what the provider said: peer review, citations, publisher, editions, "
+        "0.5 plus the points of what the provider said: peer review, citations, publisher, editions, "
         "recency on fast-moving topics, the kind of site. The Why column lists each part.",
     ),
     "Why": st.column_config.TextColumn("Why", width=220, help="What the reliability score is made of, point by point."),
