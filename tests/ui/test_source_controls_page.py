@@ -32,6 +32,8 @@ def test_the_run_options_set_the_runs_source_controls(make_app, data_dir) -> Non
     assert started.data.source_controls == SourceControls(
         year_from=2010, exclude_domains=("medium.com", "example.net"), peer_reviewed_only=True
     )
+    reopened = make_app(run_id).run()  # the stored run's page (as after a refresh, or in History)
+    assert any("Sources kept: years 2010–…; never from medium.com, example.net" in t for t in texts(reopened))
     view = fold(events)
     assert view.sources and all(s.year is not None and s.year >= 2010 for s in view.sources.values())
 
