@@ -115,8 +115,8 @@ class ReliabilityFactor(BaseModel):
     """One part of a reliability score: the points it adds (or takes) and why."""
 
     factor: ReliabilityFactorName
-    points: float
-    reason: str
+    points: float = Field(ge=-1.0, le=1.0)
+    reason: str = Field(max_length=400)  # a venue, publisher or host name in words (each bounded)
 
 
 class Reliability(BaseModel):
@@ -124,7 +124,7 @@ class Reliability(BaseModel):
 
     score: float = Field(ge=0.0, le=1.0)
     label: ReliabilityLabel
-    factors: list[ReliabilityFactor] = Field(default_factory=list)
+    factors: list[ReliabilityFactor] = Field(default_factory=list, max_length=6)  # one per factor name
 
     @property
     def reasons(self) -> str:
