@@ -52,12 +52,13 @@ def render_source_controls(_settings: Settings) -> dict[str, Any]:
             key="opt_peer_reviewed",
             help="Keep only academic sources from a peer-reviewed venue (preprints and unknown venues are dropped).",
         ),
-        "min_relevance": relevance.slider(
+        "min_relevance": relevance.number_input(
             "Minimum relevance",
             min_value=0.0,
             max_value=1.0,
             value=0.0,
             step=0.05,
+            format="%.2f",
             key="opt_min_relevance",
             help="Drop sources whose relevance to the topic is below this (0 keeps the default filter).",
         ),
