@@ -18,7 +18,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from research import prompts
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas import DroppedSource, ResearcherKind, RunWarning, Source
 from research.settings import Settings
 from research.source_quality import SourceControls
 from research.sources.base import Retrieval, SourceProvider
@@ -75,6 +75,7 @@ class ToolFindings:
     texts: dict[str, str] = field(default_factory=dict)
     warnings: list[RunWarning] = field(default_factory=list)
     off_topic: int = 0
+    dropped: list[DroppedSource] = field(default_factory=list)  # off-topic or outside the source controls
     fault: str | None = None  # the service could not answer
 
 
@@ -133,6 +134,7 @@ def _search_tool(name: str, search: Callable[[str, int], Retrieval]) -> BaseTool
             texts=result.texts,
             warnings=result.warnings,
             off_topic=result.off_topic,
+            dropped=result.dropped,
         )
         if not result.providers_used:  # nobody answered: the reason is in the warnings
             findings.fault = "; ".join(w.message for w in result.warnings) or "no answer"
@@ -169,7 +171,9 @@ def _fetch_tool(
             title=first_line[:TITLE_CHARS], url=url, kind=kind, provider="scraper", snippet=text[:RESULT_CHARS]
         )
         result = router.filter_on_topic(Retrieval(sources=[source], texts={source.id: text}), topic, controls)
-        findings = ToolFindings(sources=result.sources, texts=result.texts, off_topic=result.off_topic)
+        findings = ToolFindings(
+            sources=result.sources, texts=result.texts, off_topic=result.off_topic, dropped=result.dropped
+        )
         return _describe(name, url, findings), findings
 
     return StructuredTool.from_function(

@@ -155,3 +155,17 @@ def test_a_run_records_its_controls_and_keeps_them_when_continued_elsewhere(tmp_
     ]
     assert {"years", "peer_reviewed"} <= {d.rule for d in dropped}
     assert runner.stored_request(runner.store.get_run(run_id)).source_controls == controls
+
+
+def test_agent_researchers_tools_apply_the_controls_and_report_the_drops(tmp_path: Path) -> None:
+    settings = library_settings(tmp_path / "data", tmp_path / "logs", llm="offline")
+    runner = ResearchRunner(settings)
+    request = ResearchRequest(
+        topic=TOPIC, allocation="001", researcher_mode="agent", source_controls=SourceControls(year_from=2010)
+    )
+    run_id = runner.run(request)
+    assert runner.store.get_run(run_id).status == "finished"
+    found = [s for e in events_of(runner, run_id, "sources_found") for s in e.data.sources]
+    assert found and all(s.year is not None and s.year >= 2010 for s in found)
+    dropped = [d for e in events_of(runner, run_id, "sources_dropped") for d in e.data.dropped]
+    assert any(d.rule == "years" and d.reason == "published 1998, before 2010" for d in dropped)
