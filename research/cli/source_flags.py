@@ -1,4 +1,4 @@
-"""The source-control flags of `python -m research "TOPIC"` (research.source_quality.SourceControls)."""
+"""The source-control flags of `python -m research "TOPIC"` (research.schemas.source_quality.SourceControls)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 
 from pydantic import ValidationError
 
-from research.source_quality import SourceControls
+from research.schemas.source_quality import SourceControls
 
 
 def add_source_flags(parser: argparse.ArgumentParser) -> None:

@@ -13,11 +13,11 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from research.brains.base import Brain
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.events.sink import PartSink
 from research.graph.tool_budget import ToolCallBudget
+from research.schemas.source_quality import SourceControls
 from research.settings import ResearcherMode, Settings
-from research.source_quality import SourceControls
 from research.sources.router import SourceRouter
 from research.sources.texts import SourceTextStore
 
@@ -40,7 +40,7 @@ class RunSpec(TypedDict, total=False):
     # The run store (its store_id) the client reads this run's events from: a worker that shares
     # that store writes the event log itself (research/runs/worker_log.py).
     event_log_store: str
-    # The run's source controls (research.source_quality.SourceControls as JSON); absent = none.
+    # The run's source controls (research.schemas.source_quality.SourceControls as JSON); absent = none.
     source_controls: dict[str, Any]
 
 

@@ -1,4 +1,4 @@
-"""A source's reliability, from what its provider returned (research.source_quality.SourceFacts),
+"""A source's reliability, from what its provider returned (research.schemas.source_quality.SourceFacts),
 its URL and year: a base of 0.5 plus each factor's points, within 0-1. Never a black box: every
 factor carries its points and its reason, and the README lists them all.
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 import datetime
 from urllib.parse import urlsplit
 
-from research.schemas import ResearcherKind, Source
-from research.source_quality import Reliability, ReliabilityFactor, ReliabilityLabel, SourceFacts
+from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import Reliability, ReliabilityFactor, ReliabilityLabel, SourceFacts
+from research.schemas.state_shapes import Source
 
 BASE = 0.5
 HIGH, MEDIUM = 0.7, 0.45

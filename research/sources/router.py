@@ -13,12 +13,13 @@ import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import SourceControls
+from research.schemas.state_shapes import RunWarning, Source
 from research.secrets import mask
 from research.settings import Settings
-from research.source_quality import SourceControls
-from research.sources.base import ProviderError, Retrieval, SourceProvider
 from research.sources.identity import dedupe_works
+from research.sources.provider_base import ProviderError, Retrieval, SourceProvider
 from research.sources.retrieve_timings import RetrieveTimings
 from research.sources.screening import NO_CONTROLS, screen
 from research.sources.search_cache import SearchCache

@@ -4,9 +4,9 @@ each with its relevance and reliability; the rest recorded with the rule that dr
 from __future__ import annotations
 
 from research.relevance.ranking import judge_source
-from research.schemas import DroppedSource, Source
-from research.source_quality import DropRule, SourceControls, in_domain
-from research.sources.base import Retrieval
+from research.schemas.source_quality import DropRule, SourceControls, in_domain
+from research.schemas.state_shapes import DroppedSource, Source
+from research.sources.provider_base import Retrieval
 from research.sources.reliability import with_reliability
 
 NO_CONTROLS = SourceControls()

@@ -18,10 +18,11 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from research import prompts
-from research.schemas import DroppedSource, ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import SourceControls
+from research.schemas.state_shapes import DroppedSource, RunWarning, Source
 from research.settings import Settings
-from research.source_quality import SourceControls
-from research.sources.base import Retrieval, SourceProvider
+from research.sources.provider_base import Retrieval, SourceProvider
 from research.sources.router import SourceRouter
 from research.sources.screening import NO_CONTROLS
 

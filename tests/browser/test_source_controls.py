@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from research.runs.store import RunStore
-from research.source_quality import SourceControls
+from research.schemas.source_quality import SourceControls
 from tests.browser.conftest import screenshot
 from tests.browser.research_form import fill_research_form
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from research.schemas import Source
+from research.schemas.source_quality import SourceFacts
+from research.schemas.state_shapes import Source
 from research.settings import Settings
-from research.source_quality import SourceFacts
-from research.sources.library.store import Library, LibraryProvider
+from research.sources.library.library_store import Library, LibraryProvider
 from research.sources.providers.arxiv_provider import ArxivProvider
 from research.sources.providers.openalex import OpenAlexProvider
 from research.sources.providers.openlibrary import OpenLibraryProvider

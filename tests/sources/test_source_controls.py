@@ -11,11 +11,12 @@ from pydantic import ValidationError
 
 from research.events.payloads import RunStarted, SourcesDroppedData, SourcesFound
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearcherKind, ResearchRequest, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import SourceControls
+from research.schemas.state_shapes import ResearchRequest, Source
 from research.settings import Settings
-from research.source_quality import SourceControls
-from research.sources.base import Retrieval
-from research.sources.library.store import Library, LibraryProvider
+from research.sources.library.library_store import Library, LibraryProvider
+from research.sources.provider_base import Retrieval
 from research.sources.router import CircuitBreaker, SourceRouter
 from tests.helpers import events_of
 from tests.settings_presets import library_settings
