@@ -32,7 +32,7 @@ def render_source_controls(_settings: Settings) -> dict[str, Any]:
     """The controls, in one row; returns {"source_controls": ...} when any is set, else {}."""
     st.markdown("**Sources kept**")
     start, end, include, exclude, review, relevance = st.columns(
-        [1.2, 1.2, 2, 2, 1.7, 1.7], vertical_alignment="bottom"
+        [1.1, 1.1, 1.9, 1.9, 2.1, 1.6], vertical_alignment="bottom"
     )
     with start:
         year_from = _year("Year from", "opt_year_from", "Drop sources published before this year.")
