@@ -17,6 +17,7 @@ slowest chain of that round (bench/critical_path.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from research.events import Event
 
@@ -99,3 +100,34 @@ def phase_costs(
 def overhead_table(rows: list[PhaseCost]) -> dict[str, dict[str, float | str]]:
     """The rows keyed by phase (for results.json)."""
     return {row.phase: row.as_dict() for row in rows}
+
+
+def phase_table(doc: dict[str, Any], allocation: str = "333") -> list[str]:
+    """Markdown lines: one allocation's overhead by phase, at the fast and the realistic latencies."""
+    details = doc.get("critical_path_details") or {}
+    fast = ((details.get("cases") or {}).get(allocation) or {}).get("phases") or {}
+    if not fast:
+        return []
+    real = ((((details.get("realistic") or {}).get("cases") or {}).get(allocation)) or {}).get("phases") or {}
+    lines = [
+        "",
+        f"Overhead by phase, allocation {allocation} (measured − ideal, seconds; bench/phases.py):",
+        "",
+        "| phase | measured | ideal | overhead | overhead, realistic latencies |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for phase, row in fast.items():
+        other = real.get(phase, {}).get("overhead_s")
+        lines.append(
+            f"| {phase} | {row['measured_s']:.2f} | {row['ideal_s']:.2f} | {row['overhead_s']:+.2f} | "
+            + (f"{other:+.2f} |" if other is not None else "– |")
+        )
+    profile = details.get("profile") or {}
+    if profile.get("groups"):
+        top = ", ".join(f"{k} {v:.2f} s" for k, v in list(profile["groups"].items())[:6])
+        lines += [
+            "",
+            f"CPU of the desk's threads in one profiled {profile.get('allocation', allocation)} run "
+            f"(bench/gil_profile.py, {profile['cpu_seconds']:.2f} s in all, under the profiler): {top}.",
+        ]
+    return lines

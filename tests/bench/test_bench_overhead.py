@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from bench import report
 from bench.gil_profile import profiling, summary
 from bench.phases import phase_costs
 from research.events import Event
@@ -79,3 +80,28 @@ def test_the_profile_counts_the_cpu_of_threads_started_inside_it_and_leaves_the_
     assert len(spins) == 1 and spins[0]["calls"] == 1  # the worker's call, not the fake's
     assert out["cpu_seconds"] >= spins[0]["self_s"] > 0
     assert profiles.threads() == 3  # this thread, the worker and the fake
+
+
+def test_the_report_shows_the_realistic_case_and_the_phase_table() -> None:
+    def phases(writer_overhead: float) -> dict[str, dict[str, float | str]]:
+        return {
+            "supervisor": {"phase": "supervisor", "measured_s": 0.25, "ideal_s": 0.2, "overhead_s": 0.05},
+            "writer": {"phase": "writer", "measured_s": 1.2, "ideal_s": 0.8, "overhead_s": writer_overhead},
+        }
+
+    doc = {
+        "critical_path_efficiency": {"333": 1.2},
+        "critical_path_realistic": {"333": 1.04},
+        "critical_path_details": {
+            "cases": {"333": {"phases": phases(0.4)}},
+            "realistic": {"cases": {"333": {"phases": phases(0.3)}}},
+            "profile": {"allocation": "333", "cpu_seconds": 4.0, "groups": {"BM25 and snippets": 0.3}},
+        },
+    }
+    text = report.markdown(doc)
+    assert (
+        "| 1 critical path | the same, allocation 333, realistic latencies (model 1.0 s, search 0.5 s) | 1.040 |"
+        in text
+    )
+    assert "| writer | 1.20 | 0.80 | +0.40 | +0.30 |" in text
+    assert "BM25 and snippets 0.30 s" in text
