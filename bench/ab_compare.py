@@ -89,10 +89,18 @@ def _ratios(old: list[dict[str, Any]], new: list[dict[str, Any]], case: str) -> 
     return out
 
 
-def compare(base: str, rounds: int, model: float, search: float, cases: tuple[str, ...]) -> dict[str, Any]:
+def _checkout(rev: str, where: Path) -> Path:
+    subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", str(where), rev], check=True)
+    return where
+
+
+def compare(
+    base: str, rounds: int, model: float, search: float, cases: tuple[str, ...], new_rev: str | None = None
+) -> dict[str, Any]:
+    """`new_rev` None: this working tree as it is (uncommitted edits included)."""
     scratch = Path(tempfile.mkdtemp(prefix="research-ab-"))
-    old_tree = scratch / "base"
-    subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", str(old_tree), base], check=True)
+    old_tree = _checkout(base, scratch / "base")
+    new_tree = _checkout(new_rev, scratch / "new") if new_rev else REPO_ROOT
     try:
         # Both trees measure with this tree's harness (the loopback world and the phase accounting),
         # so only the desk's code differs between them.
@@ -101,32 +109,36 @@ def compare(base: str, rounds: int, model: float, search: float, cases: tuple[st
         old: list[dict[str, Any]] = []
         new: list[dict[str, Any]] = []
         for i in range(rounds):
-            order = [("old", old_tree, old), ("new", REPO_ROOT, new)]
+            order = [("old", old_tree, old), ("new", new_tree, new)]
             for label, tree, into in order if i % 2 == 0 else order[::-1]:
                 into.append(_child(tree, model, search, cases))
                 log(f"round {i + 1} {label}: " + ", ".join(f"{c} {into[-1][c]['wall']:.2f} s" for c in cases))
         return {
             "base": base,
+            "new": new_rev or "working tree",
             "rounds": rounds,
             "model_latency_s": model,
             "search_latency_s": search,
             "cases": {c: _ratios(old, new, c) for c in cases},
         }
     finally:
-        subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "remove", "--force", str(old_tree)], check=False)
+        for tree in (old_tree, new_tree):
+            if tree != REPO_ROOT:
+                subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "remove", "--force", str(tree)], check=False)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.ab_compare", description=__doc__)
     parser.add_argument("--base", required=True, help="the git revision to compare against (e.g. main)")
+    parser.add_argument("--new", help="the revision to measure against it (default: this working tree)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--model-latency", type=float, default=0.2)
     parser.add_argument("--search-latency", type=float, default=0.3)
     parser.add_argument("--cases", nargs="+", default=list(CASES))
     parser.add_argument("--out", type=Path, help="also write the result here as JSON")
     args = parser.parse_args(argv)
-    result = compare(args.base, args.rounds, args.model_latency, args.search_latency, tuple(args.cases))
+    result = compare(args.base, args.rounds, args.model_latency, args.search_latency, tuple(args.cases), args.new)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
