@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bench.loopback import LoopbackWorld
+from research.relevance.ranking import judge_source
 from research.relevance.terms import _term_key, term_key
 from research.text import memo, split_sentences, stem, tokenize, words
 from research.text.tokens import STOPWORDS
@@ -40,6 +41,17 @@ def test_cached_answers_equal_the_uncached_ones() -> None:
         assert [split_sentences(t) for t in texts] == sentences
     every_token = {t for ts in tokens for t in ts}
     assert [term_key(t) for t in sorted(every_token)] == [_term_key(t) for t in sorted(every_token)]
+
+
+def test_a_judged_source_is_judged_the_same_from_the_memo() -> None:
+    docs = [p.read_text(encoding="utf-8") for p in sorted(SAMPLE_LIBRARY.rglob("*.md"))]
+    topics = ["How do mRNA vaccines work?", "Rust vs Go for backend services", "the printing press"]
+    calls = [(t, "evidence", d[:80], d[80:300], d) for t in topics for d in docs]
+    with memo.uncached():
+        expected = [judge_source(*c) for c in calls]
+    assert {j.keep for j in expected} == {True, False}  # both verdicts occur
+    for _ in range(2):
+        assert [judge_source(*c) for c in calls] == expected
 
 
 def test_each_caller_gets_its_own_list() -> None:

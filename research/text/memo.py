@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 # (answers kept, longest text kept): a run's sentences and its stored documents.
 SHORT = (16_384, 512)
@@ -77,6 +78,26 @@ def memo_list(fn: Callable[[str], list[T]]) -> Callable[[str], list[T]]:
         return fn(text)
 
     return call
+
+
+def memo_pure(maxsize: int, max_chars: int = LONG[1]) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Memoise a pure function of strings whose answer is immutable (a frozen dataclass): calls
+    whose strings add up to more than `max_chars` are computed and not kept."""
+
+    def wrap(fn: Callable[..., R]) -> Callable[..., R]:
+        kept = functools.lru_cache(maxsize=maxsize)(fn)
+        _clears.append(kept.cache_clear)
+        _sizes.append(lambda: kept.cache_info().currsize)
+
+        @functools.wraps(fn)
+        def call(*args: str) -> R:
+            if _enabled and sum(map(len, args)) <= max_chars:
+                return kept(*args)
+            return fn(*args)
+
+        return call
+
+    return wrap
 
 
 class WordMemo:
