@@ -128,6 +128,32 @@ def compare(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def markdown_table(result: dict[str, Any]) -> str:
+    """Per phase, each case's overhead before → after (seconds), then the wall and ratio lines."""
+    cases = list(result["cases"])
+    phases = list(result["cases"][cases[0]]["phase_overhead_s"])
+    lines = [
+        "| phase | " + " | ".join(f"{c} before | {c} after" for c in cases) + " |",
+        "| --- |" + " --- | --- |" * len(cases),
+    ]
+    for phase in phases:
+        cells = []
+        for c in cases:
+            row = result["cases"][c]["phase_overhead_s"].get(phase, {})
+            cells += [f"{row.get('old', 0):+.2f}", f"{row.get('new', 0):+.2f}"]
+        lines.append(f"| {phase} | " + " | ".join(cells) + " |")
+    totals = (
+        ("wall time, s (median)", "old_wall_s", "new_wall_s"),
+        ("measured / ideal (median)", "old_ratio", "new_ratio"),
+    )
+    for label, old, new in totals:
+        cells = [f"{result['cases'][c][k]:.2f}" for c in cases for k in (old, new)]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    shares = [cell for c in cases for cell in ("", f"{result['cases'][c]['wall_new_over_old']:.2f}")]
+    lines.append("| new / old wall time (median of rounds) | " + " | ".join(shares) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.ab_compare", description=__doc__)
     parser.add_argument("--base", required=True, help="the git revision to compare against (e.g. main)")
@@ -141,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     result = compare(args.base, args.rounds, args.model_latency, args.search_latency, tuple(args.cases), args.new)
     text = json.dumps(result, indent=2)
     print(text)
+    print(markdown_table(result))
     if args.out:
         args.out.write_text(text + "\n")
     return 0

@@ -4,8 +4,10 @@ ideal, and the per-thread profile that names the functions holding the GIL. No t
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from bench import report
+from bench.ab_compare import _ratios, markdown_table
 from bench.gil_profile import profiling, summary
 from bench.phases import phase_costs
 from research.events import Event
@@ -105,3 +107,19 @@ def test_the_report_shows_the_realistic_case_and_the_phase_table() -> None:
     )
     assert "| writer | 1.20 | 0.80 | +0.40 | +0.30 |" in text
     assert "BM25 and snippets 0.30 s" in text
+
+
+def test_the_alternating_comparison_reports_medians_of_new_over_old() -> None:
+    def child(wall: float, writer: float) -> dict[str, Any]:
+        return {"333": {"wall": wall, "ideal": 4.0, "status": "finished", "phases": {"writer": writer}}}
+
+    old = [child(8.0, 2.0), child(12.0, 3.0), child(10.0, 2.5)]
+    new = [child(6.0, 0.5), child(6.0, 0.7), child(7.0, 0.6)]  # measured in the same rounds as old
+    ratios = _ratios(old, new, "333")
+    assert ratios["old_wall_s"] == 10.0 and ratios["new_wall_s"] == 6.0
+    assert ratios["wall_new_over_old"] == 0.7  # median of 0.75, 0.5, 0.7: per round, then the median
+    assert ratios["old_ratio"] == 2.5 and ratios["new_ratio"] == 1.5
+    assert ratios["phase_overhead_s"] == {"writer": {"old": 2.5, "new": 0.6}}
+    table = markdown_table({"cases": {"333": ratios}})
+    assert "| writer | +2.50 | +0.60 |" in table
+    assert "| new / old wall time (median of rounds) |  | 0.70 |" in table
