@@ -1,4 +1,5 @@
-"""The Research page's run options: brain, model, fast model, sources mode, revision rounds.
+"""The Research page's run options: brain, model, fast model, sources mode, revision rounds, and
+the source controls (ui/source_controls.py).
 
 Each defaults to the settings and changes only the next run (ResearchRequest carries the choice;
 the runner applies it). One function per option, listed in OPTIONS: a new option is one more
@@ -14,6 +15,7 @@ import streamlit as st
 
 from research.api import Settings, brain_problem
 from ui.report_shape_controls import render_report_shape
+from ui.source_controls import render_source_controls
 
 BRAINS = {
     "auto": "Auto (model when configured)",
@@ -95,5 +97,6 @@ def render_run_options(settings: Settings) -> dict[str, Any]:
         for column, option in zip(columns, OPTIONS, strict=False):
             with column:
                 chosen.update(option(settings))
+        chosen.update(render_source_controls(settings))
         chosen.update(render_report_shape())
     return {k: v for k, v in chosen.items() if v is not None}

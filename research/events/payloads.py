@@ -25,6 +25,7 @@ from research.events.status import RunStatus
 from research.report_shape import ShapeName
 from research.schemas.llm_shapes import AnalystVerdict
 from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import SourceControls
 from research.schemas.state_shapes import Source
 
 
@@ -53,6 +54,7 @@ class RunStarted(Payload):
     started_by: str | None = None  # the signed-in user on a shared desk
     worker_log: bool = False  # the server worker writes this run's event log (a shared run store)
     review_plan: bool = False  # the run pauses after the supervisor for plan review (kept on restart)
+    source_controls: SourceControls = Field(default_factory=SourceControls)  # kept on resume and replay
     report_shape: ShapeName = "standard"  # research/report_shape.py (kept on resume and replay)
     target_words: int | None = None
 
