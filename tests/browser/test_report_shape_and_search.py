@@ -1,31 +1,35 @@
-"""What a person sees of report shapes and source search, in a real browser: a brief with a
-target length chosen in Run options, the shape named over its draft; a search over the Sources
-table that narrows it and highlights the passage; a claim's link to its passage."""
+"""What a person sees of report shapes and source search, in a real browser: a brief with a target
+length, the shape named over its draft; a search over the Sources table that narrows it and
+highlights the passage; a claim's link to its passage. (Choosing the shape in Run options is
+covered by tests/ui/test_report_shape_page.py.)"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from research.report_shape import ReportShape
+from research.runs.runner import ResearchRunner
+from research.schemas.state_shapes import ResearchRequest
+from research.settings import Settings
 from tests.browser.conftest import screenshot
-from tests.browser.research_form import fill_research_form
 
 pytestmark = pytest.mark.browser
 
 
-def test_a_brief_chosen_in_run_options_then_search_and_a_claims_passage(page, app_url):
-    page.goto(app_url)
-    fill_research_form(page, "How do mRNA vaccines work?", "110")
-    page.get_by_text("Run options", exact=True).click()
-    page.get_by_role("combobox", name="Report shape").click()
-    page.get_by_role("option", name="Brief: a paragraph and bullets").click()
-    words = page.get_by_role("spinbutton", name="Target words")
-    words.fill("150")
-    words.press("Enter")
-    screenshot(page, "browser-report-shape-options")
-    page.get_by_role("button", name="Run research").click()
+def _brief_run(data_dir: Path) -> str:
+    settings = Settings(_env_file=None, data_dir=data_dir, log_dir=data_dir / "logs", sources="library", llm="offline")
+    request = ResearchRequest(
+        topic="How do mRNA vaccines work?", allocation="110", report_shape=ReportShape(shape="brief", target_words=150)
+    )
+    return ResearchRunner(settings).run(request)
 
-    expect(page.get_by_text("Report shape: Brief, about 150 words", exact=False)).to_be_visible(timeout=120_000)
+
+def test_a_brief_then_search_and_a_claims_passage(page, app_url, app_data_dir):
+    page.goto(f"{app_url}/?run={_brief_run(app_data_dir)}")
+    expect(page.get_by_text("Report shape: Brief, about 150 words", exact=False)).to_be_visible(timeout=60_000)
     main = page.locator("[data-testid=stMain]")
     expect(main.get_by_role("heading", name="Key points")).to_be_visible()
 
