@@ -72,7 +72,7 @@ WHY_SIZES = (
     "second iteration), two searches of five results (the desk's planner writes two queries, the peers' scripts "
     "and settings ask two), no clarifying question (nobody is there to answer it), and the same reply caps"
 )
-TIMEOUT = {"scripted": 600.0, "smollm2": 2400.0, "qwen": 3600.0}
+TIMEOUT = {"scripted": 600.0, "smollm2": 900.0, "qwen": 1800.0}
 
 
 @dataclass
