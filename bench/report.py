@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from bench.changes import CHANGES
 from bench.harness import BENCH_DIR, REPO_ROOT, Results
+from bench.peers import report as peers_report
 
 RESULTS_JSON = BENCH_DIR / "results.json"
 RESULTS_MD = BENCH_DIR / "results.md"
@@ -322,9 +323,11 @@ def write(
         except ValueError:
             previous = None
     doc = results_document(results, previous)
+    peers_report.keep_last(doc, json_path)
     json_path.write_text(json.dumps(doc, indent=2) + "\n")
     table = markdown(doc)
-    md_path.write_text("# Benchmark results\n\n" + table)
+    md_path.write_text("# Benchmark results\n\n" + table + peers_report.results_md(doc))
     if readme is not None:
         update_readme(table, readme)
+        peers_report.update_readme(doc, readme)
     return doc

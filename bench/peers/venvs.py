@@ -96,13 +96,14 @@ def ensure_venv(spec: PeerSpec, root: Path | None = None) -> Path:
     base = find_python(spec.python)
     shutil.rmtree(home, ignore_errors=True)
     home.parent.mkdir(parents=True, exist_ok=True)
-    made = subprocess.run([base, "-m", "venv", str(home)], capture_output=True, text=True, timeout=300)
+    # No pip of its own (ensurepip is the slow half of a venv): the base Python's pip installs into it.
+    made = subprocess.run([base, "-m", "venv", "--without-pip", str(home)], capture_output=True, text=True, timeout=300)
     if made.returncode != 0:
         raise PeerUnavailable(f"venv failed: {_last_line(made.stderr)}")
     log = home / "install.log"
     with log.open("w") as out:
         pip = subprocess.run(
-            [str(python), "-m", "pip", "install", "--disable-pip-version-check", spec.requirement],
+            [base, "-m", "pip", "--python", str(python), "install", "--disable-pip-version-check", spec.requirement],
             stdout=out,
             stderr=subprocess.STDOUT,
             timeout=INSTALL_SECONDS,
