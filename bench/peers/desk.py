@@ -20,9 +20,6 @@ def desk_settings(
     world: PeerWorld, model_url: str, model: str, root: Path, *, local: dict[str, Any] | None = None
 ) -> Settings:
     values: dict[str, Any] = dict(
-        _env_file=None,
-        data_dir=root / "data",
-        log_dir=root / "logs",
         llm="openai",
         sources="live",
         openai_base_url=model_url,
@@ -37,7 +34,7 @@ def desk_settings(
         http_timeout=30,
     )
     values.update(local or {})
-    return Settings(**values)
+    return Settings(_env_file=None, data_dir=root / "data", log_dir=root / "logs", **values)
 
 
 def run_desk(settings: Settings, topic: str) -> dict[str, Any]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import os
 import sys
-import traceback
 from pathlib import Path
+from typing import Any
+
+from driver_io import drive, ready
 
 
 def _tiktoken_cache() -> str | None:
@@ -29,31 +30,19 @@ def _tiktoken_cache() -> str | None:
 async def _research(topic: str, report_type: str) -> str:
     from gpt_researcher import GPTResearcher
 
-    print("bench-driver: ready", flush=True)
+    ready()
     researcher = GPTResearcher(query=topic, report_type=report_type, report_source="web", verbose=False)
     await researcher.conduct_research()
     return str(await researcher.write_report() or "")
 
 
-def main(config_path: str, out_path: str) -> int:
-    config = json.loads(Path(config_path).read_text(encoding="utf-8"))
+def research(config: dict[str, Any]) -> str:
     os.environ.update({k: str(v) for k, v in config["env"].items()})
     cache = _tiktoken_cache()
     if cache and config.get("tiktoken_from_litellm", True):
         os.environ["TIKTOKEN_CACHE_DIR"] = cache
-    result: dict[str, object] = {"report": "", "error": None}
-    try:
-        report = asyncio.run(_research(config["topic"], config.get("report_type", "research_report")))
-        result["report"] = report
-        if not report.strip():
-            result["error"] = "an empty report (exit 0)"
-    except Exception as exc:  # noqa: BLE001 - the failure is the figure
-        result["error"] = f"{type(exc).__name__}: {exc}"[:500]
-        traceback.print_exc()
-    with open(out_path, "w", encoding="utf-8") as out:
-        json.dump(result, out)
-    return 0
+    return asyncio.run(_research(config["topic"], config.get("report_type", "research_report")))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(drive(research, "an empty report (exit 0)"))
