@@ -254,22 +254,29 @@ class MeteringProxy(LoopbackHTTPServer):
             tools=len(request.get("tools") or []),
         )
         headers = {k: v for k, v in http.headers.items() if k.lower() not in _HOP_HEADERS}
+        # The call is on the meter before the client has its last byte: whoever reads the meter once
+        # a reply arrived sees that reply counted.
+        record = _Recorder(self, call, started)
         try:
             with self._client.stream("POST", self._upstream_url(http.path), json=request, headers=headers) as reply:
                 call.status = reply.status_code
                 if stream and reply.status_code == 200:
-                    self._relay_stream(http, reply, call)
+                    self._relay_stream(http, reply, call, record)
                 else:
                     body = reply.read()
                     self._read_reply(body, call)
+                    record()
                     _send(http, reply.status_code, body, reply.headers.get("content-type", "application/json"))
         except httpx.HTTPError as exc:
             call.error = f"upstream: {type(exc).__name__}: {exc}"[:300]
+            record()
             _send_error(http, 502, call.error)
         finally:
-            call.seconds = round(time.monotonic() - started, 3)
-            with self._lock:
-                self._meter.calls.append(call)
+            record()
+
+    def _append(self, call: MeteredCall) -> None:
+        with self._lock:
+            self._meter.calls.append(call)
 
     def _read_reply(self, body: bytes, call: MeteredCall) -> None:
         try:
@@ -287,7 +294,9 @@ class MeteringProxy(LoopbackHTTPServer):
         call.completion_tokens = self.tokenizer(reply_text(choice.get("message") or {}))
         call.server_usage = _usage(reply.get("usage"))
 
-    def _relay_stream(self, http: BaseHTTPRequestHandler, reply: httpx.Response, call: MeteredCall) -> None:
+    def _relay_stream(
+        self, http: BaseHTTPRequestHandler, reply: httpx.Response, call: MeteredCall, record: _Recorder
+    ) -> None:
         content: list[str] = []
         arguments: list[str] = []
         try:
@@ -297,14 +306,19 @@ class MeteringProxy(LoopbackHTTPServer):
             http.send_header("Transfer-Encoding", "chunked")
             http.end_headers()
             for line in reply.iter_lines():
+                data = line[5:].strip() if line.startswith("data:") else ""
+                if data == "[DONE]":
+                    call.completion_tokens = self.tokenizer("".join(content) + "".join(arguments))
+                    record()
+                elif data:
+                    self._read_chunk(data, call, content, arguments)
                 _write_chunk(http, (line + "\n").encode())
-                if line.startswith("data:") and line[5:].strip() not in ("", "[DONE]"):
-                    self._read_chunk(line[5:].strip(), call, content, arguments)
             http.wfile.write(b"0\r\n\r\n")
             http.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             call.error = "the client hung up mid-stream"
-        call.completion_tokens = self.tokenizer("".join(content) + "".join(arguments))
+        if not record.done:  # a stream without [DONE]
+            call.completion_tokens = self.tokenizer("".join(content) + "".join(arguments))
 
     @staticmethod
     def _read_chunk(data: str, call: MeteredCall, content: list[str], arguments: list[str]) -> None:
@@ -321,6 +335,19 @@ class MeteringProxy(LoopbackHTTPServer):
                 call.finish_reason = choice["finish_reason"]
         if chunk.get("usage"):
             call.server_usage = _usage(chunk["usage"])
+
+
+class _Recorder:
+    """Puts one call on the meter once, with its time so far (a second call does nothing)."""
+
+    def __init__(self, proxy: MeteringProxy, call: MeteredCall, started: float) -> None:
+        self.proxy, self.call, self.started, self.done = proxy, call, started, False
+
+    def __call__(self) -> None:
+        if not self.done:
+            self.done = True
+            self.call.seconds = round(time.monotonic() - self.started, 3)
+            self.proxy._append(self.call)
 
 
 def _usage(usage: Any) -> dict[str, int] | None:
