@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.harness import BenchContext, FigureSkipped, log
+from bench.harness import BenchContext, FigureSkipped, log, machine_info
 from bench.peers.desk import DESK_ALLOCATION, DESK_ITERATIONS, desk_settings, run_desk
 from bench.peers.meter import Adapters, MeteringProxy, fake_tokenizer, llama_tokenizer
 from bench.peers.score import Expectation, score_report
@@ -237,6 +237,7 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
     return {
         "peers": rows,
         "peers_details": {
+            "machine": machine_info(),  # the other figures' machine line may be another run's
             "versions": {
                 spec.name: installed_version(pythons[spec.name], spec.package) for spec in PEERS if spec.name in pythons
             },  # fmt: skip

@@ -78,7 +78,7 @@ def _failures(rows: list[dict[str, Any]]) -> list[str]:
 def section(doc: dict[str, Any]) -> str:
     rows = [r for r in doc.get("peers") or [] if isinstance(r, dict)]
     details = doc.get("peers_details") or {}
-    machine = doc.get("machine") or {}
+    machine = details.get("machine") or doc.get("machine") or {}
     if not rows:
         reason = (doc.get("skipped") or {}).get("peers") or (doc.get("errors") or {}).get("peers") or "not measured"
         return f"Not measured: {reason}.\n"
@@ -86,7 +86,8 @@ def section(doc: dict[str, Any]) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in (details.get("versions") or {}).items())
     lines = [
         f"Measured {dates[0]}{' to ' + dates[-1] if len(dates) > 1 else ''} on {machine.get('cores', '?')} shared "
-        f"cores ({machine.get('cpu', '?')}, Python {machine.get('python', '?')}); peers: {versions}. Topics: "
+        f"cores ({machine.get('cpu', '?')}, Python {machine.get('python', '?')}, 1-minute load average "
+        f"{machine.get('load_average_1m', '?')} at the start); peers: {versions}. Topics: "
         "covered, near miss and uncovered (bench/peers/figure.py); every number from the metering proxy, the "
         "world's request log and one reader of the reports, none from a system's own account.",
         "",
