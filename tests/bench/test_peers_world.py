@@ -1,6 +1,7 @@
 """The peers bench's search world and report scorer: the Tavily endpoint through the real
-tavily-python client, the custom-retriever endpoint and the pages over HTTP, and one scoring of
-reports the way each system cites (Markdown links, [n] with a reference list)."""
+tavily-python client, the custom-retriever endpoint and the pages over HTTP, one scoring of
+reports the way each system cites (Markdown links, [n] with a reference list), and the desk run
+in that world through the meter."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ import httpx
 import pytest
 from tavily import TavilyClient
 
+from bench.peers.desk import desk_settings, run_desk
+from bench.peers.meter import MeteringProxy
 from bench.peers.score import Expectation, score_report
+from bench.peers.scripted import PeerScriptedModel
 from bench.peers.world import PeerWorld
+from tests.fakes import lift_rate_limits
+from tests.fakes.openai_server import FakeOpenAIServer
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +81,24 @@ def test_one_scorer_reads_links_and_numbered_references_alike(world: PeerWorld) 
     assert nothing["cites_nothing"] is True and nothing["supported_share"] is None
     off = score_report(f"Bagpipes are made of wood [{cold.title}]({cold.url}).", world, Expectation(None))
     assert off["off_subject_citations"] == 1  # nothing answers an uncovered topic: every citation is off
+
+
+def test_the_desk_runs_in_the_world_through_the_meter(world: PeerWorld, tmp_path: Path) -> None:
+    lift_rate_limits("tavily", concurrency=8)
+    script = PeerScriptedModel()
+    with FakeOpenAIServer(script) as fake, MeteringProxy(fake.base_url) as proxy:
+        rows = {}
+        for topic, expect in (("How do mRNA vaccines work?", "mrna-vaccines"), ("How are bagpipes made?", None)):
+            proxy.reset()
+            fake.reset()
+            world.clear_log()
+            script.topic = topic
+            run = run_desk(desk_settings(world, proxy.base_url, "bench-model", tmp_path / topic[:6]), topic)
+            meter = proxy.meter()
+            assert (meter.requests, meter.prompt_tokens) == (fake.stats.calls, fake.stats.prompt_tokens)
+            rows[topic] = (run, world.searches(), score_report(run["report"], world, Expectation(expect)))
+    run, searches, covered = rows["How do mRNA vaccines work?"]
+    assert run["finished"] and searches["searches"] == 2  # the desk's two scripted queries, on Tavily
+    assert covered["sources_cited"] >= 2 and covered["invented_citations"] == covered["off_subject_citations"] == 0
+    _, _, uncovered = rows["How are bagpipes made?"]
+    assert uncovered["cites_nothing"] and uncovered["off_subject_citations"] == 0
