@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from research.text import best_snippet
 from tests.fakes import FakeRequest, FakeServer, Reply
 
