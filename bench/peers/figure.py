@@ -196,15 +196,25 @@ def _topics_for(setting: str, quick: bool) -> list[PeerTopic]:
     return list(TOPICS[: int(count) if count.isdigit() else default])
 
 
-def _kept_rows(measured: list[str]) -> list[dict[str, Any]]:
-    """Rows of the settings not measured now, from the last results (a narrowed run keeps them)."""
+def _systems_wanted(peers: list[str]) -> list[str]:
+    """`PEERS_SYSTEMS` (desk, open_deep_research, gpt-researcher) narrows the systems run."""
+    wanted = [w.strip() for w in os.environ.get("PEERS_SYSTEMS", "").split(",") if w.strip()]
+    return [s for s in ("desk", *peers) if not wanted or s in wanted]
+
+
+def _kept_rows(measured: list[str], systems: list[str]) -> list[dict[str, Any]]:
+    """Rows of the settings and systems not measured now, from the last results (a narrowed run keeps them)."""
     from bench.report import RESULTS_JSON
 
     try:
         previous = json.loads(RESULTS_JSON.read_text()).get("peers") or []
     except (OSError, ValueError):
         return []
-    return [r for r in previous if isinstance(r, dict) and r.get("setting") not in measured]
+    return [
+        r
+        for r in previous
+        if isinstance(r, dict) and (r.get("setting") not in measured or r.get("system") not in systems)
+    ]
 
 
 def measure(ctx: BenchContext) -> dict[str, Any]:
@@ -233,7 +243,8 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
                 skipped_settings[name] = str(exc)
                 log(f"peers: setting {name} skipped: {exc}")
     measured_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    rows = _kept_rows(_settings_wanted(ctx.quick)) + [{**r, "measured_at": measured_at} for r in rows]
+    kept = _kept_rows(_settings_wanted(ctx.quick), _systems_wanted(list(pythons)))
+    rows = kept + [{**r, "measured_at": measured_at} for r in rows]
     return {
         "peers": rows,
         "peers_details": {
@@ -258,7 +269,7 @@ def _topic_rows(
     setting: ModelSetting, world: PeerWorld, item: PeerTopic, pythons: dict[str, Path], root: Path
 ) -> list[dict[str, Any]]:
     rows = []
-    for system in ("desk", *pythons):
+    for system in _systems_wanted(list(pythons)):
         setting.proxy.reset()
         world.clear_log()
         if setting.scripted is not None:

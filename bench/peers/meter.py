@@ -45,7 +45,7 @@ def fake_tokenizer(text: str) -> int:
     return count_tokens(text)
 
 
-def llama_tokenizer(server_url: str, *, timeout: float = 60.0) -> Tokenizer:
+def llama_tokenizer(server_url: str, *, timeout: float = 600.0) -> Tokenizer:
     """Tokens of `text` in the served GGUF's vocabulary (llama-cpp-python's /extras/tokenize/count)."""
     root = server_url.rstrip("/").removesuffix("/v1")
     client = httpx.Client(timeout=timeout)
@@ -73,14 +73,19 @@ class MeteredCall:
 
     status: int  # HTTP status the client got (0: the upstream could not be reached)
     stream: bool
-    prompt_tokens: int
-    completion_tokens: int
+    prompt_text: str = field(repr=False)
     seconds: float
     response_format: str  # text | json_object | json_schema
     tools: int  # tools offered
     finish_reason: str | None = None
     server_usage: dict[str, int] | None = None
     error: str | None = None
+    completion_text: str = field(default="", repr=False)
+    # Counted when the meter is read, not while the request is served: llama-cpp answers one request
+    # at a time, so a count asked of it mid-run would wait behind another peer's generation.
+    prompt_tokens: int = -1
+    completion_tokens: int = -1
+    estimated: bool = False  # the tokenizer failed: the fake's four-characters count stands in
 
     @property
     def failed(self) -> bool:
@@ -122,6 +127,7 @@ class Meter:
             "completion_tokens": self.completion_tokens,
             "embedding_requests": self.embedding_requests,
             "streamed_requests": sum(c.stream for c in self.calls),
+            "estimated_token_counts": sum(c.estimated for c in self.calls),
             "request_errors": self.errors()[:5],
         }
 
@@ -185,7 +191,20 @@ class MeteringProxy(LoopbackHTTPServer):
 
     def meter(self) -> Meter:
         with self._lock:
-            return Meter(list(self._meter.calls), self._meter.embedding_requests)
+            snapshot = Meter(list(self._meter.calls), self._meter.embedding_requests)
+        for call in snapshot.calls:
+            if call.prompt_tokens < 0:
+                call.prompt_tokens = self._count(call, call.prompt_text)
+            if call.completion_tokens < 0:
+                call.completion_tokens = self._count(call, call.completion_text)
+        return snapshot
+
+    def _count(self, call: MeteredCall, text: str) -> int:
+        try:
+            return self.tokenizer(text)
+        except Exception:  # noqa: BLE001 - a count that cannot be had is estimated, and says so
+            call.estimated = True
+            return fake_tokenizer(text)
 
     def reset(self) -> None:
         with self._lock:
@@ -232,7 +251,7 @@ class MeteringProxy(LoopbackHTTPServer):
         with self._lock:
             self._meter.embedding_requests += 1
         data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t)} for i, t in enumerate(texts)]
-        tokens = sum(self.tokenizer(t) for t in texts)
+        tokens = sum(fake_tokenizer(t) for t in texts)  # not on the meter: no model was asked
         body = {
             "object": "list",
             "data": data,
@@ -247,8 +266,7 @@ class MeteringProxy(LoopbackHTTPServer):
         call = MeteredCall(
             status=0,
             stream=stream,
-            prompt_tokens=self.tokenizer(_prompt_text(request)),
-            completion_tokens=0,
+            prompt_text=_prompt_text(request),
             seconds=0.0,
             response_format=str((request.get("response_format") or {}).get("type", "text")),
             tools=len(request.get("tools") or []),
@@ -291,7 +309,7 @@ class MeteringProxy(LoopbackHTTPServer):
             return
         choice = (reply.get("choices") or [{}])[0]
         call.finish_reason = choice.get("finish_reason")
-        call.completion_tokens = self.tokenizer(reply_text(choice.get("message") or {}))
+        call.completion_text = reply_text(choice.get("message") or {})
         call.server_usage = _usage(reply.get("usage"))
 
     def _relay_stream(
@@ -308,7 +326,7 @@ class MeteringProxy(LoopbackHTTPServer):
             for line in reply.iter_lines():
                 data = line[5:].strip() if line.startswith("data:") else ""
                 if data == "[DONE]":
-                    call.completion_tokens = self.tokenizer("".join(content) + "".join(arguments))
+                    call.completion_text = "".join(content) + "".join(arguments)
                     record()
                 elif data:
                     self._read_chunk(data, call, content, arguments)
@@ -318,7 +336,7 @@ class MeteringProxy(LoopbackHTTPServer):
         except (BrokenPipeError, ConnectionResetError):
             call.error = "the client hung up mid-stream"
         if not record.done:  # a stream without [DONE]
-            call.completion_tokens = self.tokenizer("".join(content) + "".join(arguments))
+            call.completion_text = "".join(content) + "".join(arguments)
 
     @staticmethod
     def _read_chunk(data: str, call: MeteredCall, content: list[str], arguments: list[str]) -> None:

@@ -116,3 +116,22 @@ def test_the_llama_tokenizer_asks_the_server_for_the_gguf_count() -> None:
         assert count("") == 0  # nothing to ask about
         asked = server.requests("/extras/tokenize/count")
     assert [r.json() for r in asked] == [{"input": "How do mRNA vaccines work?"}]
+
+
+def test_tokens_are_counted_when_the_meter_is_read_and_estimated_when_the_tokenizer_fails(
+    fake: FakeOpenAIServer,
+) -> None:
+    asked: list[str] = []
+
+    def busy_server(text: str) -> int:  # a llama-cpp server still generating for another client
+        asked.append(text)
+        raise TimeoutError("the model server is busy")
+
+    with MeteringProxy(fake.base_url, busy_server) as proxy:
+        reply = _client(proxy).chat.completions.create(model="m", messages=[{"role": "user", "content": "x" * 80}])
+        assert reply.choices[0].message.content  # served without waiting on a count
+        assert asked == []
+        meter = proxy.meter()
+    assert asked == ["x" * 80, reply.choices[0].message.content]
+    assert meter.prompt_tokens == fake.stats.prompt_tokens == 20  # the fake's count stands in
+    assert meter.as_dict()["estimated_token_counts"] == 1
