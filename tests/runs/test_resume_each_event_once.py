@@ -11,13 +11,18 @@ from typing import Any
 import pytest
 
 from research.brains.offline import OfflineBrain
-from research.events import Event
+from research.events import Event, event_payload
+from research.events.payloads import Phase
 from research.events.steps import current_events
+from research.events.stream import stream_part
 from research.export.run_export import export_document, load_export_document
 from research.runs.bundle import export_bundle, import_bundle, read_bundle
 from research.runs.runner import ResearchRunner
+from research.runs.store import RunStore
 from research.runs.view import fold, to_json
+from research.runs.worker_log import WorkerEventLog
 from research.schemas import ResearchRequest
+from research.settings import Settings
 from tests.runs.interrupted_run import AFTER_EVENT, ALLOCATION, KILL_POINTS, TOPIC, with_an_unsupported_claim
 from tests.runs.test_resume import interrupt
 
@@ -103,3 +108,19 @@ def test_a_resumed_run_reads_as_an_uninterrupted_one(
         assert {e.step.attempt for e in current_events(events) if e.step and e.step.task == task} == {2}
     if where == "reviewer-revision":
         assert [v for v, _, _ in resumed["drafts"]] == [1, 2]  # not a second v2 as v3
+
+
+def test_a_servers_worker_log_numbers_its_attempt_after_the_ones_logged(tmp_path: Path, session_log_dir: Path) -> None:
+    """A worker that takes over a run (its first worker died) writes its steps as the next attempt,
+    so the log's fold leaves out what the dead worker's repeated step had logged."""
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, llm="offline")
+    store = RunStore(tmp_path / "data" / "runs.sqlite")
+    store.create_run("r1", TOPIC, None, "offline")
+    phase = {**event_payload(Phase(phase="analyst")), "task": "analyst:t1"}
+
+    WorkerEventLog(store, "r1", settings)(stream_part("custom", phase))  # the first worker, then it dies
+    WorkerEventLog(store, "r1", settings)(stream_part("custom", phase))  # the worker that takes over
+
+    events = store.events("r1")
+    assert [e.step.attempt for e in events if e.step] == [1, 2]
+    assert [e.seq for e in current_events(events)] == [2]
