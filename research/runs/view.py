@@ -16,7 +16,7 @@ from research.events.payloads_trust import StopReasonName
 from research.events.status import RunStatus
 from research.events.steps import is_current, latest_attempts, supersedes
 from research.runs.view_parts import DroppedResult, ResearcherView, Revision, UsageTotals
-from research.schemas import Critique, RunWarning, Source
+from research.schemas.state_shapes import Critique, RunWarning, Source
 from research.sources.identity import WorkIndex
 
 __all__ = ["PHASES", "ResearcherView", "RunView", "fold", "to_json"]

@@ -8,7 +8,7 @@ from research.events.steps import current_events, next_attempt
 from research.events.stream import stream_part
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 
 def test_events_made_in_a_node_name_its_task_and_the_first_attempt(runner: ResearchRunner) -> None:

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.cli.main import main
 
 CEILING = 600.0  # a test that never opens the gate: the run goes on after this long

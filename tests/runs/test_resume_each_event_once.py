@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.events import Event, event_payload
 from research.events.payloads import Phase
 from research.events.steps import current_events
@@ -21,7 +21,7 @@ from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
 from research.runs.worker_log import WorkerEventLog
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.runs.interrupted_run import AFTER_EVENT, ALLOCATION, KILL_POINTS, TOPIC, with_an_unsupported_claim
 from tests.runs.test_resume import interrupt

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.runs.runner import ResearchRunner
 from research.settings import Settings
 from tests.runs.interrupted_run import with_an_unsupported_claim
