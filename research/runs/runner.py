@@ -19,6 +19,7 @@ from research.brains.factory import make_brain
 from research.events import Event, EventAdapter, payloads
 from research.events.payloads import RunFailed, Warning
 from research.events.status import RunStatus
+from research.events.steps import next_attempt
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for, with_controls
 from research.graph.services import RunEnv, ServiceRegistry
@@ -231,10 +232,14 @@ class ResearchRunner:
         resumed_note: str | None,
         logged: set[tuple[str, str]],
     ) -> None:
-        run_started_logged = not fresh and any(e.type == "run_started" for e in self.store.events(run_id))
-        logged_once = frozenset({"run_started"}) if run_started_logged else frozenset()
+        earlier = [] if fresh else self.store.events(run_id)
+        logged_once = frozenset({"run_started"}) if any(e.type == "run_started" for e in earlier) else frozenset()
         adapter = EventAdapter(
-            run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged, logged_once=logged_once
+            run_id,
+            start_seq=self.store.last_seq(run_id),
+            logged_messages=logged,
+            logged_once=logged_once,
+            attempt=next_attempt(earlier),  # a step run again supersedes its interrupted attempt's events
         )
 
         def publish(event: Event) -> None:
