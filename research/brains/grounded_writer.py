@@ -26,7 +26,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
 from research.brains.base import NumberedSource, TextLookup, WriteRequest
-from research.brains.grounded_schema import NO_PASSAGE, SectionSentences, section_schema
+from research.brains.grounded_schema import MAX_SENTENCE_CHARS, NO_PASSAGE, SectionSentences, section_schema
 from research.brains.model_output import InvalidModelOutput
 from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_internal_markers
 from research.events import emit
@@ -38,7 +38,7 @@ PASSAGES_PER_SECTION = 4
 PASSAGE_CHARS = 420
 PASSAGE_SENTENCES = 2
 MIN_GROUNDING = 0.5  # share of a sentence's content words found in its passage
-MIN_WORDS, MAX_SENTENCE_CHARS = 4, 400
+MIN_WORDS = 4
 REPEAT_OVERLAP = 0.8
 SECTION_COUNT = "2-4"
 SUMMARY_COUNT = "2-3"
