@@ -17,7 +17,8 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
 from research import prompts
-from research.brains.base import JudgeRequest, NumberedSource, Plan, ReviseRequest, TextLookup, WriteRequest
+from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
+from research.brains.grounded_reviser import revise_grounded
 from research.brains.grounded_schema import SectionSentences
 from research.brains.grounded_writer import DraftPreview, write_grounded
 from research.brains.llm_calls import ModelCaller
@@ -58,8 +59,6 @@ NOTES_MAX_SOURCES = 8
 JUDGE_SOURCE_CHARS = 400
 JUDGE_MAX_SOURCES = 40
 JUDGE_NOTES_CHARS = 1200
-WRITER_SOURCE_CHARS = 1200
-WRITER_MAX_SOURCES = 40
 M = TypeVar("M", bound=BaseModel)
 _LIST_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 # A bare domain, with or without a path: "cdc.gov/vaccines" (a query word with a known TLD).
@@ -228,17 +227,14 @@ class LLMBrain:
         return draft_guard.tidy_spacing(draft)
 
     def revise(self, request: ReviseRequest) -> str:
-        """The writer again, on the user's instruction, with the same numbered sources."""
-        sources, numbers = _citable_sources(request.sources, request.text_of)
-        draft = prompts.neutralise(request.draft)
-        messages = [
-            SystemMessage(prompts.REVISE_SYSTEM.format(numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
-            HumanMessage(prompts.REVISE_USER.format(instruction=request.instruction, draft=draft, sources=sources)),
-        ]
-        revised = strip_internal_markers(self._text(self._main, messages, role="writer"))
-        revised = draft_guard.strip_reference_section(revised)
+        """Section by section on the user's instruction, grounded like the writer (grounded_reviser.py)."""
+
+        def ask(schema: type[SectionSentences], messages: list[BaseMessage]) -> SectionSentences:
+            return self._structured(self._main, schema, messages, role="writer")
+
+        revised = revise_grounded(request, ask, lambda message: warn(self.kind, f"revise: {message}"))
         # Unknown citations and links are removed by revise_draft, which reports each as a warning.
-        return draft_guard.tidy_spacing(revised)
+        return draft_guard.tidy_spacing(draft_guard.strip_reference_section(revised))
 
     def take_usage(self) -> Usage:
         return self.meter.take()
@@ -270,13 +266,6 @@ def _source_block(label: str, source: Source, text_of: TextLookup, limit: int, *
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return prompts.render_source(label, kind=source.kind, title=source.title, url=source.url, text=text)
-
-
-def _citable_sources(sources: list[NumberedSource], text_of: TextLookup) -> tuple[str, str]:
-    """What the writer (and the reviser) sees: the rendered [n] sources, and the numbers it may cite."""
-    shown = sources[:WRITER_MAX_SOURCES]
-    blocks = [_source_block(f'n="{ns.n}"', ns.source, text_of, WRITER_SOURCE_CHARS) for ns in shown]
-    return prompts.render_sources(blocks), ", ".join(str(ns.n) for ns in shown) or "none"
 
 
 def _report_block(report: ResearcherReport) -> str:
