@@ -313,6 +313,25 @@ Passages (the source with n="k" is the passage claim k cites):
 {sources}"""
 
 
+# --- relevance judge (research/brains/relevance_judge.py) ----------------------------------------
+
+RELEVANCE_SYSTEM = """Role: relevance judge.
+For each numbered source between <<<SOURCES>>> and <<<END SOURCES>>> (its title and the start of its
+text), decide whether it is about the topic's subject: the thing the topic asks about, in the sense
+the topic means it. Sharing a word is not enough: for "How do you prevent rust on old cars?" a paper
+on the Rust programming language is not relevant; for "Causes of the 1929 stock market crash" an
+article on buying stock for an art gallery is not relevant. Give a few words of reason first, then
+relevant true or false. Answer one verdict per source, with its number.
+{untrusted_rule}"""
+
+RELEVANCE_USER = """<topic>
+{topic}
+</topic>
+Research question: {question}
+
+{sources}"""
+
+
 # --- reviewer (research/drafts/review.py builds the instruction for the model reviser) ------------
 
 REVIEW_UNSUPPORTED = "Remove or rewrite these claims, which their cited sources do not support: {items}."

@@ -26,6 +26,7 @@ from typing import Any
 from bench.eval.local_model_figures import draft_figures
 from bench.eval.local_model_report import TARGETS, summarise, write_outputs
 from bench.eval.metrics import figures
+from research.brains.relevance_judge import MODEL_DROP
 
 ROOT = Path(__file__).resolve().parents[2]
 N_CTX = 4096
@@ -63,6 +64,7 @@ def run_topic(server: Any, item: Topic, root: Path) -> dict[str, Any]:
         # deadlines must not cut what is only slow.
         llm_timeout=1800,
         llm_reply_seconds=1800,
+        relevance_judge="model",
         **{f"reply_tokens_{role}": cap for role, cap in CAPS.items()},
     )
     runner = ResearchRunner(settings)
@@ -72,20 +74,23 @@ def run_topic(server: Any, item: Topic, root: Path) -> dict[str, Any]:
     view = fold(runner.store.events(run_id))
     texts = {sid: runner.store.get_text(run_id, sid) or "" for sid in view.sources}
     row = figures(view, library_topic=item.library_topic, uncovered=item.group != "covered", imported=False)
-    warnings = [w.get("message", "") for w in view.warnings]
+    warnings = [w.message for w in view.warnings]
     return {
         "topic": item.topic,
         "group": item.group,
         "seconds": round(seconds, 1),
-        "calls": view.usage.get("calls", 0),
-        "failed_calls": view.usage.get("failed_calls", 0),
-        "prompt_tokens": view.usage.get("prompt_tokens", 0),
-        "completion_tokens": view.usage.get("completion_tokens", 0),
-        "claim_check_method": view.claims.get("method"),
+        "calls": view.usage.calls,
+        "failed_calls": view.usage.failed_calls,
+        "prompt_tokens": view.usage.prompt_tokens,
+        "completion_tokens": view.usage.completion_tokens,
+        "claim_check_method": view.claims.method if view.claims else None,
         "writer": _writer_of(view, warnings),
         "steps_degraded": [w for w in warnings if "used the offline brain" in w],
         "queries": [q for r in view.researchers.values() for q in r.queries],
-        "verdicts": [c.get("status") for c in view.critiques],
+        "verdicts": [c.status for c in view.critiques],
+        "model_relevance_drops": sum(
+            1 for r in view.researchers.values() for d in r.dropped if d.reason.startswith(MODEL_DROP)
+        ),
         **row,
         **draft_figures(view.draft or "", view.citations, texts),
         "draft": view.draft,

@@ -30,6 +30,7 @@ from research.brains.plan_decision import (
     reply_questions,
     validate_decision,
 )
+from research.brains.relevance_judge import RelevanceJudge
 from research.brains.topic_language import ENGLISH, topic_language
 from research.brains.usage_meter import UsageMeter
 from research.drafts import guard as draft_guard
@@ -114,6 +115,10 @@ class LLMBrain:
         self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
         # `max_retries`: the project's retries on a transport fault, each a metered call.
         self.caller = ModelCaller(settings, self.meter, source=self.kind, retries=max_retries)
+        # The run's batched relevance judgement (used when RESEARCH_RELEVANCE_JUDGE=model).
+        self.relevance = RelevanceJudge(
+            lambda schema, messages: self._structured(self._fast, schema, messages, "judge")
+        )
         # Names the server in warnings without its URL (a URL may carry credentials).
         self.server_label = (
             f"model {self.name} at {'OpenAI' if self.caller.is_openai else 'the OPENAI_BASE_URL server'}"

@@ -223,8 +223,9 @@ def test_a_revision_resting_on_no_passage_is_a_failed_step_the_offline_reviser_t
 
     with FakeOpenAIServer(responder=from_memory) as server:
         revision = revise_run(runner.store, run_id, "shorten", settings=_llm_settings(runner, server, log_dir))
-    assert "revise failed (invalid output" in revision.warnings[0] and "rests on none of the passages" in (
-        revision.warnings[0]
+    assert (
+        "revise failed (invalid output" in revision.warnings[0]
+        and "rests on none of the passages" in (revision.warnings[0])
     )
     assert MEMORY not in revision.markdown and revision.check.ok
 
