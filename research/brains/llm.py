@@ -347,7 +347,8 @@ def _is_url(token: str) -> bool:
 def _url_words(token: str) -> str:
     """https://www.cdc.gov/vaccines/covid-19/mrna.html -> "cdc vaccines covid 19 mrna"."""
     parts = re.split(r"[^A-Za-z0-9]+", token.split("://", 1)[-1])
-    return " ".join(p for p in parts if len(p) > 1 and p.lower() not in _URL_NOISE)
+    # A long run of digits is a page id (npr.org/2021/03/14/875611177/...), not a search word.
+    return " ".join(p for p in parts if len(p) > 1 and p.lower() not in _URL_NOISE and not (p.isdigit() and len(p) > 4))
 
 
 def _unique_lines(items: Iterable[object]) -> list[str]:
