@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from research.brains.model_output import strict_json_schema
 
@@ -35,6 +35,12 @@ def _cached(schema: type[BaseModel]) -> dict[str, Any]:
     defs = strict.pop("$defs", {})
     bounded: dict[str, Any] = _bounded(_inline(strict, defs, 0))  # a dict stays a dict through both passes
     return bounded
+
+
+def text_field(description: str, max_chars: int) -> Any:
+    """A string field with room for `max_chars` in the grammar, never enforced by validation (a
+    longer string from a server that only reads the schema is the caller's to trim)."""
+    return Field(description=description, json_schema_extra={"maxLength": max_chars})
 
 
 def grammar_schema(schema: type[BaseModel]) -> dict[str, Any]:

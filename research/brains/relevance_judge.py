@@ -20,7 +20,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
 from research import prompts
-from research.brains.grammar_schema import MAX_ITEMS
+from research.brains.grammar_schema import MAX_ITEMS, text_field
 from research.schemas import DroppedSource, Source
 
 BATCH = MAX_ITEMS  # the grammar's list bound: one verdict per source of the batch
@@ -34,9 +34,8 @@ WAIT_SECONDS = 3600.0  # a ceiling only: the judging call sets the event when it
 class SourceRelevance(BaseModel):
     model_config = ConfigDict(extra="ignore")
     source: int = Field(description="the source's number as given")
-    reason: str = Field(
-        description="a few words: what the source is about, and whether that is the topic's subject",
-        json_schema_extra={"maxLength": REASON_CHARS},
+    reason: str = text_field(
+        "a few words: what the source is about, and whether that is the topic's subject", REASON_CHARS
     )
     relevant: bool = Field(description="true when the source is about the topic's subject")
 

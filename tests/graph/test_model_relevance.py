@@ -17,7 +17,7 @@ from research.runs.view import fold
 from research.schemas import ResearchRequest, Source
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
-from tests.settings_presets import loopback_llm_settings
+from tests.settings_presets import fake_model_settings
 
 TOPIC = "How do mRNA vaccines work?"
 _SOURCE = re.compile(r'<source n="(\d+)" kind="\w+" title="([^"]*)"')
@@ -42,18 +42,8 @@ def cold_chain_is_off_subject(request: dict[str, Any]) -> Any:
     return {"verdicts": verdicts}
 
 
-def runner_for(tmp_path: Path, server: FakeOpenAIServer, **values: Any) -> ResearchRunner:
-    settings = loopback_llm_settings(
-        server.base_url,
-        data_dir=tmp_path / "data",
-        log_dir=tmp_path / "logs",
-        model="main-model",
-        review_rounds=0,
-        llm_timeout=5,
-        relevance_judge="model",
-        **values,
-    )
-    return ResearchRunner(settings)
+def runner_for(tmp_path: Path, server: FakeOpenAIServer) -> ResearchRunner:
+    return ResearchRunner(fake_model_settings(server.base_url, tmp_path, relevance_judge="model"))
 
 
 def relevance_requests(server: FakeOpenAIServer) -> list[dict[str, Any]]:
@@ -100,10 +90,7 @@ def test_the_judge_is_capped_and_what_it_did_not_judge_keeps_the_offline_score(t
         for i in range(BATCH * 3)
     ]
     with FakeOpenAIServer(cold_chain_is_off_subject) as server:
-        settings = loopback_llm_settings(
-            server.base_url, data_dir=tmp_path / "d", log_dir=tmp_path / "l", model="m", llm_timeout=5
-        )
-        brain = LLMBrain(settings)
+        brain = LLMBrain(fake_model_settings(server.base_url, tmp_path))
         brain.relevance.max_calls = 2
         judged = brain.relevance.judge(TOPIC, "How do they work?", sources)
         assert len(relevance_requests(server)) == 2 and judged.calls == 2
