@@ -27,7 +27,7 @@ from bench.eval.local_model_figures import draft_figures
 from bench.eval.local_model_report import TARGETS, summarise, write_outputs
 from bench.eval.metrics import figures
 from bench.llama_server import llama_cpp_version
-from research.brains.relevance_judge import MODEL_DROP
+from research.brains.llm.relevance_judge import MODEL_DROP
 
 ROOT = Path(__file__).resolve().parents[2]
 N_CTX = 4096
@@ -57,7 +57,7 @@ def run_topic(server: Any, item: Topic, root: Path, allocation: str = ALLOCATION
     from bench.llama_server import lane_settings
     from research.runs.runner import ResearchRunner
     from research.runs.view import fold
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     settings = lane_settings(
         server,

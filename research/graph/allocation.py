@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from research.schemas import (
+from research.schemas.researchers import (
     MAX_PER_KIND,
     RESEARCHER_KINDS,
     ResearcherAllocation,

@@ -31,10 +31,10 @@ from research.runs.control import ManagedRuns, Work, local_sources
 from research.runs.event_effects import log_event
 from research.runs.ledger import PlanEdit, RunLedger
 from research.runs.store import RunStore, open_run_store
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.secrets import mask, mask_url, url_secrets
 from research.settings import Settings
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from research.sources.router import SourceRouter
 
 log = logging.getLogger("research.runs.remote")

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from research.brains.base import NumberedSource, WriteRequest
-from research.brains.grammar_schema import MAX_DECLARED_CHARS, MAX_STRING_CHARS, grammar_schema
-from research.brains.grounded_schema import MAX_SENTENCE_CHARS, section_schema
-from research.brains.llm import LLMBrain
-from research.brains.model_output import strict_json_schema
-from research.schemas import QueryPlan, Source
+from research.brains.llm.grammar_schema import MAX_DECLARED_CHARS, MAX_STRING_CHARS, grammar_schema
+from research.brains.llm.grounded_schema import MAX_SENTENCE_CHARS, section_schema
+from research.brains.llm.llm_brain import LLMBrain
+from research.brains.llm.model_output import strict_json_schema
+from research.schemas.llm_shapes import QueryPlan
+from research.schemas.state_shapes import Source
 from tests.brains.test_local_model_calls import llama_like, settings_for
 from tests.fakes.scripted_model import requested_schema_name
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from research.brains.base import ReviseRequest
-from research.brains.grounded_writer import NO_ANSWER, NoGroundedSentences
+from research.brains.llm.grounded_writer import NO_ANSWER, NoGroundedSentences
 from research.events.agent_log import agent_log
 from tests.brains.test_grounded_writer import MEMORY, SOURCES, TOPIC, brain_for, passages_in, server, text_of
 from tests.fakes.scripted_model import requested_schema_name

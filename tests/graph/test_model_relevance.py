@@ -10,11 +10,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from research.brains.llm import LLMBrain
-from research.brains.relevance_judge import BATCH, MODEL_DROP
+from research.brains.llm.llm_brain import LLMBrain
+from research.brains.llm.relevance_judge import BATCH, MODEL_DROP
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest, Source
+from research.schemas.state_shapes import ResearchRequest, Source
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 from tests.settings_presets import fake_model_settings

@@ -25,10 +25,10 @@ from research.runs.bundle_checks import MAX_TIMESTAMP, MIN_TIMESTAMP
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from research.sources.library.importer import import_paths
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 
 settings.register_profile("suite", max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 settings.register_profile("fuzz", max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))

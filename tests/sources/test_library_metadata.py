@@ -12,8 +12,8 @@ import pytest
 from fpdf import FPDF
 
 from research.sources.library.importer import import_paths
+from research.sources.library.library_store import Library
 from research.sources.library.readers import split_front_matter
-from research.sources.library.store import Library
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.ui.conftest import has_block, texts
 
@@ -120,7 +120,7 @@ def test_a_failed_claim_says_why(make_app, data_dir):
 
 def test_the_reviewers_version_shows_its_reasons(make_app, data_dir, monkeypatch):
     from research.brains.base import WriteRequest
-    from research.brains.offline import OfflineBrain
+    from research.brains.offline.offline_brain import OfflineBrain
 
     original = OfflineBrain.write
 

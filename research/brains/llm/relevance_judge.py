@@ -20,8 +20,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
 from research import prompts
-from research.brains.grammar_schema import MAX_ITEMS, text_field
-from research.schemas import DroppedSource, Source
+from research.brains.llm.grammar_schema import MAX_ITEMS, text_field
+from research.schemas.state_shapes import DroppedSource, Source
 
 BATCH = MAX_ITEMS  # the grammar's list bound: one verdict per source of the batch
 MAX_CALLS = 12

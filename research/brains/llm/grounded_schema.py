@@ -13,7 +13,7 @@ import functools
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
-from research.brains.grammar_schema import text_field
+from research.brains.llm.grammar_schema import text_field
 
 NO_PASSAGE = 0
 MAX_PASSAGES = 8

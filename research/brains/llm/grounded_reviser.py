@@ -24,8 +24,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from research import prompts
 from research.brains.base import NumberedSource, ReviseRequest
-from research.brains.grounded_schema import NO_PASSAGE, section_schema
-from research.brains.grounded_writer import (
+from research.brains.llm.grounded_schema import NO_PASSAGE, section_schema
+from research.brains.llm.grounded_writer import (
     PASSAGE_CHARS,
     PASSAGE_SENTENCES,
     Ask,
