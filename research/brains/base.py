@@ -90,6 +90,8 @@ class ReviseRequest:
     instruction: str
     sources: list[NumberedSource]
     text_of: TextLookup
+    # The headings of the sections to rewrite (the reviewer's: where its issues are); empty: all.
+    sections: tuple[str, ...] = ()
 
 
 class Brain(Protocol):

@@ -19,8 +19,9 @@ from research.brains.factory import make_brain
 from research.events import Event, EventAdapter, payloads
 from research.events.payloads import RunFailed, Warning
 from research.events.status import RunStatus
+from research.events.steps import next_attempt
 from research.graph.builder import build_graph
-from research.graph.context import RunContext, RunSpec, spec_for
+from research.graph.context import RunContext, RunSpec, spec_for, with_controls
 from research.graph.services import RunEnv, ServiceRegistry
 from research.graph.state import ResearchState
 from research.logging_setup import configure_logging, run_id_scope
@@ -231,10 +232,14 @@ class ResearchRunner:
         resumed_note: str | None,
         logged: set[tuple[str, str]],
     ) -> None:
-        run_started_logged = not fresh and any(e.type == "run_started" for e in self.store.events(run_id))
-        logged_once = frozenset({"run_started"}) if run_started_logged else frozenset()
+        earlier = [] if fresh else self.store.events(run_id)
+        logged_once = frozenset({"run_started"}) if any(e.type == "run_started" for e in earlier) else frozenset()
         adapter = EventAdapter(
-            run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged, logged_once=logged_once
+            run_id,
+            start_seq=self.store.last_seq(run_id),
+            logged_messages=logged,
+            logged_once=logged_once,
+            attempt=next_attempt(earlier),  # a step run again supersedes its interrupted attempt's events
         )
 
         def publish(event: Event) -> None:
@@ -298,7 +303,7 @@ class ResearchRunner:
             self.services.unbind(run_id)
 
     def _spec(self, run_id: str, request: ResearchRequest, mode: str, settings: Settings) -> RunSpec:
-        spec = spec_for(run_id, settings, request.llm)
+        spec = with_controls(spec_for(run_id, settings, request.llm), request.source_controls)
         spec["researcher_mode"] = mode
         if request.started_by:
             spec["started_by"] = request.started_by

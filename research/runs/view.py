@@ -14,7 +14,9 @@ from research.events import Event
 from research.events import payloads as p
 from research.events.payloads_trust import StopReasonName
 from research.events.status import RunStatus
+from research.events.steps import is_current, latest_attempts, supersedes
 from research.runs.view_parts import DroppedResult, ResearcherView, Revision, UsageTotals
+from research.schemas.source_quality import SourceControls
 from research.schemas.state_shapes import Critique, RunWarning, Source
 from research.sources.identity import WorkIndex
 
@@ -32,6 +34,7 @@ class RunView:
     model: str = ""
     source_mode: str = ""
     researcher_mode: str = "pipeline"
+    source_controls: SourceControls = field(default_factory=SourceControls)  # as run_started recorded them
     max_iterations: int | None = None
     phase: str | None = None
     iteration: int = 0
@@ -70,6 +73,8 @@ class RunView:
     draft_preview: str = ""
     # Model calls in progress outside researchers (supervisor, analyst, writer): node -> tokens.
     model_progress: dict[str, int] = field(default_factory=dict)
+    # Each task's latest attempt folded in (research/events/steps.py).
+    attempts: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def allocation_notation(self) -> str:
@@ -93,6 +98,12 @@ class RunView:
         if handler:
             handler(event, event.data)
         self.last_seq = max(self.last_seq, event.seq)
+        if event.step is not None:
+            self.attempts[event.step.task] = max(self.attempts.get(event.step.task, 0), event.step.attempt)
+
+    def superseded_by(self, events: Iterable[Event]) -> bool:
+        """True when `events` repeat a step this view already folded (a resumed run's later attempt)."""
+        return supersedes(events, self.attempts)
 
     # --- one handler per event type; `d` is the type's payload model (research/events/payloads.py) ---
     def _on_run_started(self, e: Event, d: p.RunStarted) -> None:
@@ -100,6 +111,7 @@ class RunView:
         self.brain, self.model = d.brain, d.model
         self.source_mode, self.max_iterations = d.source_mode, d.max_iterations
         self.researcher_mode = d.researcher_mode or "pipeline"
+        self.source_controls = d.source_controls
         self.started_ts = e.ts
         self.phase = "supervisor"
         self.started_by = d.started_by
@@ -253,9 +265,18 @@ class RunView:
 
 
 def fold(events: Iterable[Event], view: RunView | None = None) -> RunView:
+    """`view` (or a new one) with `events` applied, leaving out the events of a step's interrupted
+    attempt that a resumed run ran again (research/events/steps.py): a resumed run reads as an
+    uninterrupted one. Its model usage still counts: those calls were made. A view folded forward
+    must be folded again from the whole log when new events supersede ones it holds
+    (`RunView.superseded_by`)."""
     view = view or RunView()
+    events = list(events)
+    latest = {**view.attempts, **latest_attempts(events)}
     for event in events:
-        view.apply(event)
+        if is_current(event, latest) or event.type == "usage":
+            view.apply(event)
+        view.last_seq = max(view.last_seq, event.seq)
     return view
 
 
@@ -286,7 +307,10 @@ def to_json(view: RunView) -> dict[str, Any]:
             }
             for r in view.researchers.values()
         ],
-        "sources": [{k: getattr(s, k) for k in _SOURCE_KEYS} for s in view.sources.values()],
+        "sources": [
+            {**{k: getattr(s, k) for k in _SOURCE_KEYS}, "reliability": s.reliability and s.reliability.model_dump()}
+            for s in view.sources.values()
+        ],
         "critiques": [{k: c.model_dump(mode="json")[k] for k in _CRITIQUE_KEYS} for c in view.critiques],
         "draft": view.draft,
         "citations": view.citations,

@@ -300,6 +300,15 @@ def test_url_queries_become_search_words(server: FakeOpenAIServer) -> None:
     assert json.dumps(queries)  # plain strings
 
 
+def test_a_url_querys_page_id_is_not_a_search_word(server: FakeOpenAIServer) -> None:
+    # What Qwen2.5-Coder-1.5B wrote as a query on the eval's first run.
+    reply = {"queries": ["https://www.npr.org/2021/03/14/875611177/how-mrna-vaccines-work"]}
+    default = ScriptedModel()
+    server.responder = lambda req: reply if requested_schema_name(req) == "QueryPlan" else default(req)
+    task = ResearcherTask(researcher_id="web-1", kind="web", question=QUESTIONS[0], topic=TOPIC)
+    assert brain_for(server).queries(task, "web") == ["npr 2021 03 14 how mrna vaccines work"]
+
+
 def test_a_sentence_ends_with_one_full_stop_and_keeps_its_marker() -> None:
     from research.brains.llm.grounded_writer import clean_sentence
 

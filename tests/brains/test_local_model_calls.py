@@ -164,14 +164,14 @@ def test_a_reply_cut_by_its_cap_is_used_and_noted(tmp_path: Path, caplog: pytest
 
 
 def test_the_writer_stops_before_its_own_reference_list(tmp_path: Path) -> None:
-    with FakeOpenAIServer(lambda request: "# Draft\n\nText [1].") as server:
+    finding = "Lipid nanoparticles carry the mRNA into cells."
+    with FakeOpenAIServer(lambda request: {"sentences": [{"passage": 1, "text": finding}]}) as server:
         brain = LLMBrain(settings_for(server, tmp_path))
         from research.brains.base import NumberedSource, ReviseRequest
 
-        # The free-text writer call is the reviser's (the draft itself is structured sentences).
-        brain.revise(
-            ReviseRequest("# Draft\n\nText [1].\n", "Shorter.", [NumberedSource(1, ONE_SOURCE)], lambda _id: "")
-        )
+        # Every writer call is structured now (the writer's and the reviser's): each still stops there.
+        draft = f"# Draft\n\n## Summary\n\n{finding[:-1]} [1].\n"
+        brain.revise(ReviseRequest(draft, "Shorter.", [NumberedSource(1, ONE_SOURCE)], lambda _id: finding))
         assert "\n## Sources" in server.requests[-1]["stop"]
 
 
@@ -278,11 +278,11 @@ def test_every_call_streams(tmp_path: Path) -> None:
 
 
 def test_progress_is_throttled_and_hides_reasoning(monkeypatch: pytest.MonkeyPatch) -> None:
-    from research.brains.llm import model_stream as model_call
+    from research.brains.llm import model_stream
     from research.brains.llm.step_context import StepContext
 
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr(model_call, "emit", lambda data, **_where: sent.append((data.event_type, data.model_dump())))
+    monkeypatch.setattr(model_stream, "emit", lambda data, **_where: sent.append((data.event_type, data.model_dump())))
     progress = Progress(StepContext("write"), "m", draft=True)
     for piece in ["<think>", "plan it", "</think>", "# Title"] + [" word"] * 200:
         progress.chunk(piece)
