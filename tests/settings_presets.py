@@ -16,3 +16,13 @@ def library_settings(data_dir: Path, log_dir: Path, *, llm: Literal["offline", "
 
 def loopback_llm_settings(base_url: str, *, data_dir: Path, log_dir: Path, model: str, **values: Any) -> Settings:
     return library_settings(data_dir, log_dir, llm="openai", openai_base_url=base_url, model=model, **values)
+
+
+def model_call_settings(base_url: str, data_dir: Path, *, api_key: str, model: str, **overrides: Any) -> Settings:
+    """Settings for calling a loopback model directly, outside a run: its URL, key and model name,
+    a 5 s timeout; `overrides` replace any of them."""
+    values: dict[str, Any] = dict(
+        _env_file=None, openai_base_url=base_url, openai_api_key=api_key, model=model, llm_timeout=5, data_dir=data_dir
+    )
+    values.update(overrides)
+    return Settings(**values)

@@ -235,24 +235,33 @@ def test_urls_markers_and_markup_never_reach_the_draft(server: FakeOpenAIServer)
 # --- the analyst and the queries ------------------------------------------------------------------------
 
 
-def test_the_analysts_approval_follows_its_own_coverage(server: FakeOpenAIServer) -> None:
-    def verdict(_req: dict[str, Any]) -> dict[str, Any]:
+def _judged_after_approval(server: FakeOpenAIServer, critique: list[str], coverage: list[dict[str, Any]]):
+    """The analyst's judgement of SOURCES when the model approves with this critique and coverage
+    (every other request answered by the scripted model)."""
+
+    def verdict() -> dict[str, Any]:
         return {
             "status": "APPROVED",
-            "critique": ["Good overall.", "The second question is not addressed by any source."],
+            "critique": critique,
             "missing_topics": [],
             "recommended_queries": [],
-            "coverage": [
-                {"question": "How lipid nanoparticles deliver mRNA", "covered": True, "source_count": 2, "note": ""},
-                {"question": "Safety", "covered": False, "source_count": 0, "note": "not addressed"},
-            ],
+            "coverage": coverage,
         }
 
     default = ScriptedModel()
-    server.responder = lambda req: verdict(req) if requested_schema_name(req) == "AnalystVerdict" else default(req)
-    sources = [ns.source for ns in SOURCES]
+    server.responder = lambda req: verdict() if requested_schema_name(req) == "AnalystVerdict" else default(req)
+    return brain_for(server).judge(JudgeRequest(TOPIC, QUESTIONS, [ns.source for ns in SOURCES], [], 1, text_of))
 
-    result = brain_for(server).judge(JudgeRequest(TOPIC, QUESTIONS, sources, [], 1, text_of))
+
+def test_the_analysts_approval_follows_its_own_coverage(server: FakeOpenAIServer) -> None:
+    result = _judged_after_approval(
+        server,
+        ["Good overall.", "The second question is not addressed by any source."],
+        [
+            {"question": "How lipid nanoparticles deliver mRNA", "covered": True, "source_count": 2, "note": ""},
+            {"question": "Safety", "covered": False, "source_count": 0, "note": "not addressed"},
+        ],
+    )
 
     assert result.status == "NEEDS_IMPROVEMENT"
     assert [c.question for c in result.coverage] == QUESTIONS  # reworded, in order: matched by place
@@ -264,19 +273,11 @@ def test_the_analysts_approval_follows_its_own_coverage(server: FakeOpenAIServer
 def test_an_approval_whose_critique_says_a_question_is_not_addressed_is_not_an_approval(
     server: FakeOpenAIServer,
 ) -> None:
-    def verdict(req: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "status": "APPROVED",
-            "critique": ["Delivery is covered well.", "Safety is not addressed."],
-            "missing_topics": [],
-            "recommended_queries": [],
-            "coverage": [{"question": q, "covered": True, "source_count": 2, "note": ""} for q in QUESTIONS],
-        }
-
-    default = ScriptedModel()
-    server.responder = lambda req: verdict(req) if requested_schema_name(req) == "AnalystVerdict" else default(req)
-
-    result = brain_for(server).judge(JudgeRequest(TOPIC, QUESTIONS, [ns.source for ns in SOURCES], [], 1, text_of))
+    result = _judged_after_approval(
+        server,
+        ["Delivery is covered well.", "Safety is not addressed."],
+        [{"question": q, "covered": True, "source_count": 2, "note": ""} for q in QUESTIONS],
+    )
 
     assert result.status == "NEEDS_IMPROVEMENT" and result.missing_topics == ["Safety is not addressed."]
 
