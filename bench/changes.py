@@ -87,7 +87,7 @@ CHANGES: list[dict] = [
     {
         "what": "Structured output binds response_format (or the tool) to the model directly instead of "
         "going through with_structured_output(include_raw=True)",
-        "file": "research/brains/structured.py",
+        "file": "research/brains/llm/structured.py",
         "cause": "include_raw wraps every call in two RunnableParallel steps, each starting a thread pool; "
         "nine researchers calling at once queued for those thread starts under the GIL. The raw "
         "reply was all we parsed anyway.",
@@ -134,7 +134,7 @@ CHANGES: list[dict] = [
     },
     {
         "what": "Figures 1 and 2 with the five changes above (previous commit vs this one, back to back)",
-        "file": "research/brains/structured.py, research/graph.py, research/runner.py, research/sources/, "
+        "file": "research/brains/llm/structured.py, research/graph.py, research/runner.py, research/sources/, "
         "research/nodes/supervisor.py",
         "cause": "see the entries above",
         "before": SECOND_BEFORE,
@@ -146,7 +146,7 @@ CHANGES: list[dict] = [
         "(figure 8, bench/libraries.py)",
         "file": "research/sources/retrying.py, research/sources/http.py, research/sources/client_retry.py, "
         "research/sources/rate_limits.py",
-        "cause": "issue 10 item 8: use a maintained library where it does the job as well",
+        "cause": "use a maintained library where it does the job as well",
         "before": "hand-written retry loops in http.py and client_retry.py",
         "after": "tenacity: +9 us per request whose first attempt succeeds (tests unchanged); the kept pieces "
         'are faster or behave as the tests assert (bench/results.json "libraries")',

@@ -1,4 +1,4 @@
-"""Figure: memory while importing hostile inputs (issue 13). Each case runs in its own process and
+"""Figure: memory while importing hostile inputs. Each case runs in its own process and
 reports its peak RSS (VmHWM) and, for documents, the extraction child's peak (RUSAGE_CHILDREN):
 
 - bundle_bomb: 60 million empty objects in ~175 KB of gzip (json.loads took > 3.5 GB);

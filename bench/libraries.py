@@ -20,8 +20,8 @@ import httpx
 from bench.harness import REPO_ROOT, BenchContext, FigureSkipped, log, median, rounded
 from research import text as own_text
 from research.sources import http as http_core
+from research.sources.library.library_store import SAMPLE_DIR
 from research.sources.library.readers import markdown_to_text, split_front_matter
-from research.sources.library.store import SAMPLE_DIR
 from research.sources.rate_limits import RateLimiter
 from research.sources.retrying import RetryableFailure, backoff_wait, retrying
 from research.sources.router import CircuitBreaker

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import BenchContext, Stopwatch, log, percentile, rounded
-from research.sources.library.store import Library, NewDocument
+from research.sources.library.library_store import Library, NewDocument
 
 SIZES_FULL = (1_000, 10_000, 100_000)
 SIZES_QUICK = (1_000, 10_000)

@@ -180,7 +180,7 @@ class LaneRun:
 def run_research(settings, topic: str = "How do mRNA vaccines work?", **request: Any) -> LaneRun:
     from research.runs.runner import ResearchRunner
     from research.runs.view import fold, to_json
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     runner = ResearchRunner(settings)
     started = time.monotonic()

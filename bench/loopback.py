@@ -21,9 +21,9 @@ from xml.sax.saxutils import escape
 
 from research.events import Event
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
-from research.sources.library.store import LibraryProvider
+from research.sources.library.library_store import LibraryProvider
 from research.sources.router import CircuitBreaker, SourceRouter
 from tests.fakes import FakeServer, Reply, lift_rate_limits
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import BenchContext, clean_environ, log, rounded
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from tests.streamlit_server import offline_env
 
 TOPIC = "How do mRNA vaccines work?"

@@ -12,7 +12,7 @@ from typing import Any
 
 from bench.harness import BenchContext, Stopwatch, clean_environ, log, median, rounded
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.settings_presets import library_settings
 from tests.streamlit_server import offline_env
 

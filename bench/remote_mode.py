@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from bench.harness import BenchContext, FigureSkipped, Stopwatch, log, median, rounded
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 
 TOPIC = "How do mRNA vaccines work?"

@@ -16,7 +16,7 @@ RESULTS_JSON = BENCH_DIR / "results.json"
 RESULTS_MD = BENCH_DIR / "results.md"
 README = REPO_ROOT / "README.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
-# The keys issue 5 asks every results file to have (bench/results.json is tracked over time).
+# The keys every results file has (bench/results.json is tracked over time).
 REQUIRED_KEYS = (
     "machine",
     "critical_path_efficiency",
@@ -220,7 +220,7 @@ def figure_rows(doc: dict[str, Any]) -> list[Row]:
                 )
             )
     hostile = doc.get("hostile_inputs") or {}
-    if hostile:  # issue 13: peak RSS importing the worst bundle and the worst document
+    if hostile:  # peak RSS importing the worst bundle and the worst document
         for case, d in (doc.get("hostile_inputs_details") or {}).items():
             rows.append(
                 Row(

@@ -1,7 +1,7 @@
 """The engine's public API: what the dashboard (and other callers) may import."""
 
-from research.brains.availability import BrainUnavailable, brain_problem
-from research.brains.offline_revise import RevisionError
+from research.brains.llm.availability import BrainUnavailable, brain_problem
+from research.brains.offline.offline_revise import RevisionError
 from research.drafts.citations import check_citations
 
 # Issue 13: content made inert wherever it is shown.
@@ -47,14 +47,12 @@ from research.runs.store import (
     open_run_store,
 )
 from research.runs.view import PHASES, ResearcherView, RunView, fold
-from research.schemas import (
-    MAX_PER_KIND,
+from research.schemas.llm_shapes import QuestionCoverage
+from research.schemas.researchers import MAX_PER_KIND, RESEARCHER_KINDS, ResearcherAllocation
+from research.schemas.state_shapes import (
     MAX_TOPIC_CHARS,
-    RESEARCHER_KINDS,
     CheckedClaim,
     Critique,
-    QuestionCoverage,
-    ResearcherAllocation,
     ResearchRequest,
     RunWarning,
     Source,
@@ -68,7 +66,7 @@ from research.settings import MAX_RESEARCHER_CAP, Settings, get_settings
 from research.sources.health import ProviderStatus, check_providers
 from research.sources.library.documents import LibraryDocument, LibraryHit
 from research.sources.library.importer import SUPPORTED_SUFFIXES, ImportReport, import_bytes
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 
 
 def make_manager(settings: Settings) -> RunControl:

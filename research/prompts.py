@@ -143,7 +143,7 @@ Researcher notes:
 
 {sources}"""
 
-# --- writer, grounded: one section at a time from numbered passages (brains/grounded_writer.py) ---
+# --- writer, grounded: one section at a time from numbered passages (brains/llm/grounded_writer.py) ---
 
 SECTION_SYSTEM = """Role: research writer (one section).
 You write one section of a research report: {task}, using ONLY the numbered passages between
@@ -215,7 +215,7 @@ NO_SOURCES = f"{SOURCES_OPEN}\n(no sources were found)\n{SOURCES_CLOSE}"
 _DELIMITER_LOOKALIKE = re.compile(r"<<<|>>>|</?source\b", re.IGNORECASE)  # <<<END SOURCES>>>, </source>
 
 
-# Added to the plan and query prompts when the topic is not in English (topic_language.py).
+# Added to the plan and query prompts when the topic is not in English (research/topic/language.py).
 TOPIC_LANGUAGE_NOTE = (
     "\n\nThe topic is written in {language}. Write the research questions and the search queries in "
     "{language}, the topic's language, not in English."
@@ -294,7 +294,7 @@ TOOL_INVALID_ARGS = "Invalid arguments for {tool}: {problems}. Fix the arguments
 TOOL_REPEATED = "You already called {tool} with these arguments; its results are above. Do not repeat a call."
 TOOL_REFUSED = "Not called: {reason}."
 
-# --- claim judge (research/brains/claim_judge.py) -----------------------------------------------
+# --- claim judge (research/brains/llm/claim_judge.py) -----------------------------------------------
 
 CLAIM_JUDGE_SYSTEM = """Role: claim checker.
 For each numbered claim of a draft you get the question of its section and the passage of the source

@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(60.0, gt=0)
     max_llm_calls: int = Field(60, ge=1)
     max_tokens: int = Field(200_000, ge=1000)
-    # Local models (issue 12). Parallel model calls per server: a local server with one slot queues
+    # Local models. Parallel model calls per server: a local server with one slot queues
     # the rest, and a queued request's timeout would run while it waits. Hosted APIs take many.
     llm_concurrency: int = Field(8, ge=1, le=64)
     # Output cap per reply (max_tokens sent with each request), by role; a reply cut by its cap
@@ -99,7 +99,7 @@ class Settings(BaseSettings):
     enable_stackexchange: bool = False
     # Seconds each local-library search waits, to pace live demos (and make a run observable in tests).
     demo_delay: float = Field(0.0, ge=0, le=30)
-    # Security (issue 13). What one search hit, and a run's stored page text, carries of a document:
+    # Security. What one search hit, and a run's stored page text, carries of a document:
     # the whole text up to this many characters, else its best passages (the library keeps it all).
     max_source_text_chars: int = Field(200_000, ge=2_000, le=20_000_000)
     # Serve the dashboard on a non-loopback address without a login ([auth] in secrets): only on purpose.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 
 TOPIC = "How do mRNA vaccines work?"

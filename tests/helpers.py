@@ -15,8 +15,9 @@ from typing import Any
 
 from research.graph.builder import build_graph
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearcherKind, Source
-from research.sources.base import Retrieval
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
+from research.sources.provider_base import Retrieval
 from tests.environment import clean_environ
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Credentials in URL settings (issue 21 items 17 and 19), masked by structure: parsed with
+"""Credentials in URL settings, masked by structure: parsed with
 urllib.parse, userinfo and password-like query values replaced before anything prints or stores
 them; driver errors without the DSN; RESEARCH_SERVER_URL's credentials not on any page."""
 

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def run_topic(item: EvalTopic, llm: str, extra: dict[str, Any]) -> dict[str, Any]:
     from research.runs.runner import ResearchRunner
     from research.runs.view import fold
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
     from research.settings import Settings
     from research.sources.library.importer import import_bytes
 

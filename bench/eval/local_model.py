@@ -53,7 +53,7 @@ def run_topic(server: Any, item: Topic, root: Path) -> dict[str, Any]:
     from bench.llama_server import lane_settings
     from research.runs.runner import ResearchRunner
     from research.runs.view import fold
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     settings = lane_settings(
         server,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from research.brains.grounded_writer import NO_ANSWER
+from research.brains.llm.grounded_writer import NO_ANSWER
 from research.drafts.citations import SOURCES_HEADING
 from research.drafts.claims import check_claims, cited_sentences
 from research.drafts.markers import CITATION_MARKER

@@ -26,13 +26,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def write_one(server: Any, topic: str, root: Path, questions: int | None = None) -> dict[str, Any]:
     from bench.llama_server import lane_settings
     from research.brains.base import NumberedSource, WriteRequest
-    from research.brains.llm import LLMBrain
+    from research.brains.llm.llm_brain import LLMBrain
     from research.drafts.citations import finalize_citations
     from research.drafts.guard import repair_draft
     from research.graph.nodes.writer import writing_order
     from research.runs.runner import ResearchRunner
     from research.runs.view import fold
-    from research.schemas import ResearchRequest, Source
+    from research.schemas.state_shapes import ResearchRequest, Source
     from research.settings import Settings
 
     offline = Settings(_env_file=None, data_dir=root / "data", log_dir=root / "logs", sources="library", llm="offline")

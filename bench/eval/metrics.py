@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from research.brains.offline_writer import _LEANS_BACK
+from research.brains.offline.offline_writer import _LEANS_BACK
 from research.drafts.citations import CITATION, SOURCES_HEADING
 from research.drafts.review import find_issues
 from research.runs.view import RunView
-from research.schemas import CheckedClaim
+from research.schemas.state_shapes import CheckedClaim
 from research.text import split_sentences
 
 EMPTY_DRAFT_PHRASE = "No relevant sources were found"

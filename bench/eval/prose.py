@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from research.brains.offline_writer import _LEANS_BACK
+from research.brains.offline.offline_writer import _LEANS_BACK
 from research.drafts.citations import CITATION, SOURCES_HEADING
 from research.drafts.claims import draft_topic
 from research.drafts.fit import addresses

@@ -15,7 +15,7 @@ THRESHOLDS = (0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 def measure() -> dict[str, Any]:
     from research.relevance.ranking import MIN_SCORE, judge_source
-    from research.sources.library.store import Library
+    from research.sources.library.library_store import Library
 
     with tempfile.TemporaryDirectory(prefix="eval-rel-") as tmp:
         library = Library(Path(tmp) / "library.sqlite")

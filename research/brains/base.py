@@ -7,15 +7,9 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from research.relevance.coverage import QuestionEvidence
-from research.schemas import (
-    AnalystVerdict,
-    ResearcherAllocation,
-    ResearcherKind,
-    ResearcherReport,
-    ResearcherTask,
-    Source,
-    Usage,
-)
+from research.schemas.llm_shapes import AnalystVerdict
+from research.schemas.researchers import ResearcherAllocation, ResearcherKind
+from research.schemas.state_shapes import ResearcherReport, ResearcherTask, Source, Usage
 
 
 class BudgetExceeded(RuntimeError):
@@ -114,7 +108,7 @@ class Brain(Protocol):
 
     def revise(self, request: ReviseRequest) -> str:
         """Rewrite the draft on the instruction, citing [n] only from the request's sources.
-        Raises research.brains.offline_revise.RevisionError when it cannot."""
+        Raises research.brains.offline.offline_revise.RevisionError when it cannot."""
         ...
 
     def take_usage(self) -> Usage:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from research.brains.availability import check_brain
 from research.brains.base import Brain
-from research.brains.offline import OfflineBrain
+from research.brains.llm.availability import check_brain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.settings import Settings
 
 
@@ -16,7 +16,7 @@ def make_brain(settings: Settings, choice: str | None = None) -> Brain:
     if kind == "offline":
         return OfflineBrain()
     from research.brains.fallback import FallbackBrain
-    from research.brains.llm import LLMBrain
+    from research.brains.llm.llm_brain import LLMBrain
     from research.events.agent_log import warn
 
     return FallbackBrain(LLMBrain(settings), OfflineBrain(), on_warning=lambda source, message: warn(source, message))

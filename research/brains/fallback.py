@@ -24,9 +24,11 @@ from research.brains.base import (
     TextLookup,
     WriteRequest,
 )
-from research.brains.call_context import in_step
-from research.brains.model_output import InvalidModelOutput
-from research.schemas import AnalystVerdict, ResearcherKind, ResearcherTask, Source, Usage
+from research.brains.llm.model_output import InvalidModelOutput
+from research.brains.llm.step_context import in_step
+from research.schemas.llm_shapes import AnalystVerdict
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import ResearcherTask, Source, Usage
 from research.secrets import mask
 
 T = TypeVar("T")

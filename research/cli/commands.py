@@ -261,7 +261,7 @@ def _cancel(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
 
 
 def _revise(store: RunStore, args: Namespace, bad_input: BadInput, settings: Settings) -> int:
-    from research.brains.revise_instructions import RevisionError
+    from research.brains.offline.revise_instructions import RevisionError
     from research.runs.revision import revise_run
 
     try:

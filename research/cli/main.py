@@ -21,14 +21,15 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pydantic import ValidationError
 
-from research.brains.availability import brain_problem
+from research.brains.llm.availability import brain_problem
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
 from research.cli.progress import describe
 from research.cli.terminal import terminal_text
 from research.events import Event, RunStatus
 from research.graph.allocation import AllocationError
 from research.runs.sql import DatabaseUnavailable
-from research.schemas import RESEARCHER_KINDS, ResearchRequest, TopicError, validate_topic
+from research.schemas.researchers import RESEARCHER_KINDS
+from research.schemas.state_shapes import ResearchRequest, TopicError, validate_topic
 from research.settings import Settings
 
 if TYPE_CHECKING:
@@ -215,7 +216,7 @@ def _resume(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _library(settings: Settings, args: argparse.Namespace) -> int:
-    from research.sources.library.store import Library
+    from research.sources.library.library_store import Library
 
     library = Library(settings.library_db)
     library.ensure_sample()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from research.drafts.inert import md_literal, source_link
 from research.drafts.markers import CITATION_MARKER as CITATION
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 
 SOURCES_HEADING = "## Sources"
 _URL = re.compile(r"https?://[^\s)>\]]+")

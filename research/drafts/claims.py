@@ -18,7 +18,7 @@ from research.drafts.citations import SOURCES_HEADING
 from research.drafts.faithful import changed_tokens
 from research.drafts.fit import addresses
 from research.drafts.markers import CITATION_MARKER as CITATION
-from research.schemas import CheckedClaim, ClaimFailure, ClaimVerdict
+from research.schemas.state_shapes import CheckedClaim, ClaimFailure, ClaimVerdict
 from research.text import split_sentences, tokenize
 from research.text.quote import md_unquote, plain_text
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from research.drafts.citations import SOURCES_HEADING
-from research.schemas import Critique, Evidence, QuestionCoverage
+from research.schemas.llm_shapes import QuestionCoverage
+from research.schemas.state_shapes import Critique, Evidence
 
 MAX_QUERIES_LISTED = 12
 

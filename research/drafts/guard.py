@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, INTERNAL_MARKER
 from research.drafts.repair_types import CitationRepair, DraftRepair, UrlRepair
-from research.schemas import normalise_url
+from research.schemas.urls import normalise_url
 
 _MD_LINK = r"\[([^\[\]\n]*)\]\((https?://[^)\s]+)\)"  # no "[" in the label: linear on "[a" repeated
 _ANGLE_URL = r"<(https?://[^>\s]+)>"

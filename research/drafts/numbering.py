@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from research.schemas import Source, normalise_url
+from research.schemas.state_shapes import Source
+from research.schemas.urls import normalise_url
 
 SOURCES_SECTION = re.compile(r"^#{1,3}\s*(Sources|References)\s*$", re.MULTILINE | re.IGNORECASE)
 _ENTRY = re.compile(r"^[ \t]*\[(\d{1,3})\](.*)$", re.MULTILINE)  # one line at a time: no run of spaces backtracks

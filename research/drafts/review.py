@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from research import prompts
 from research.drafts.citations import SOURCES_HEADING
 from research.drafts.markers import CITATION_MARKER as CITATION
-from research.schemas import CheckedClaim
+from research.schemas.state_shapes import CheckedClaim
 from research.text import split_sentences, tokenize
 from research.text.quote import md_unquote
 

@@ -22,7 +22,9 @@ from research.events.payloads_trust import (
     SourcesDroppedData,
 )
 from research.events.status import RunStatus
-from research.schemas import AnalystVerdict, ResearcherKind, Source
+from research.schemas.llm_shapes import AnalystVerdict
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 
 
 class Counts(BaseModel):
@@ -104,7 +106,7 @@ class ResearcherFinished(Payload):
 
 
 class CritiqueIssued(AnalystVerdict, Payload):
-    """The analyst's verdict, as research/schemas.py defines it (the iteration is the event's)."""
+    """The analyst's verdict, as research/schemas/llm_shapes.py defines it (the iteration is the event's)."""
 
     event_type = "critique_issued"
 

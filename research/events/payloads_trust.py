@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from research.events.payload_base import Payload
-from research.schemas import CheckedClaim, DroppedSource, Evidence
+from research.schemas.state_shapes import CheckedClaim, DroppedSource, Evidence
 
 StopReasonName = Literal["approved", "iteration_cap", "loop_guard", "budget", "no_verdict"]
 

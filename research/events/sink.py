@@ -2,7 +2,7 @@
 
 On a LangGraph Server the graph runs in the server's worker, and a dashboard following the stream
 may die. So the worker can write the event log itself: the graph's node wrapper
-(research/graph/worker_log.py) opens a `sink_scope` around each node, and `emit` and the wrapper
+(research/graph/node_events.py) opens a `sink_scope` around each node, and `emit` and the wrapper
 hand the sink the same stream parts the stream carries, in LangGraph's v2 dict form, for the one
 adapter (research/events/stream.py) to turn into events.
 """

@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime
 
 from research.export.filenames import slugify
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 
 ENTRY_TYPES = {"web": "online", "academic": "article", "book": "book"}
 _STOPWORDS = {"a", "an", "the", "of", "on", "in", "and", "to", "for", "from", "with", "how", "what", "why"}

@@ -25,7 +25,7 @@ from research.export.pdf_writer import render_pdf
 from research.export.sources_csv import render_sources_csv
 from research.runs.store import RunStore
 from research.runs.view import fold
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 
 ExportFormat = Literal["md", "docx", "pdf", "csv", "bib", "claims"]
 

@@ -7,7 +7,7 @@ import csv
 import io
 from collections.abc import Iterable
 
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 
 COLUMNS = (
     "cited_as",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 from research.events.payloads import Counts
-from research.schemas import (
+from research.schemas.researchers import (
     MAX_PER_KIND,
     RESEARCHER_KINDS,
     ResearcherAllocation,

@@ -13,10 +13,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from research.graph.context import RunSpec
+from research.graph.node_events import logged_node, with_run_env
 from research.graph.nodes import Node
 from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
 from research.graph.nodes.claim_check import claim_check
-from research.graph.nodes.lifecycle import begin, finish
+from research.graph.nodes.lifecycle import begin, finish_run
 from research.graph.nodes.plan_review import plan_review
 from research.graph.nodes.researcher_branch import researcher_branch
 from research.graph.nodes.reviewer import reviewer
@@ -25,7 +26,6 @@ from research.graph.nodes.supervisor import dispatch, supervisor
 from research.graph.nodes.writer import writer
 from research.graph.services import RunEnv, ServiceRegistry
 from research.graph.state import ResearchState
-from research.graph.worker_log import logged_node, with_run_env
 
 # Its context: a JSON spec (what a server accepts; the schema) or, in-process, the run's RunEnv.
 ResearchGraph = CompiledStateGraph[ResearchState, RunSpec | RunEnv, ResearchState, ResearchState]
@@ -61,7 +61,7 @@ def _compiled(max_consecutive_same: int, services: ServiceRegistry | None) -> Re
         Node.WRITER: writer,
         Node.CLAIM_CHECK: claim_check,
         Node.REVIEWER: reviewer,
-        Node.FINISH: finish,
+        Node.FINISH: finish_run,
     }
     for node, run in nodes.items():
         # Each node also reports to a worker's event log when this process writes one.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing_extensions import TypedDict
 
 from research.brains.base import Brain
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.events.sink import PartSink
 from research.graph.tool_budget import ToolCallBudget
 from research.settings import ResearcherMode, Settings

@@ -2,18 +2,15 @@
 wherever the graph is compiled (the in-process runner's saver, the server's graph)."""
 
 STATE_TYPES = [
-    ("research.schemas", name)
-    for name in (
-        "Source",
-        "ResearcherTask",
-        "ResearcherReport",
-        "Critique",
-        "QuestionCoverage",
-        "ResolvedAllocation",
-        "ResearcherAllocation",
-        "RunWarning",
-        "Draft",
-        "AnalystVerdict",
-        "CheckedClaim",
-    )
+    ("research.schemas.state_shapes", "Source"),
+    ("research.schemas.state_shapes", "ResearcherTask"),
+    ("research.schemas.state_shapes", "ResearcherReport"),
+    ("research.schemas.state_shapes", "Critique"),
+    ("research.schemas.llm_shapes", "QuestionCoverage"),
+    ("research.schemas.researchers", "ResolvedAllocation"),
+    ("research.schemas.researchers", "ResearcherAllocation"),
+    ("research.schemas.state_shapes", "RunWarning"),
+    ("research.schemas.state_shapes", "Draft"),
+    ("research.schemas.llm_shapes", "AnalystVerdict"),
+    ("research.schemas.state_shapes", "CheckedClaim"),
 ]

@@ -5,7 +5,7 @@ The graph's context travels as a JSON spec (research.graph.context.RunSpec); a n
 hands the graph a `RunEnv` with its own registry (in which it binds the services it already holds:
 its run store, router, brain); a LangGraph Server gets only JSON, so its entry point
 (research/runs/server.py) builds one registry and the graph it serves for it, whose nodes wrap the
-spec into a `RunEnv` (research/graph/worker_log.py). Services a registry builds itself: settings
+spec into a `RunEnv` (research/graph/node_events.py). Services a registry builds itself: settings
 from this process's environment with the spec's choices on top, a brain per run (its meter counts
 that run's calls and tokens), one router and library per settings, page text in `runtime.store`.
 """
@@ -17,8 +17,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
@@ -26,7 +26,7 @@ from research.brains.factory import make_brain
 from research.events.sink import PartSink
 from research.graph.context import SPEC_SETTINGS, RunContext, RunSpec
 from research.settings import Settings
-from research.sources.library.store import Library, LibraryProvider
+from research.sources.library.library_store import Library, LibraryProvider
 from research.sources.router import SourceRouter
 from research.sources.store_texts import LangGraphTextStore
 
@@ -137,12 +137,12 @@ def run_env(context: object, registry: ServiceRegistry | None) -> RunEnv:
     return RunEnv(spec, registry)
 
 
-def services_of(runtime: Any) -> RunContext:
+def services_of(runtime: Runtime[RunEnv]) -> RunContext:
     """The services of the run a node belongs to (`runtime` is the node's LangGraph Runtime)."""
-    env = run_env(getattr(runtime, "context", None), None)
-    return env.registry.services_for(env.spec, getattr(runtime, "store", None))
+    env = run_env(runtime.context, None)
+    return env.registry.services_for(env.spec, runtime.store)
 
 
-def spec_of(runtime: Any) -> RunSpec:
+def spec_of(runtime: Runtime[RunEnv]) -> RunSpec:
     """The JSON spec of the run a node belongs to."""
-    return run_env(getattr(runtime, "context", None), None).spec
+    return run_env(runtime.context, None).spec

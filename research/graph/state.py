@@ -13,13 +13,13 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from research.schemas import (
+from research.schemas.researchers import ResolvedAllocation
+from research.schemas.state_shapes import (
     CheckedClaim,
     Critique,
     Draft,
     ResearcherReport,
     ResearcherTask,
-    ResolvedAllocation,
     RunWarning,
     Source,
 )

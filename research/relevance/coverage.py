@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from research.relevance.scoring import is_on_topic
-from research.relevance.subject import subject_of
-from research.schemas import QuestionCoverage, Source
+from research.schemas.llm_shapes import QuestionCoverage
+from research.schemas.state_shapes import Source
 from research.text import split_sentences, tokenize
+from research.topic.subject import subject_of
 
 MIN_SOURCES_PER_QUESTION = 2
 MIN_ORIGINS = 2

@@ -11,9 +11,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from research.relevance.shape import MAX_HEAD_TERMS, subject_shape
-from research.relevance.subject import subject_of
 from research.relevance.terms import ASPECT_TERMS, term_key
 from research.text import tokenize
+from research.topic.subject import subject_of
 
 
 @lru_cache(maxsize=256)

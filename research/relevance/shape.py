@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from research.relevance.subject import is_comparison, subject_of
 from research.relevance.terms import ASPECT_TERMS, term_key
 from research.text import STOPWORDS, stem
+from research.topic.subject import is_comparison, subject_of
 
 # Prepositions that attach a qualifier to the head ("rust on old cars", "prize in literature").
 _PREPOSITION_WORDS = (

@@ -1,5 +1,5 @@
 """A run as one file, to move it between machines: its record, event log, draft versions and the
-page text of its sources (gzip-compressed JSON, schema `RunBundle` in research/schemas.py).
+page text of its sources (gzip-compressed JSON, schema `RunBundle` in research/schemas/bundle_format.py).
 
     data = export_bundle(store, run_id)                 # bytes: write them anywhere
     run_id = import_bundle(other_store, data)           # same id; new_id=True for a fresh one
@@ -27,7 +27,7 @@ from research.runs.bundle_decode import MAX_BUNDLE_BYTES, BundleDecodeError, dec
 from research.runs.sql import DuplicateKeyError
 from research.runs.store import RunRecord, RunStore
 from research.runs.view import fold
-from research.schemas import BUNDLE_FORMAT, BUNDLE_VERSION, BundleDraft, BundleRun, RunBundle
+from research.schemas.bundle_format import BUNDLE_FORMAT, BUNDLE_VERSION, BundleDraft, BundleRun, RunBundle
 
 BUNDLE_EXTENSION = "rdrun.json.gz"
 MAX_BUNDLE_EVENTS = 200_000

@@ -20,9 +20,9 @@ from research.logging_setup import configure_logging
 from research.runs.ledger import PlanEdit, RunLedger
 from research.runs.run_threads import RunThreads
 from research.runs.store import RunRecord, RunStore, open_run_store
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
-from research.sources.library.store import Library, LibraryProvider
+from research.sources.library.library_store import Library, LibraryProvider
 from research.sources.router import SourceRouter
 
 EventCallback = Callable[[Event], None]

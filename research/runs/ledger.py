@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
-from research.brains.availability import check_brain
+from research.brains.llm.availability import check_brain
 from research.events import Event, EventAdapter
 from research.events.payloads import RunCancelled, RunStarted
 from research.events.status import RunStatus
@@ -21,7 +21,8 @@ from research.graph.nodes.plan_review import validate_plan_edit
 from research.graph.state import PlanAnswer
 from research.runs.event_effects import apply_event
 from research.runs.store import RunRecord, RunStore
-from research.schemas import ResearcherAllocation, ResearchRequest
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 
 log = logging.getLogger("research.runs.ledger")

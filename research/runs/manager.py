@@ -11,7 +11,7 @@ from __future__ import annotations
 from research.runs.control import EventCallback, ManagedRuns, Work
 from research.runs.ledger import PlanEdit
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 
 class RunManager(ManagedRuns):

@@ -29,7 +29,7 @@ from research.graph.context import spec_for
 from research.runs.control import LocalParts, ManagedRuns, Work, local_side
 from research.runs.event_effects import log_event
 from research.runs.ledger import PlanEdit
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.secrets import mask, mask_url, url_secrets
 from research.settings import Settings
 

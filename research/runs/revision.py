@@ -16,15 +16,15 @@ import re
 from dataclasses import dataclass, field
 
 from research.brains.base import Brain, NumberedSource, ReviseRequest, TextLookup
-from research.brains.offline import OfflineBrain
-from research.brains.offline_revise import MAX_INSTRUCTION_CHARS, RevisionError, parse_instruction
+from research.brains.offline.offline_brain import OfflineBrain
+from research.brains.offline.offline_revise import MAX_INSTRUCTION_CHARS, RevisionError, parse_instruction
 from research.drafts.citations import CitationCheck, check_citations, format_source_entry
 from research.drafts.guard import repair_draft, split_grouped_citations
 from research.drafts.markers import CITATION_MARKER
 from research.drafts.numbering import resolve_numbered_sources, source_entries, split_sources_section
 from research.runs.store import RunStore
 from research.runs.view import fold
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 
 _MARKER = CITATION_MARKER
@@ -112,7 +112,7 @@ def revision_brain(settings: Settings, llm: str | None, warnings: list[str]) -> 
     if kind == "offline":
         return OfflineBrain()
     from research.brains.fallback import FallbackBrain
-    from research.brains.llm import LLMBrain
+    from research.brains.llm.llm_brain import LLMBrain
 
     return FallbackBrain(
         LLMBrain(settings),

@@ -31,10 +31,11 @@ from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.ledger import PlanEdit, PlanReviewError, RunNotResumableError
 from research.runs.store import DuplicateEventError, RunRecord
 from research.runs.tracing import run_trace_config
-from research.schemas import ResearcherAllocation, ResearchRequest
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
-from research.sources.library.store import LibraryProvider
+from research.sources.library.library_store import LibraryProvider
 from research.sources.router import SourceRouter
 
 log = logging.getLogger("research.runs.runner")

@@ -24,7 +24,7 @@ from research.events.status import RunStatus
 from research.runs.sql import DuplicateKeyError, SqliteDatabase, Tx, open_database
 from research.runs.store_rows import mask_tree, read_event, read_status
 from research.runs.store_schema import SCHEMA
-from research.schemas import RunRecordFields
+from research.schemas.bundle_format import RunRecordFields
 from research.secrets import MASK
 
 if TYPE_CHECKING:

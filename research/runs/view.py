@@ -15,7 +15,7 @@ from research.events import payloads as p
 from research.events.payloads_trust import StopReasonName
 from research.events.status import RunStatus
 from research.runs.view_parts import DroppedResult, ResearcherView, Revision, UsageTotals
-from research.schemas import Critique, RunWarning, Source
+from research.schemas.state_shapes import Critique, RunWarning, Source
 from research.sources.identity import WorkIndex
 
 __all__ = ["PHASES", "ResearcherView", "RunView", "fold", "to_json"]

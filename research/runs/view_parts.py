@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from research.events import payloads as p
-from research.schemas import DroppedSource
+from research.schemas.state_shapes import DroppedSource
 
 
 class DroppedResult(DroppedSource):

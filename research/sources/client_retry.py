@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from research.sources import http as http_core
-from research.sources.base import ProviderError
+from research.sources.provider_base import ProviderError
 from research.sources.retrying import RetryableFailure
 
 T = TypeVar("T")

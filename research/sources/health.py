@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
-from research.schemas import RESEARCHER_KINDS, ResearcherKind
+from research.schemas.researchers import RESEARCHER_KINDS, ResearcherKind
 from research.secrets import mask
 from research.settings import Settings
-from research.sources.base import ProviderError, SourceProvider
+from research.sources.provider_base import ProviderError, SourceProvider
 from research.sources.router import live_providers
 
 ProvidersFor = Callable[[ResearcherKind, Settings], list[SourceProvider]]

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import httpx
 import tenacity
 
-from research.sources.base import ProviderError
+from research.sources.provider_base import ProviderError
 from research.sources.rate_limits import (  # re-exported: providers and tests reach them here
     PROVIDER_LIMITS,
     RateLimiter,

@@ -16,7 +16,8 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, overload
 
-from research.schemas import Source, normalise_url
+from research.schemas.state_shapes import Source
+from research.schemas.urls import normalise_url
 
 T = TypeVar("T")
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/((?:[a-z-]+(?:\.[a-z]{2})?/\d{7})|\d{4}\.\d{4,5})(?:v\d+)?", re.I)

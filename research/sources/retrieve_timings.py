@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-from research.schemas import ResearcherKind
+from research.schemas.researchers import ResearcherKind
 
 # Weight of the newest observation: recent behaviour matters, one slow request does not dominate.
 SMOOTHING = 0.3

@@ -14,11 +14,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from research.relevance.ranking import judge_source
-from research.schemas import DroppedSource, ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import DroppedSource, RunWarning, Source
 from research.secrets import mask
 from research.settings import Settings
-from research.sources.base import ProviderError, Retrieval, SourceProvider
 from research.sources.identity import dedupe_works
+from research.sources.provider_base import ProviderError, Retrieval, SourceProvider
 from research.sources.retrieve_timings import RetrieveTimings
 from research.sources.search_cache import SearchCache
 from research.sources.shapes import as_retrieval

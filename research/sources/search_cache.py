@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 
 CacheKey = tuple[str, str, int]  # (provider, query, limit)
 

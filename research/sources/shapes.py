@@ -17,8 +17,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from research.schemas import ResearcherKind, RunWarning, Source
-from research.sources.base import Retrieval
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
+from research.sources.provider_base import Retrieval
 
 MAX_ITEMS = 200
 MAX_DEPTH = 3

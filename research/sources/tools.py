@@ -18,9 +18,10 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from research import prompts
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
-from research.sources.base import Retrieval, SourceProvider
+from research.sources.provider_base import Retrieval, SourceProvider
 from research.sources.router import SourceRouter
 
 log = logging.getLogger("research.sources")

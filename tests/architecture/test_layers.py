@@ -15,6 +15,7 @@ ENGINE = ROOT / "research"
 LAYERS: list[set[str]] = [
     {"research", "research.settings", "research.schemas", "research.secrets", "research.prompts", "research.text"},
     {"research.logging_setup"},
+    {"research.topic"},
     {"research.events", "research.relevance", "research.drafts"},
     {"research.brains", "research.sources"},
     {"research.graph"},
@@ -135,3 +136,32 @@ def test_the_engine_never_imports_streamlit() -> None:
         )
     ]
     assert not offenders, offenders
+
+
+def test_the_offline_and_the_llm_brain_stand_apart() -> None:
+    """brains/offline/ runs with no model and brains/llm/ needs one: neither imports the other; the
+    shared contracts (base, factory, fallback) stay in brains/ itself."""
+    crossing = [
+        f"{module} imports {target}"
+        for module, path in MODULES.items()
+        for mine, other in (
+            ("research.brains.offline", "research.brains.llm"),
+            ("research.brains.llm", "research.brains.offline"),
+        )
+        if module.startswith(mine + ".") or module == mine
+        for target in _imports(path)
+        if _resolve(target) == other or _resolve(target).startswith(other + ".")
+    ]
+    assert not crossing, "\n".join(crossing)
+    shared = sorted(p.name for p in (ENGINE / "brains").glob("*.py"))
+    assert shared == ["__init__.py", "base.py", "factory.py", "fallback.py"], shared
+
+
+def test_module_names_say_which_module_they_are() -> None:
+    """No two engine modules share a file name: a name such as store.py or worker_log.py in two
+    packages reads the same in a traceback, an import and a review."""
+    seen: dict[str, list[str]] = {}
+    for path in ENGINE.rglob("*.py"):
+        if path.name not in ("__init__.py", "__main__.py"):
+            seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert not {name: paths for name, paths in seen.items() if len(paths) > 1}

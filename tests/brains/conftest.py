@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from research.brains.structured import forget_methods
+from research.brains.llm.structured import forget_methods
 
 
 @pytest.fixture(autouse=True)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from research.brains.capabilities import FILE_NAME, cache_dir, server_id, server_label
-from research.brains.llm import LLMBrain
-from research.brains.structured import forget_methods
-from research.schemas import ResearcherTask
+from research.brains.llm.capabilities import FILE_NAME, cache_dir, server_id, server_label
+from research.brains.llm.llm_brain import LLMBrain
+from research.brains.llm.structured import forget_methods
+from research.schemas.state_shapes import ResearcherTask
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 

@@ -16,10 +16,10 @@ import pytest
 
 from research.brains.base import JudgeRequest, NumberedSource, WriteRequest
 from research.brains.fallback import FallbackBrain
-from research.brains.grounded_writer import NO_ANSWER, NoGroundedSentences
-from research.brains.llm import LLMBrain
-from research.brains.offline import OfflineBrain
-from research.schemas import ResearcherTask, Source
+from research.brains.llm.grounded_writer import NO_ANSWER, NoGroundedSentences
+from research.brains.llm.llm_brain import LLMBrain
+from research.brains.offline.offline_brain import OfflineBrain
+from research.schemas.state_shapes import ResearcherTask, Source
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
@@ -302,7 +302,7 @@ def test_url_queries_become_search_words(server: FakeOpenAIServer) -> None:
 
 
 def test_a_sentence_ends_with_one_full_stop_and_keeps_its_marker() -> None:
-    from research.brains.grounded_writer import clean_sentence
+    from research.brains.llm.grounded_writer import clean_sentence
 
     assert clean_sentence("The dataset covered millions of doses..") == "The dataset covered millions of doses."
     assert clean_sentence("mRNA is a fragile molecule, ") == "mRNA is a fragile molecule."

@@ -13,15 +13,10 @@ import pytest
 
 from research.brains.base import BudgetExceeded, JudgeRequest, NumberedSource, Plan, WriteRequest
 from research.brains.fallback import FallbackBrain
-from research.brains.llm import LLMBrain
-from research.schemas import (
-    AnalystVerdict,
-    ResearcherAllocation,
-    ResearcherReport,
-    ResearcherTask,
-    Source,
-    Usage,
-)
+from research.brains.llm.llm_brain import LLMBrain
+from research.schemas.llm_shapes import AnalystVerdict
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import ResearcherReport, ResearcherTask, Source, Usage
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name

@@ -16,13 +16,14 @@ import openai
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from research.brains.capabilities import FILE_NAME, CapabilityStore, cache_dir, is_shape_rejection, store_for
-from research.brains.context_fit import fit_messages
-from research.brains.grammar_schema import grammar_schema
-from research.brains.llm import LLMBrain, chat_model
-from research.brains.model_call import Progress
-from research.brains.structured import forget_methods, invoke_structured, remembered_method
-from research.schemas import AnalystVerdict, QueryPlan, ResearcherTask, Source
+from research.brains.llm.capabilities import FILE_NAME, CapabilityStore, cache_dir, is_shape_rejection, store_for
+from research.brains.llm.context_fit import fit_messages
+from research.brains.llm.grammar_schema import grammar_schema
+from research.brains.llm.llm_brain import LLMBrain, chat_model
+from research.brains.llm.model_stream import Progress
+from research.brains.llm.structured import forget_methods, invoke_structured, remembered_method
+from research.schemas.llm_shapes import AnalystVerdict, QueryPlan
+from research.schemas.state_shapes import ResearcherTask, Source
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer, count_tokens
 from tests.settings_presets import model_call_settings
@@ -271,8 +272,8 @@ def test_every_call_streams(tmp_path: Path) -> None:
 
 
 def test_progress_is_throttled_and_hides_reasoning(monkeypatch: pytest.MonkeyPatch) -> None:
-    from research.brains import model_call
-    from research.brains.call_context import StepContext
+    from research.brains.llm import model_stream as model_call
+    from research.brains.llm.step_context import StepContext
 
     sent: list[tuple[str, dict]] = []
     monkeypatch.setattr(model_call, "emit", lambda data, **_where: sent.append((data.event_type, data.model_dump())))
@@ -333,7 +334,7 @@ def test_a_structured_reply_cut_at_its_cap_moves_on_and_is_metered_as_failed(tmp
 
 def test_a_degraded_step_names_the_model_and_server_but_never_the_url(tmp_path: Path) -> None:
     from research.brains.fallback import FallbackBrain
-    from research.brains.offline import OfflineBrain
+    from research.brains.offline.offline_brain import OfflineBrain
 
     with FakeOpenAIServer() as server:
         server.fail_next("500", times=3)

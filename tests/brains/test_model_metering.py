@@ -11,9 +11,9 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 
 from research.brains.base import BudgetExceeded
-from research.brains.llm import LLMBrain, chat_model
-from research.brains.tool_agent import LLMToolAgent
-from research.schemas import ResearcherTask
+from research.brains.llm.llm_brain import LLMBrain, chat_model
+from research.brains.llm.tool_agent import LLMToolAgent
+from research.schemas.state_shapes import ResearcherTask
 from research.settings import Settings
 from tests.fakes.openai_server import ChatReply, FakeOpenAIServer
 from tests.settings_presets import model_call_settings

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from research.brains.base import JudgeRequest, NumberedSource, WriteRequest
-from research.brains.offline import OfflineBrain
-from research.brains.topics import ALLOCATION_GUIDANCE, classify_topic
-from research.schemas import ResearcherTask, Source
+from research.brains.offline.offline_brain import OfflineBrain
+from research.schemas.state_shapes import ResearcherTask, Source
+from research.topic.offline_plan import ALLOCATION_GUIDANCE, classify_topic
 
 TOPICS = [
     # technology, tools and products: 2,1,0
@@ -275,13 +275,13 @@ def test_same_kind_researchers_on_one_question_never_send_the_same_query(kind: s
     ],
 )
 def test_cues_match_whole_words_not_fragments(topic: str, expected: str) -> None:
-    from research.brains.topics import classify_topic
+    from research.topic.offline_plan import classify_topic
 
     assert classify_topic(topic)[0] == expected
 
 
 def test_the_subject_drops_the_question_and_its_verb() -> None:
-    from research.brains.topics import subject_of
+    from research.topic.offline_plan import subject_of
 
     assert subject_of("What was Impressionism reacting against?") == "Impressionism"
     assert subject_of("What was the impact of the printing press?") == "the printing press"
@@ -291,7 +291,7 @@ def test_the_subject_drops_the_question_and_its_verb() -> None:
 def test_each_section_quotes_sentences_that_answer_its_question(runner) -> None:
     """On the shipped sample library: the extractive writer picks by the question's own terms (and
     their usual phrasings), weighted by how much the whole source is about them."""
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="120"))
     draft = runner.store.latest_draft(run_id).markdown

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from research.brains.offline import OfflineBrain
-from research.brains.question_forms import topic_form
+from research.brains.offline.offline_brain import OfflineBrain
+from research.topic.question_forms import topic_form
 
 EXPECTED = {
     "How are bagpipes made?": [
@@ -143,7 +143,7 @@ def test_no_template_question_carries_a_dangling_predicate(topic: str) -> None:
 
 
 def test_the_asker_is_not_the_subject() -> None:
-    from research.brains.topics import classify_topic, research_questions
+    from research.topic.offline_plan import classify_topic, research_questions
 
     for topic, subject in (
         ("How do you prevent rust on old cars?", "rust on old cars"),

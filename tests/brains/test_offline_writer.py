@@ -4,8 +4,8 @@ markup or an instruction, a summary that names the subject."""
 from __future__ import annotations
 
 from research.brains.base import NumberedSource
-from research.brains.offline_writer import quotable, units_of, write_draft
-from research.schemas import Source
+from research.brains.offline.offline_writer import quotable, units_of, write_draft
+from research.schemas.state_shapes import Source
 
 TEXT = (
     "Bagpipes are wind instruments that use enclosed reeds fed from a constant reservoir of air in a bag. "

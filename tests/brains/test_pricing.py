@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from research.brains.pricing import DEFAULT_PRICES, Price, estimate_cost, load_price_table, price_for
-from research.schemas import Usage
+from research.brains.llm.pricing import DEFAULT_PRICES, Price, estimate_cost, load_price_table, price_for
+from research.schemas.state_shapes import Usage
 
 USAGE = Usage(calls=1, prompt_tokens=2_000_000, completion_tokens=1_000_000)
 
@@ -54,7 +54,7 @@ def test_a_call_without_a_price_makes_the_sum_unknown_not_smaller() -> None:
 
 
 def test_the_meter_reports_null_cost_for_a_model_without_a_price() -> None:
-    from research.brains.usage_meter import UsageMeter
+    from research.brains.llm.usage_meter import UsageMeter
 
     meter = UsageMeter(max_calls=10, max_tokens=10_000, prices=load_price_table(""))
     meter.record("gpt-4o-mini", Usage(calls=1, prompt_tokens=1000, completion_tokens=100))

@@ -12,15 +12,16 @@ import openai
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from research.brains.llm import chat_model
-from research.brains.model_output import extract_json_object, strict_json_schema, strip_think
-from research.brains.structured import (
+from research.brains.llm.llm_brain import chat_model
+from research.brains.llm.model_output import extract_json_object, strict_json_schema, strip_think
+from research.brains.llm.structured import (
     StructuredOutputError,
     forget_methods,
     invoke_structured,
     remembered_method,
 )
-from research.schemas import AnalystVerdict, QueryPlan, ResearchPlan, Usage
+from research.schemas.llm_shapes import AnalystVerdict, QueryPlan, ResearchPlan
+from research.schemas.state_shapes import Usage
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from research.brains.llm import LLMBrain
-from research.brains.topic_language import ENGLISH, topic_language
-from research.schemas import ResearcherTask, ResearchRequest
+from research.brains.llm.llm_brain import LLMBrain
+from research.schemas.state_shapes import ResearcherTask, ResearchRequest
 from research.settings import Settings
+from research.topic.language import ENGLISH, topic_language
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.helpers import events_of
 

@@ -1,5 +1,5 @@
-"""A run whose sources carry remote images, iframes and directives loads nothing in a real browser
-(issue 13 item 5): a tracking server on loopback receives no request."""
+"""A run whose sources carry remote images, iframes and directives loads nothing in a real browser:
+a tracking server on loopback receives no request."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 from playwright.sync_api import expect
 
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from tests.browser.conftest import screenshot
 from tests.security.commonmark_forms import hostile_draft
 from tests.security.tracking import hostile_document, tracking_server

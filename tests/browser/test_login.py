@@ -1,4 +1,4 @@
-"""The login for shared desks (issue 13 item 4), end to end in Chromium: Streamlit's st.login against
+"""The login for shared desks, end to end in Chromium: Streamlit's st.login against
 an OIDC issuer running on loopback; the guarded actions need the signed-in user, and a run records
 who started it."""
 

@@ -1,4 +1,4 @@
-"""What a person sees during a long model call (issue 12): the researcher card says "writing notes,
+"""What a person sees during a long model call: the researcher card says "writing notes,
 N tokens" while the model streams, and the draft panel shows the draft as the writer writes it.
 The model is the loopback OpenAI-compatible fake, streaming slowly like a local model."""
 

@@ -1,4 +1,4 @@
-"""Two dashboard replicas on one Postgres (issue 15 item 5): a run started on replica A shows live
+"""Two dashboard replicas on one Postgres: a run started on replica A shows live
 on replica B, to its end; A killed mid-run loses nothing: B offers Resume and finishes the run from its last
 Postgres checkpoint, with one event log (one run_started, one run_finished)."""
 

@@ -1,4 +1,4 @@
-"""A team's desk in the browser (issue 15): two dashboard replicas as clients of one LangGraph server,
+"""A team's desk in the browser: two dashboard replicas as clients of one LangGraph server,
 all three on one Postgres. A run started on replica A shows live on replica B; A killed mid-run costs
 nothing: the server's worker goes on writing the log, B keeps showing the run live (no Reattach, no
 "interrupted") to its end, with one complete event log."""

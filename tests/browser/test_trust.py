@@ -9,9 +9,9 @@ import pytest
 from playwright.sync_api import expect
 
 from research.brains.base import WriteRequest
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.browser.conftest import screenshot
 

@@ -1,4 +1,4 @@
-"""`export` and `bundle --out` (issue 21 item 12): a write cut short (here a file-size limit, as a
+"""`export` and `bundle --out`: a write cut short (here a file-size limit, as a
 full disk would) leaves the earlier good file whole and no temporary file behind."""
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def test_bad_input_exits_2_with_one_clear_line(cli, finished, argv, message) -> 
 
 def test_export_of_a_run_without_a_draft_exits_2(cli, finished) -> None:
     runner, _ = finished
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     pending = runner.create(ResearchRequest(topic="Never ran"))
     code, _, err = cli("export", pending, "--format", "pdf")

@@ -1,4 +1,4 @@
-"""Outside text in CLI lines (issue 21 item 14): a topic, a question or a file name carrying ANSI/OSC
+"""Outside text in CLI lines: a topic, a question or a file name carrying ANSI/OSC
 escapes is printed with its control characters shown (`\\x1b`), never sent raw to the terminal."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from research.cli.terminal import terminal_text
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.finished_run import make_settings
 
 ROOT = Path(__file__).resolve().parents[2]

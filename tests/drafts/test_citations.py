@@ -6,7 +6,7 @@ import re
 
 from research.drafts.citations import check_citations, finalize_citations
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest, Source
+from research.schemas.state_shapes import ResearchRequest, Source
 from tests.helpers import events_of, final_state
 
 S1 = Source(

@@ -9,7 +9,7 @@ import time
 import pytest
 from markdown_it import MarkdownIt
 
-from research.brains.offline_writer import units_of
+from research.brains.offline.offline_writer import units_of
 from research.text.quote import clean_quoted_sentence, md_quote, md_unquote, plain_text
 
 EXACT = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research.drafts.review import find_issues, revise_offline
-from research.schemas import CheckedClaim
+from research.schemas.state_shapes import CheckedClaim
 
 DRAFT = """# Topic
 

@@ -35,7 +35,7 @@ def test_an_orphaned_run_reads_interrupted_and_unknown_statuses_are_refused() ->
 
 def test_the_manager_answers_from_the_store_and_its_threads(runner) -> None:
     from research.runs.manager import RunManager
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     manager = RunManager(runner)
     run_id = runner.create(ResearchRequest(topic="How do mRNA vaccines work?"))

@@ -17,7 +17,7 @@ from research.export.filenames import safe_filename
 from research.export.pdf_fonts import find_fonts
 from research.export.run_export import ExportDocument, ExportError, export_document, export_run, load_export_document
 from research.export.sources_csv import render_sources_csv
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 
 LONG_URL = "https://example.org/archive/" + "segment-" * 34 + "end"  # 300+ characters, no spaces
 assert len(LONG_URL) >= 300
@@ -102,7 +102,7 @@ def test_bibtex_has_one_entry_per_source_typed_by_kind(doc) -> None:
 
 
 def test_a_run_without_a_draft_cannot_be_exported_as_a_document(runner) -> None:
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     run_id = runner.create(ResearchRequest(topic="An unfinished run"))
     with pytest.raises(ExportError, match="no draft"):

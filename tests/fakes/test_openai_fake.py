@@ -5,7 +5,7 @@ from __future__ import annotations
 import openai
 from langchain_core.messages import AIMessageChunk, HumanMessage
 
-from research.brains.llm import chat_model
+from research.brains.llm.llm_brain import chat_model
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 

@@ -4,7 +4,7 @@ the topic the agent tests share, with no follow-up round unless asked."""
 from __future__ import annotations
 
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 TOPIC = "Impressionism"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from research.graph.nodes.agent_researcher import directive_text
 from research.runs.view import fold
-from research.schemas import ResearcherTask, ResearchRequest
+from research.schemas.state_shapes import ResearcherTask, ResearchRequest
 from tests.graph.agent_runs import TOPIC, run_agent
 from tests.helpers import events_of, final_state
 
@@ -107,14 +107,14 @@ class _DownProvider:
     name, kind = "duckduckgo", "web"
 
     def search(self, query: str, *, limit: int):
-        from research.sources.base import ProviderError
+        from research.sources.provider_base import ProviderError
 
         raise ProviderError(self.name, "HTTP 503 after 3 attempts")
 
 
 def test_a_provider_fault_is_a_tool_result_and_a_warning(runner, settings):
     from research.runs.runner import ResearchRunner
-    from research.sources.library.store import LibraryProvider
+    from research.sources.library.library_store import LibraryProvider
     from research.sources.router import CircuitBreaker, SourceRouter
 
     live = settings.model_copy(update={"sources": "live"})

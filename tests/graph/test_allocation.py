@@ -14,7 +14,8 @@ from research.graph.allocation import (
     resolve_allocation,
 )
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearcherAllocation, ResearchRequest
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from research.brains.structured import forget_methods
+from research.brains.llm.structured import forget_methods
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 from tests.settings_presets import loopback_llm_settings

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from research.brains.claim_judge import judge_claims
 from research.brains.factory import make_brain
-from research.brains.structured import forget_methods
+from research.brains.llm.claim_judge import judge_claims
+from research.brains.llm.structured import forget_methods
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import CheckedClaim, ResearchRequest
+from research.schemas.state_shapes import CheckedClaim, ResearchRequest
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 from tests.settings_presets import loopback_llm_settings

@@ -7,7 +7,7 @@ import io
 
 from research.export.run_export import export_run
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 
 def test_the_claims_export_lists_every_checked_claim(runner: ResearchRunner) -> None:

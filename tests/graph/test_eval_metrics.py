@@ -7,7 +7,7 @@ from bench.eval.metrics import figures
 from bench.eval.report import aggregate
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 
 def _view(runner: ResearchRunner, topic: str):

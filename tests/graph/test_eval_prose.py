@@ -8,7 +8,7 @@ from bench.eval.prose import aggregate_prose, prose_figures
 from bench.eval.report import aggregate
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 DRAFT = """# How do bagpipes work?
 

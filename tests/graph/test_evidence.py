@@ -5,7 +5,8 @@ from __future__ import annotations
 from research.drafts.evidence import assess_evidence
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
-from research.schemas import Critique, QuestionCoverage, ResearchRequest
+from research.schemas.llm_shapes import QuestionCoverage
+from research.schemas.state_shapes import Critique, ResearchRequest
 
 
 def _critique(*covered: bool) -> Critique:
@@ -91,9 +92,9 @@ def test_evidence_notice_analyst_and_known_gaps_read_one_coverage(runner: Resear
 
 def test_a_question_no_source_answers_is_not_covered_and_its_section_cites_nothing() -> None:
     from research.brains.base import NumberedSource
-    from research.brains.offline_writer import write_draft
+    from research.brains.offline.offline_writer import write_draft
     from research.relevance.coverage import NOTHING_FOUND, known_gaps, question_coverage
-    from research.schemas import Source
+    from research.schemas.state_shapes import Source
 
     texts = {
         "s0": "The printing press is a machine that presses inked type onto paper, invented in Mainz. "

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import threading
 
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.events.payloads import ResearcherStarted
 from research.graph.nodes.supervisor import build_tasks
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearcherAllocation, ResearchRequest
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.helpers import SlowRouter, events_of
 

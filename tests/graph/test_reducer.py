@@ -6,7 +6,8 @@ import operator
 from typing import get_type_hints
 
 from research.graph.state import ResearcherState, ResearchState, merge_sources
-from research.schemas import Source, normalise_url
+from research.schemas.state_shapes import Source
+from research.schemas.urls import normalise_url
 
 
 def src(url: str, title: str, provider: str = "test") -> Source:

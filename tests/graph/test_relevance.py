@@ -5,7 +5,7 @@ from __future__ import annotations
 from research.relevance.ranking import judge_source
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 
 def test_aspect_words_alone_are_not_the_subject() -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from research.brains.base import WriteRequest
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from research.text import split_sentences
 

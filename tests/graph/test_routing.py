@@ -7,7 +7,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from research.graph.builder import build_graph
 from research.graph.nodes.routing import route_after_analyst
-from research.schemas import Critique
+from research.schemas.state_shapes import Critique
 
 
 def critique(status: str = "NEEDS_IMPROVEMENT", missing: list[str] | None = None, iteration: int = 0) -> Critique:

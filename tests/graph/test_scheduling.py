@@ -9,7 +9,8 @@ import pytest
 
 from research.graph.nodes.supervisor import build_tasks, researcher_sends
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearcherAllocation, ResearchRequest
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from research.sources.retrieve_timings import SMOOTHING, RetrieveTimings
 from tests.helpers import SlowRouter, events_of

@@ -9,10 +9,11 @@ import pytest
 
 import research.runs.runner
 from research.brains.base import BudgetExceeded, JudgeRequest
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
-from research.schemas import AnalystVerdict, ResearchRequest
+from research.schemas.llm_shapes import AnalystVerdict
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.helpers import events_of
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from research.schemas import SupervisorDecision
+from research.schemas.llm_shapes import SupervisorDecision
 
 
 def decision(**overrides) -> SupervisorDecision:

@@ -7,9 +7,10 @@ import pytest
 
 import research.runs.runner
 from research.brains.base import Plan
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearcherAllocation, ResearchRequest
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.helpers import events_of
 

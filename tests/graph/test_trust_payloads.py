@@ -9,7 +9,7 @@ from research.events.payloads_trust import (
     SourcesDroppedData,
 )
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 MODELS = {
     "sources_dropped": SourcesDroppedData,

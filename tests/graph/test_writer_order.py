@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from research.graph.nodes.writer import MAX_SOURCES_FOR_WRITER, writing_order
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 
 
 def _source(i: int, kind: str, relevance: float) -> Source:

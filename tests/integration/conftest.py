@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from research import logging_setup
-from research.brains.structured import forget_methods
+from research.brains.llm.structured import forget_methods
 from research.sources import http as http_core
 from tests.fakes import FakeServer, lift_rate_limits
 from tests.fakes.http_fixtures import record_sleeps

@@ -13,10 +13,10 @@ from typing import Any
 from research.events import Event
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from research.sources.health import ProvidersFor
-from research.sources.library.store import Library, LibraryProvider
+from research.sources.library.library_store import Library, LibraryProvider
 from research.sources.router import CircuitBreaker, SourceRouter, live_providers
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.services import ServiceFakes

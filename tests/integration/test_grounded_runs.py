@@ -15,11 +15,11 @@ import pytest
 import research.runs.runner
 from research.brains.base import WriteRequest
 from research.brains.fallback import FallbackBrain
-from research.brains.llm import LLMBrain
-from research.brains.offline import OfflineBrain
+from research.brains.llm.llm_brain import LLMBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, message_texts, requested_schema_name

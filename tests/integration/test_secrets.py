@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from research.settings import Settings
-from research.sources.base import Retrieval, SourceProvider
+from research.sources.provider_base import Retrieval, SourceProvider
 from research.sources.router import live_providers
 from tests.fakes.http_server import json_reply
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -74,7 +74,7 @@ class CrashingBrain:
         raise RuntimeError(f"client misconfigured: Authorization: Bearer {OPENAI_KEY}")
 
     def take_usage(self):
-        from research.schemas import Usage
+        from research.schemas.state_shapes import Usage
 
         return Usage()
 

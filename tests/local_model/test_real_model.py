@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.llama_server import LlamaServer, lane_settings, model_path, run_research
-from research.brains.capabilities import FILE_NAME, cache_dir
+from research.brains.llm.capabilities import FILE_NAME, cache_dir
 
 LANE_LIMIT_SECONDS = 900
 STRUCTURED_STEPS = ("plan", "queries", "judge")

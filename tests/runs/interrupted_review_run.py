@@ -15,7 +15,7 @@ from pathlib import Path
 
 from research.events import Event
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.runs.interrupted_run import KILLED
 

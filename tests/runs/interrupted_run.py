@@ -16,11 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
-from research.sources.library.store import LibraryProvider
+from research.sources.library.library_store import LibraryProvider
 from research.sources.router import SourceRouter
 
 KILLED = 17

@@ -1,4 +1,4 @@
-"""Hostile run bundles (issue 13 items 1, 9, 11): each attack is built here, small on disk, and is
+"""Hostile run bundles: each attack is built here, small on disk, and is
 refused with a clear error before anything is written; nothing about it reaches the readers."""
 
 from __future__ import annotations

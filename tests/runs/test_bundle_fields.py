@@ -1,4 +1,4 @@
-"""Bundle fields a reader of the store relies on (issue 21 items 7-10): a status outside the enum,
+"""Bundle fields a reader of the store relies on: a status outside the enum,
 sequence numbers that are not 1..N, timestamps no calendar holds and unknown event types are refused
 before anything is written; an import is one transaction (a SIGKILL mid-import leaves nothing); an
 imported run is never resumed; extreme timestamps already stored do not break `runs` or BibTeX."""

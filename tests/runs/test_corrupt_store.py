@@ -1,4 +1,4 @@
-"""A damaged store (issue 21 item 15): a corrupt runs.sqlite or checkpoints.sqlite is one clear line
+"""A damaged store: a corrupt runs.sqlite or checkpoints.sqlite is one clear line
 naming the file (CLI) or a message on the page (dashboard), never a traceback; a 0-byte runs.sqlite
 is refused, not read as an empty store; one unreadable event keeps its run readable."""
 

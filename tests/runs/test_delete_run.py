@@ -1,4 +1,4 @@
-"""Delete permanently (issue 21 item 13): the run's checkpoints, stored page texts, events and drafts
+"""Delete permanently: the run's checkpoints, stored page texts, events and drafts
 are gone, and no byte of its topic or draft is left readable in the SQLite files."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from research.runs.purge import delete_run_everywhere
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.finished_run import make_settings
 
 TOPIC = "Quetzalcoatlus wingspan estimates in pterosaur research"

@@ -1,4 +1,4 @@
-"""A key echoed by a model server (issue 21 item 18) is masked before it is stored: not in the event
+"""A key echoed by a model server is masked before it is stored: not in the event
 log, draft versions or page texts, so not in CLI JSON, Markdown/DOCX exports or bundles."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from research.runs.bundle import export_bundle
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel
 from tests.settings_presets import loopback_llm_settings

@@ -18,7 +18,7 @@ from research.events.payloads import (
 )
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.helpers import final_state
 
 

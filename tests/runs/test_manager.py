@@ -6,7 +6,7 @@ import pytest
 
 from research.graph.nodes.plan_review import PlanEditError
 from research.runs.manager import RunManager
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 
 
 def _wait_for_status(manager: RunManager, run_id: str, status: str) -> None:

@@ -1,4 +1,4 @@
-"""One runner per run across processes (issue 13 item 6), reproducing the report's attack: the CLI
+"""One runner per run across processes, reproducing the report's attack: the CLI
 runs a run on the data dir while the dashboard's run manager looks at it. Before the lease, the
 manager called it orphaned ("This run stopped when the app that ran it did"), Resume ran it in both
 processes (two `run_finished`, two drafts), and the CLI's events overwrote the dashboard's."""
@@ -107,7 +107,7 @@ def test_a_lease_held_on_another_host_counts_until_it_expires(tmp_path: Path, se
 def test_a_runner_whose_lease_was_taken_over_stops_writing(tmp_path: Path, session_log_dir: Path) -> None:
     settings = _settings(tmp_path, session_log_dir, run_lease_seconds=1.0, demo_delay=0.3)
     runner = ResearchRunner(settings)
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     run_id = runner.create(ResearchRequest(topic=TOPIC, allocation="110", max_iterations=0))
     manager = RunManager(runner)
@@ -132,7 +132,7 @@ def test_a_runner_whose_lease_was_taken_over_stops_writing(tmp_path: Path, sessi
 def test_continue_of_a_paused_run_another_process_took_is_refused_before_anything_runs(
     tmp_path: Path, session_log_dir: Path
 ) -> None:
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     manager = RunManager(ResearchRunner(_settings(tmp_path, session_log_dir)))
     run_id = manager.runner.run(ResearchRequest(topic=TOPIC, allocation="110", max_iterations=0, review_plan=True))
@@ -150,7 +150,7 @@ def test_continue_of_a_paused_run_another_process_took_is_refused_before_anythin
 
 
 def test_the_heartbeat_keeps_a_long_run_leased_past_the_lease_length(tmp_path: Path, session_log_dir: Path) -> None:
-    from research.schemas import ResearchRequest
+    from research.schemas.state_shapes import ResearchRequest
 
     settings = _settings(tmp_path, session_log_dir, run_lease_seconds=1.0, demo_delay=5.0)
     manager = RunManager(ResearchRunner(settings))

@@ -13,7 +13,7 @@ from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, 
 from research.runs.runner import PlanReviewError, ResearchRunner
 from research.runs.store import RunStore
 from research.runs.view import fold
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.finished_run import TOPIC
 from tests.helpers import run_cli
 

@@ -10,7 +10,7 @@ from research.events.payloads import RunStarted
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.runs.view import fold
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.helpers import killed_child_run, run_cli
 from tests.runs.interrupted_run import KILLED
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from research.runs.remote import RemoteRunManager
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 
 

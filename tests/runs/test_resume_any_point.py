@@ -1,4 +1,4 @@
-"""Resume from any point (issue 13 item 7): a run killed before its first checkpoint starts again;
+"""Resume from any point: a run killed before its first checkpoint starts again;
 a finished run is refused instead of getting a second `run_finished`."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from research.runs.runner import ResearchRunner, RunNotResumableError
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.helpers import run_cli
 from tests.runs.test_resume import assert_complete_log, interrupt

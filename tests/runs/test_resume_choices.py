@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.settings_presets import library_settings, loopback_llm_settings
 

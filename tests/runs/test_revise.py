@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from research.brains.offline_revise import RevisionError, offline_revise, parse_instruction
+from research.brains.offline.offline_revise import RevisionError, offline_revise, parse_instruction
 from research.drafts.citations import check_citations
 from research.drafts.numbering import source_entries, split_sources_section
 from research.runs.revision import number_sources, renumber, revise_draft, revise_run
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest, Source
+from research.schemas.state_shapes import ResearchRequest, Source
 from research.settings import Settings
 from research.text import split_sentences
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -111,7 +111,7 @@ def test_bullet_points_reverse_and_focus(run, settings) -> None:
 
 
 def _offline():
-    from research.brains.offline import OfflineBrain
+    from research.brains.offline.offline_brain import OfflineBrain
 
     return OfflineBrain()
 

@@ -13,9 +13,9 @@ from research.runs.manager import RunManager
 from research.runs.remote import RemoteRunManager
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 
 TOPIC = "How do mRNA vaccines work?"
 

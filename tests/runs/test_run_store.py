@@ -7,9 +7,9 @@ from pathlib import Path
 
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest, Source
+from research.schemas.state_shapes import ResearchRequest, Source
 from research.settings import Settings
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 from tests.helpers import final_state
 
 MARKER = "ZQXJ-FULL-PAGE-TEXT"

@@ -14,7 +14,7 @@ from typing_extensions import TypedDict
 
 from research.runs import server
 from research.runs.worker_log import worker_event_log
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from research.settings import get_settings
 
 SECRET = "tvly-server-secret-0123456789abcdef"

@@ -1,4 +1,4 @@
-"""Shared runs (issue 15 item 3): with RESEARCH_DATABASE_URL the run store and the in-process
+"""Shared runs: with RESEARCH_DATABASE_URL the run store and the in-process
 checkpoints live in Postgres (a throwaway cluster), nothing in the data dir's SQLite files; a run
 killed mid-way resumes from its Postgres checkpoint; secret masking holds in Postgres checkpoints."""
 
@@ -16,7 +16,7 @@ from typing_extensions import TypedDict
 
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.helpers import PYTHON, cli_env, run_cli
 from tests.runs.interrupted_run import KILLED

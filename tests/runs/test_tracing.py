@@ -12,7 +12,7 @@ from langsmith.utils import get_env_var
 
 from research.runs import tracing
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.fakes.langsmith_endpoint import FakeLangSmith
 from tests.settings_presets import library_settings

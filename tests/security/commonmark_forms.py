@@ -1,5 +1,5 @@
 """Markdown that a CommonMark renderer turns into a remote fetch or a live non-http link, each form
-a regex "neutraliser" missed (issue 21 item 5). `base` is the tracker's address."""
+a regex "neutraliser" missed. `base` is the tracker's address."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, settings
 
 from research.runs.bundle import export_bundle
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from tests.settings_presets import library_settings
 
 settings.register_profile("suite", max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

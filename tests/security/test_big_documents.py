@@ -1,4 +1,4 @@
-"""Big documents (issue 13 item 3): the library keeps a 50 MiB document whole, but search hits and
+"""Big documents: the library keeps a 50 MiB document whole, but search hits and
 runs carry at most `max_source_text_chars` of it: the opening plus the passages that match."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 from research.relevance.passages import OMITTED, carried_text
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest
-from research.sources.library.store import Library, LibraryProvider
+from research.schemas.state_shapes import ResearchRequest
+from research.sources.library.library_store import Library, LibraryProvider
 from tests.settings_presets import library_settings
 
 FILLER = "Unrelated filler about harbour logistics and crane schedules. " * 30 + "\n\n"

@@ -1,6 +1,6 @@
 """The one sanitiser (research/drafts/sanitiser.py): every CommonMark form that would load a remote
 image or follow a non-http link is text after it, in the draft panel's Markdown, "Download vN" and
-every export (issue 21 items 2, 5 and 6)."""
+every export."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from research.drafts.inert import inert_markdown
 from research.export import markdown_blocks as md
 from research.export.run_export import export_run
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.security.commonmark_forms import data_link, hostile_draft, image_forms, live_markup
 from ui.text import download_markdown, draft_markdown

@@ -13,7 +13,7 @@ from research.events import Event
 from research.export.bibtex import render_bibtex
 from research.export.sources_csv import csv_cell, render_sources_csv
 from research.runs.view import fold
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from ui.sources_frame import csv_bytes, csv_frame
 
 HOSTILE = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\t=1", ' =HYPERLINK("http://x")']

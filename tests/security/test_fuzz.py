@@ -1,4 +1,4 @@
-"""Generated hostile inputs against the importers (issue 13 item 8): bundles, documents and library
+"""Generated hostile inputs against the importers: bundles, documents and library
 queries. Every input is refused with the importer's own error or accepted and then readable by
 every reader; nothing else may escape. Bounded here (a few dozen examples each); `make fuzz` runs
 the same properties with HYPOTHESIS_PROFILE=fuzz for many more."""
@@ -16,8 +16,8 @@ from research.export.run_export import export_run
 from research.runs.bundle import BundleError, import_bundle
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
+from research.sources.library.library_store import Library, LibraryProvider
 from research.sources.library.readers import SUPPORTED_SUFFIXES, UnreadableFile, parse_file
-from research.sources.library.store import Library, LibraryProvider
 from tests.security.fuzzing import offline_bundle_document
 
 JSON = st.recursive(
@@ -109,7 +109,7 @@ def test_hostile_queries_never_break_the_library(library: Library, query: str) -
     LibraryProvider(library, "academic").search(query, limit=3)
 
 
-# --- ReDoS and CommonMark forms (issue 21) ---------------------------------------------------------
+# --- ReDoS and CommonMark forms ---------------------------------------------------------
 
 # Pieces of Markdown that open images, links, definitions, HTML, emphasis and directives, so the
 # generated texts are made of the constructs a sanitiser must get right (and the inputs that made

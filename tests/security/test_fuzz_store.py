@@ -24,7 +24,7 @@ from research.runs.bundle_checks import MAX_TIMESTAMP, MIN_TIMESTAMP
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
 from research.sources.library.importer import import_paths
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from tests.security.fuzzing import offline_bundle_document
 
 NUMBERS = (

@@ -1,4 +1,4 @@
-"""Import bombs (issue 13 item 2): PDF and DOCX are read by a limited child process, so a bomb is
+"""Import bombs: PDF and DOCX are read by a limited child process, so a bomb is
 one refused file with its reason and the server's own memory does not move."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from research.sources.library import readers, sandbox
 from research.sources.library.importer import import_bytes, import_paths
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from tests.security.bombs import docx_bomb, pdf_bomb, pdf_with_text
 
 

@@ -1,4 +1,4 @@
-"""Inert content (issue 13 item 5): markup, links and instructions in sources never reach a draft,
+"""Inert content: markup, links and instructions in sources never reach a draft,
 the Sources list or an export as anything but text."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from research.drafts.inert import clean_quoted_sentence, inert_markdown, md_lite
 from research.export.run_export import export_run
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
-from research.schemas import ResearchRequest, Source
+from research.schemas.state_shapes import ResearchRequest, Source
 from research.settings import Settings
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from tests.security.tracking import hostile_document
 
 BASE = "http://127.0.0.1:9"

@@ -1,4 +1,4 @@
-"""Every text path that reads outside text is linear-time (issue 21 items 1, 2 and 4): the
+"""Every text path that reads outside text is linear-time: the
 Markdown and HTML import, the researcher's notes, the writer's guards, the sanitiser and the
 renderers (the draft panel, the exports), each fed the inputs that made the old patterns
 quadratic or cubic. 2x the input may cost at most 3x the time (tests/security/linear.py)."""
@@ -9,12 +9,12 @@ from collections.abc import Callable
 
 import pytest
 
-from research.brains.offline import OfflineBrain
+from research.brains.offline.offline_brain import OfflineBrain
 from research.drafts.citations import check_citations
 from research.drafts.guard import repair_draft
 from research.drafts.inert import inert_markdown
 from research.export import markdown_blocks as md
-from research.schemas import ResearcherTask, Source
+from research.schemas.state_shapes import ResearcherTask, Source
 from research.sources.library import text_readers
 from research.sources.providers.html_text import html_to_text
 from tests.security.linear import growth
@@ -129,19 +129,19 @@ TOPIC_PATTERNS: dict[str, Callable[[str], object]] = {
 
 
 def _subject_trailing(text: str) -> object:
-    from research.relevance.subject import _TRAILING
+    from research.topic.subject import _TRAILING
 
     return _TRAILING.sub("", text)
 
 
 def _comparison_context(text: str) -> object:
-    from research.brains.question_forms import _CONTEXT
+    from research.topic.question_forms import _CONTEXT
 
     return _CONTEXT.search(text)
 
 
 def _clause_end(text: str) -> object:
-    from research.brains.revise_instructions import _CLAUSE_END
+    from research.brains.offline.revise_instructions import _CLAUSE_END
 
     return _CLAUSE_END.split(text, maxsplit=1)
 

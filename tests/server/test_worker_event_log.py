@@ -1,4 +1,4 @@
-"""A team's desk (issue 15 item 3): the server's worker writes the event log into the Postgres run
+"""A team's desk: the server's worker writes the event log into the Postgres run
 store the dashboard replicas share, so a replica killed mid-run loses nothing and every replica shows
 the run live. One throwaway Postgres database and one `langgraph dev` with RESEARCH_DATABASE_URL for
 the module; this process plays the dashboard replicas."""
@@ -20,7 +20,7 @@ import pytest
 from research.events.status import RunLiveness
 from research.runs.remote import CONNECTION_SOURCE, RemoteRunManager, thread_id_of
 from research.runs.store import RunStore
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.fakes.postgres import Cluster
 from tests.langgraph_server import langgraph_dev, server_env

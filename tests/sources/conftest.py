@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 from tests.fakes.http_fixtures import server, sleeps  # noqa: F401 - fixtures
 
 

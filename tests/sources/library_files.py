@@ -7,7 +7,7 @@ from pathlib import Path
 import docx
 
 from research.sources.library.documents import LibraryDocument
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 
 
 def only_document(library: Library) -> LibraryDocument:

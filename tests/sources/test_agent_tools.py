@@ -7,7 +7,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from research.settings import Settings
-from research.sources.library.store import Library, LibraryProvider
+from research.sources.library.library_store import Library, LibraryProvider
 from research.sources.router import CircuitBreaker, SourceRouter
 from research.sources.tools import ToolFindings, build_tools
 from tests.fakes import FakeServer, Reply, lift_rate_limits

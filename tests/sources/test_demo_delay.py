@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from research.settings import Settings
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 from research.sources.router import SourceRouter
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from research.settings import Settings
-from research.sources.base import ProviderError, Retrieval
 from research.sources.health import check_providers
+from research.sources.provider_base import ProviderError, Retrieval
 from research.sources.router import live_providers
 from tests.fakes import FakeServer, Reply, lift_rate_limits
 from tests.fakes.service_fakes import OPENALEX_PATH, install_academic_book_fakes

@@ -13,7 +13,6 @@ import httpx
 import pytest
 
 from research.settings import Settings
-from research.sources.base import ProviderError
 from research.sources.http import (
     HttpPolicy,
     HttpStatusError,
@@ -24,6 +23,7 @@ from research.sources.http import (
     request_with_retries,
     set_limiter,
 )
+from research.sources.provider_base import ProviderError
 from tests.concurrency import Gauge, concurrently
 from tests.conftest import NetworkBlockedError
 from tests.fakes import Reply, faults, json_reply, lift_rate_limits, slow

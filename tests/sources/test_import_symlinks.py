@@ -1,4 +1,4 @@
-"""A folder import (issue 21 item 11) does not follow symbolic links out of the folder: a linked file
+"""A folder import does not follow symbolic links out of the folder: a linked file
 or folder is skipped with a reason, and nothing of what it points to reaches the library."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from research.sources.library import importer
 from research.sources.library.importer import import_paths
-from research.sources.library.store import Library
+from research.sources.library.library_store import Library
 
 SECRET = "Outside secret about the Kestrel ledger, never to be imported."
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from research.sources.base import ProviderError, SourceProvider
 from research.sources.library import index as library_index
-from research.sources.library import store as library_store
-from research.sources.library.store import Library, LibraryProvider, NewDocument
+from research.sources.library import library_store
+from research.sources.library.library_store import Library, LibraryProvider, NewDocument
+from research.sources.provider_base import ProviderError, SourceProvider
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
 

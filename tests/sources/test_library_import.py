@@ -8,8 +8,8 @@ from fpdf import FPDF
 
 from research.sources.library import readers as library_import
 from research.sources.library.importer import import_bytes, import_paths
+from research.sources.library.library_store import Library
 from research.sources.library.readers import split_front_matter
-from research.sources.library.store import Library
 from tests.sources.library_files import only_document, write_docx
 
 

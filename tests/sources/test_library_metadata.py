@@ -10,8 +10,8 @@ import docx
 from fpdf import FPDF
 
 from research.sources.library.importer import import_paths
+from research.sources.library.library_store import Library
 from research.sources.library.readers import split_front_matter
-from research.sources.library.store import Library
 from tests.sources.library_files import only_document, write_docx
 
 

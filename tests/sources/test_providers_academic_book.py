@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import pytest
 
 from research.settings import Settings
-from research.sources.base import ProviderError, SourceProvider
 from research.sources.http import HttpStatusError
+from research.sources.provider_base import ProviderError, SourceProvider
 from research.sources.providers.arxiv_provider import ArxivProvider
 from research.sources.providers.openalex import OpenAlexProvider, rebuild_abstract
 from research.sources.providers.openlibrary import OpenLibraryProvider

@@ -15,7 +15,7 @@ import pytest
 
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import ProviderError, SourceProvider
+from research.sources.provider_base import ProviderError, SourceProvider
 from research.sources.providers import stackexchange_provider
 from research.sources.providers.ddgs_provider import DuckDuckGoProvider, to_retrieval, unwrap_redirect
 from research.sources.providers.github_provider import GitHubProvider

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import ProviderError, Retrieval, SourceProvider
+from research.sources.provider_base import ProviderError, Retrieval, SourceProvider
 from research.sources.providers.openalex import OpenAlexProvider
 from research.sources.router import CircuitBreaker, SourceRouter, live_providers
 from tests.fakes.clock import FakeClock

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 from research.sources.providers import scraper
 from research.sources.providers.html_text import html_to_text
 from research.sources.providers.scraper import PageTextProvider, ScrapeError, enrich_with_page_text, fetch_page_text

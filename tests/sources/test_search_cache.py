@@ -7,8 +7,8 @@ import contextlib
 import threading
 import time
 
-from research.schemas import RunWarning, Source
-from research.sources.base import Retrieval
+from research.schemas.state_shapes import RunWarning, Source
+from research.sources.provider_base import Retrieval
 from research.sources.search_cache import SearchCache
 from tests.concurrency import concurrently
 

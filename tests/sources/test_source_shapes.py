@@ -3,9 +3,9 @@ tool output enters (the router accepts a provider's raw list as well as a Retrie
 
 from __future__ import annotations
 
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from research.settings import Settings
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 from research.sources.router import CircuitBreaker, SourceRouter
 from research.sources.shapes import MAX_ITEMS, coerce_sources
 

@@ -8,7 +8,7 @@ import pytest
 from research.events import Event
 from research.graph.state import merge_sources
 from research.runs.view import fold
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources.identity import arxiv_id, dedupe_works, work_keys
 from research.sources.providers.arxiv_provider import ArxivProvider

@@ -1,4 +1,4 @@
-"""Sign-in on a desk with `[auth]` (issue 21 item 16) guards every change and every spend: saving or
+"""Sign-in on a desk with `[auth]` guards every change and every spend: saving or
 restoring draft versions, revising, starting runs; only a run's owner or an admin (RESEARCH_ADMINS)
 deletes it; RESEARCH_USER_DAILY_LLM_CALLS caps a user's model calls on the shared key."""
 

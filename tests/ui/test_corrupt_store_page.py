@@ -1,4 +1,4 @@
-"""A damaged local run store on the dashboard (issue 21 item 15): a message naming the file."""
+"""A damaged local run store on the dashboard: a message naming the file."""
 
 from __future__ import annotations
 

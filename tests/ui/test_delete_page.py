@@ -1,4 +1,4 @@
-"""History's "Delete permanently" (issue 21 item 13) deletes the run's checkpoints too."""
+"""History's "Delete permanently" deletes the run's checkpoints too."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The draft panel's "Download vN" serves the sanitised draft, never the stored text raw (issue 21
-item 6): a remote image saved in a version is its alt text in the file the button serves."""
+"""The draft panel's "Download vN" serves the sanitised draft, never the stored text raw:
+a remote image saved in a version is its alt text in the file the button serves."""
 
 from __future__ import annotations
 

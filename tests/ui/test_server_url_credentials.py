@@ -1,4 +1,4 @@
-"""Credentials in RESEARCH_SERVER_URL (issue 21 item 19) are on no page: sidebar and Settings."""
+"""Credentials in RESEARCH_SERVER_URL are on no page: sidebar and Settings."""
 
 from __future__ import annotations
 

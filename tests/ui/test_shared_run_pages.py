@@ -1,4 +1,4 @@
-"""The dashboard and another process's run (issue 13 item 6): a run whose lease another live
+"""The dashboard and another process's run: a run whose lease another live
 process holds is shown as running, with no Resume; History does not call it interrupted; a Resume
 pressed just after another replica took the run does not run it a second time."""
 

@@ -10,7 +10,7 @@ from typing import Any
 from streamlit.testing.v1 import AppTest
 
 from research.runs.runner import ResearchRunner
-from research.schemas import ResearchRequest
+from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.ui.canned import append_event
 from tests.ui.conftest import has_block, texts
@@ -112,7 +112,7 @@ def test_a_failed_claim_says_why(make_app, data_dir):
 
 def test_the_reviewers_version_shows_its_reasons(make_app, data_dir, monkeypatch):
     from research.brains.base import WriteRequest
-    from research.brains.offline import OfflineBrain
+    from research.brains.offline.offline_brain import OfflineBrain
 
     original = OfflineBrain.write
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from research.schemas import RunWarning
+from research.schemas.state_shapes import RunWarning
 from ui.panels.warnings import grouped
 
 

@@ -22,17 +22,17 @@ from langgraph.runtime import Runtime
 from research import prompts
 from research.brains.base import BudgetExceeded
 from research.brains.fallback import describe_model_error
-from research.brains.model_output import strip_think
-from research.brains.offline_tools import OfflineToolPolicy
-from research.brains.tool_agent import ToolsUnsupported, tool_agent_for
-from research.graph.context import RunContext, RunSpec
+from research.brains.llm.model_output import strip_think
+from research.brains.llm.tool_agent import ToolsUnsupported, tool_agent_for
+from research.brains.offline.offline_tools import OfflineToolPolicy
+from research.graph.context import RunContext
 from research.graph.nodes.agent_worker import WorkerLog, run_tool_call
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.researcher import researcher
-from research.graph.nodes.researcher_report import announce_start, failed_branch, finish
-from research.graph.services import services_of
+from research.graph.nodes.researcher_report import announce_start, failed_branch, report_branch
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearcherState
-from research.schemas import ResearcherTask, RunWarning
+from research.schemas.state_shapes import ResearcherTask, RunWarning
 from research.sources.tools import build_tools
 
 MAX_INVALID_STREAK = 2  # an invalid call may be retried once; a second in a row ends the loop
@@ -52,7 +52,7 @@ def directive_text(task: ResearcherTask) -> str:
     return prompts.AGENT_DIRECTIVE.format(reason=reason)
 
 
-def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> ResearcherState:
+def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunEnv]) -> ResearcherState:
     task, ctx = state["task"], services_of(runtime)
     try:
         return _agent_loop(task, ctx)
@@ -179,7 +179,7 @@ def _agent_loop(task: ResearcherTask, ctx: RunContext) -> ResearcherState:
         closing = _bounded_closing(task, ctx, log, stop or "the model's closing reply was empty")
     log.message("closing", rid, closing)
     seconds = round(time.time() - started, 3)
-    report = finish(task, queries=log.queries, sources=log.sources, notes=closing, seconds=seconds)
+    report = report_branch(task, queries=log.queries, sources=log.sources, notes=closing, seconds=seconds)
     return {
         "sources": log.sources,
         "reports": [report],

@@ -24,7 +24,7 @@ from research.events.payloads import QueriesGenerated, SourcesFound
 from research.events.payloads_agent import ToolCalledData, ToolCallStatus, ToolCallView, WorkerMessageData, WorkerRole
 from research.graph.context import RunContext
 from research.graph.state import merge_sources
-from research.schemas import ResearcherTask, RunWarning, Source
+from research.schemas.state_shapes import ResearcherTask, RunWarning, Source
 from research.sources.tools import ToolFindings
 
 EVENT_TEXT_CHARS = 2000  # of a message's content, in its event (the model saw it whole)

@@ -9,20 +9,20 @@ from langgraph.types import Send
 from research.brains.base import BudgetExceeded, JudgeRequest
 from research.events import emit
 from research.events.payloads import CritiqueIssued, Phase
-from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.graph.nodes.coverage import run_coverage
+from research.graph.nodes.run_coverage import run_coverage
 from research.graph.nodes.stopping import announce_stop
 from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
-from research.graph.services import services_of
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
-from research.schemas import Critique, ResearcherAllocation, ResearcherTask
+from research.schemas.researchers import ResearcherAllocation
+from research.schemas.state_shapes import Critique, ResearcherTask
 
 MAX_FOLLOW_UP_RESEARCHERS = 3
 
 
-def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
+def analyst(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     ctx = services_of(runtime)
     review = len(state.get("critiques") or []) + 1
     emit(Phase(phase="analyst"), iteration=state.get("research_iterations", 0))
@@ -66,7 +66,7 @@ def analyst(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     return update
 
 
-def follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
+def follow_up(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     """Counts the revision round and records the directives; `dispatch_follow_up` sends the team."""
     iteration = state.get("research_iterations", 0) + 1
     emit(Phase(phase="researchers"), iteration=iteration)
@@ -102,6 +102,6 @@ def follow_up_tasks(state: ResearchState, iteration: int, researcher_mode: str =
     return tasks
 
 
-def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunSpec]) -> list[Send]:
+def dispatch_follow_up(state: ResearchState, runtime: Runtime[RunEnv]) -> list[Send]:
     ctx = services_of(runtime)
     return researcher_sends(follow_up_tasks(state, state.get("research_iterations", 0), ctx.researcher_mode), ctx)

@@ -1,20 +1,20 @@
 """Claim check: after the writer, every cited sentence against the stored text of the source it
-cites (research/drafts/claims.py); with a model, one batched judge call on top (brains/claim_judge.py).
+cites (research/drafts/claims.py); with a model, one batched judge call on top (brains/llm/claim_judge.py).
 A judge that fails degrades to the offline verdicts with a warning."""
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from research.brains.claim_judge import judge_claims
+from research.brains.llm.claim_judge import judge_claims
 from research.drafts.claims import check_claims, precision
 from research.events import emit
 from research.events.payloads import ClaimsCheckedData
-from research.graph.context import RunContext, RunSpec
+from research.graph.context import RunContext
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.graph.services import services_of
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
-from research.schemas import CheckedClaim, Draft
+from research.schemas.state_shapes import CheckedClaim, Draft
 from research.secrets import mask
 
 CLAIM_CHECK = "claim_check"
@@ -37,7 +37,7 @@ def checked(ctx: RunContext, draft: Draft, version: int) -> list[CheckedClaim]:
     return claims
 
 
-def claim_check(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
+def claim_check(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     draft = state.get("draft")
     if draft is None:
         return {}

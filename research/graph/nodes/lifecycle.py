@@ -10,12 +10,11 @@ from langgraph.runtime import Runtime
 from research.events import emit
 from research.events.payloads import RunFinished, RunStarted
 from research.events.status import RunStatus
-from research.graph.context import RunSpec
-from research.graph.services import services_of, spec_of
+from research.graph.services import RunEnv, services_of, spec_of
 from research.graph.state import ResearchState
 
 
-def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
+def begin(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     ctx = services_of(runtime)
     emit(
         RunStarted(
@@ -35,7 +34,7 @@ def begin(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
     return {"run_started_at": time.time()}
 
 
-def finish(state: ResearchState) -> ResearchState:
+def finish_run(state: ResearchState) -> ResearchState:
     """The outcome is the run's own: a draft means finished, whatever status the host reports."""
     counts = run_counts(state)
     seconds = round(time.time() - state.get("run_started_at", time.time()), 3)

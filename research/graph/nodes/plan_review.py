@@ -18,12 +18,11 @@ from langgraph.types import interrupt
 from research.events import emit
 from research.events.payloads import Counts, PlanApproved, PlanReviewRequested
 from research.graph.allocation import AllocationError, decided_plan, parse_allocation
-from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log
 from research.graph.nodes.supervisor import MAX_QUESTIONS
-from research.graph.services import services_of
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
-from research.schemas import ResearcherAllocation, ResolvedAllocation
+from research.schemas.researchers import ResearcherAllocation, ResolvedAllocation
 
 MAX_QUESTION_CHARS = 300
 
@@ -77,7 +76,7 @@ def plan_payload(state: ResearchState, max_researchers: int) -> PlanReviewReques
     )
 
 
-def plan_review(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
+def plan_review(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     if not state.get("review_plan"):
         return {}
     cap = services_of(runtime).settings.max_researchers

@@ -4,6 +4,7 @@ parallel (Send) -> sources merged by the `merge_sources` reducer -> short notes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
@@ -18,15 +19,15 @@ from research.events import emit
 from research.events.payloads import QueriesGenerated, SourcesDroppedData, SourcesFound
 from research.graph.context import RunSpec
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
-from research.graph.nodes.researcher_report import announce_start, failed_branch, finish
-from research.graph.services import services_of
+from research.graph.nodes.researcher_report import announce_start, failed_branch, report_branch
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearcherState, RetrieveTask
 from research.relevance.passages import carried_text
 
 MAX_QUERIES = 3
 
 
-def plan_queries(state: ResearcherState, runtime: Runtime[RunSpec]) -> ResearcherState:
+def plan_queries(state: ResearcherState, runtime: Runtime[RunEnv]) -> ResearcherState:
     ctx = services_of(runtime)
     task = state["task"]
     announce_start(task)
@@ -45,7 +46,7 @@ def fan_out_queries(state: ResearcherState) -> list[Send]:
     return [Send("retrieve", RetrieveTask(task=state["task"], query=q)) for q in state["queries"]]
 
 
-def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> ResearcherState:
+def retrieve(state: RetrieveTask, runtime: Runtime[RunEnv]) -> ResearcherState:
     """`state` is one Send() payload (add_node's node protocols name their first parameter `state`)."""
     ctx = services_of(runtime)
     task, query = state["task"], state["query"]
@@ -80,7 +81,7 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunSpec]) -> ResearcherState:
     }
 
 
-def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> ResearcherState:
+def write_notes(state: ResearcherState, runtime: Runtime[RunEnv]) -> ResearcherState:
     ctx = services_of(runtime)
     task = state["task"]
     sources = state.get("sources", [])
@@ -90,17 +91,24 @@ def write_notes(state: ResearcherState, runtime: Runtime[RunSpec]) -> Researcher
         notes = ctx.offline.notes(task, sources, ctx.text_of)
     report_usage(ctx, "researcher", task.researcher_id)
     seconds = round(time.time() - state.get("started_at", time.time()), 3)
-    report = finish(task, queries=state.get("queries", []), sources=sources, notes=notes, seconds=seconds)
+    report = report_branch(task, queries=state.get("queries", []), sources=sources, notes=notes, seconds=seconds)
     return {"reports": [report], "messages": [AIMessage(content=notes, name=task.researcher_id)]}
 
 
 def build_researcher_graph(
     *, checkpointer: bool | None = None
-) -> CompiledStateGraph[ResearcherState, RunSpec, ResearcherState, ResearcherState]:
-    builder = StateGraph(ResearcherState, context_schema=RunSpec)
-    builder.add_node("plan_queries", plan_queries)
-    builder.add_node("retrieve", retrieve)
-    builder.add_node("write_notes", write_notes)
+) -> CompiledStateGraph[ResearcherState, RunSpec | RunEnv, ResearcherState, ResearcherState]:
+    # The subgraph runs with its parent's RunEnv as context; RunSpec is the schema a server reads.
+    builder: StateGraph[ResearcherState, RunSpec | RunEnv, ResearcherState, ResearcherState] = StateGraph(
+        ResearcherState, context_schema=RunSpec
+    )
+    steps: dict[str, Callable[..., ResearcherState]] = {
+        "plan_queries": plan_queries,
+        "retrieve": retrieve,
+        "write_notes": write_notes,
+    }
+    for name, step in steps.items():
+        builder.add_node(name, step)
     builder.add_edge(START, "plan_queries")
     builder.add_conditional_edges("plan_queries", fan_out_queries, ["retrieve"])
     builder.add_edge("retrieve", "write_notes")
@@ -115,7 +123,7 @@ RESEARCHER_GRAPH = build_researcher_graph()
 UNCHECKPOINTED_RESEARCHER_GRAPH = build_researcher_graph(checkpointer=False)
 
 
-def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> ResearcherState:
+def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunEnv]) -> ResearcherState:
     """Run one researcher's subgraph and hand back only what the parent graph keeps."""
     task = state["task"]
     try:

@@ -10,14 +10,13 @@ from __future__ import annotations
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from research.graph.context import RunSpec
 from research.graph.nodes.agent_researcher import agent_researcher
 from research.graph.nodes.researcher import researcher
-from research.graph.services import services_of
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearcherState
 
 
-def researcher_branch(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunSpec]) -> ResearcherState:
+def researcher_branch(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunEnv]) -> ResearcherState:
     """Fixed type-specific queries (pipeline) or a bounded tool loop (agent)."""
     run = agent_researcher if services_of(runtime).researcher_mode == "agent" else researcher
     return run(state, config, runtime)

@@ -9,7 +9,7 @@ from research.events import emit
 from research.events.payloads import ResearcherFinished, ResearcherStarted
 from research.graph.nodes.common import warn
 from research.graph.state import ResearcherState
-from research.schemas import ResearcherReport, ResearcherTask, RunWarning, Source
+from research.schemas.state_shapes import ResearcherReport, ResearcherTask, RunWarning, Source
 from research.secrets import mask
 
 
@@ -18,7 +18,7 @@ def announce_start(task: ResearcherTask) -> None:
     emit(started, researcher_id=task.researcher_id, iteration=task.iteration)
 
 
-def finish(
+def report_branch(
     task: ResearcherTask,
     *,
     queries: Sequence[str] = (),
@@ -59,5 +59,5 @@ def failed_branch(task: ResearcherTask, exc: Exception, secrets: Iterable[str]) 
     must not end the run). The message is masked: exception texts may quote a key."""
     message = mask(f"{type(exc).__name__}: {exc}", secrets)
     warn(task.researcher_id, f"researcher failed: {message}", researcher_id=task.researcher_id)
-    report = finish(task, error=message)
+    report = report_branch(task, error=message)
     return {"reports": [report], "warnings": [RunWarning(source=task.researcher_id, message=message)]}

@@ -16,18 +16,19 @@ from research.drafts.evidence import EvidenceStatus, assess_coverage, with_known
 from research.drafts.review import ReviewIssues, find_issues, revise_offline
 from research.events import emit
 from research.events.payloads import DraftRevisedData
-from research.graph.context import RunContext, RunSpec
+from research.graph.context import RunContext
 from research.graph.nodes import Node
 from research.graph.nodes.claim_check import checked
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.graph.nodes.coverage import emit_evidence
-from research.graph.services import services_of
+from research.graph.nodes.run_coverage import emit_evidence
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
-from research.schemas import Draft, QuestionCoverage, Source
+from research.schemas.llm_shapes import QuestionCoverage
+from research.schemas.state_shapes import Draft, Source
 from research.secrets import mask
 
 
-def reviewer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
+def reviewer(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     ctx = services_of(runtime)
     draft, claims = state.get("draft"), state.get("claims") or []
     version = state.get("draft_version") or 1

@@ -12,18 +12,14 @@ from research.brains.base import Plan
 from research.events import emit
 from research.events.payloads import AllocationDecided, Phase
 from research.graph.allocation import decided_plan, parse_allocation, researcher_ids, resolve_allocation
-from research.graph.context import RunContext, RunSpec
+from research.graph.context import RunContext
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.graph.services import services_of
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearcherState, ResearchState
-from research.schemas import (
-    ResearcherAllocation,
-    ResearcherKind,
-    ResearcherTask,
-    RunWarning,
-    SupervisorDecision,
-)
+from research.schemas.llm_shapes import SupervisorDecision
+from research.schemas.researchers import ResearcherAllocation, ResearcherKind
+from research.schemas.state_shapes import ResearcherTask, RunWarning
 
 MAX_QUESTIONS = 5
 _ANGLES: dict[ResearcherKind, tuple[str, ...]] = {
@@ -33,7 +29,7 @@ _ANGLES: dict[ResearcherKind, tuple[str, ...]] = {
 }
 
 
-def supervisor(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
+def supervisor(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     ctx = services_of(runtime)
     topic = state["topic"]
     cap = ctx.settings.max_researchers
@@ -138,7 +134,7 @@ def directive(task: ResearcherTask) -> AIMessage:
     return AIMessage(content=f"Supervisor Directive: {reason}. Please address this.", name="Supervisor")
 
 
-def dispatch(state: ResearchState, runtime: Runtime[RunSpec]) -> list[Send]:
+def dispatch(state: ResearchState, runtime: Runtime[RunEnv]) -> list[Send]:
     """Fan out: one Send per researcher of the first round."""
     tasks = build_tasks(state["topic"], state["allocation"].allocation, state["research_questions"], iteration=0)
     return researcher_sends(tasks, services_of(runtime))

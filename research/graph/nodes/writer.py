@@ -11,16 +11,15 @@ from research.drafts.evidence import assess_coverage, empty_draft, with_known_ga
 from research.drafts.guard import repair_draft
 from research.events import emit
 from research.events.payloads import DraftReady, Phase
-from research.graph.context import RunSpec
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
-from research.graph.nodes.coverage import MAX_SOURCES_FOR_WRITER as MAX_SOURCES_FOR_WRITER
-from research.graph.nodes.coverage import emit_evidence, run_coverage, writing_order
-from research.graph.services import services_of
+from research.graph.nodes.run_coverage import MAX_SOURCES_FOR_WRITER as MAX_SOURCES_FOR_WRITER
+from research.graph.nodes.run_coverage import emit_evidence, run_coverage, writing_order
+from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
 from research.relevance.coverage import QuestionEvidence
 from research.relevance.coverage import known_gaps as uncovered
-from research.schemas import Draft
+from research.schemas.state_shapes import Draft
 
 
 def known_gaps(state: ResearchState, coverage: list[QuestionEvidence]) -> list[str]:
@@ -45,7 +44,7 @@ def _guarded(body: str, numbered: list[NumberedSource]) -> tuple[CitedDraft, lis
     return cited, repairs
 
 
-def writer(state: ResearchState, runtime: Runtime[RunSpec]) -> ResearchState:
+def writer(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     ctx = services_of(runtime)
     emit(Phase(phase="writer"), iteration=state.get("research_iterations", 0))
     numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(state.get("sources", [])), 1)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from research.schemas import ResearcherKind
+from research.schemas.researchers import ResearcherKind
 
 
 @dataclass

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
-from research.schemas import ResearcherKind
+from research.schemas.researchers import ResearcherKind
 from research.sources.library.documents import NewDocument
 from research.sources.library.readers import (
     MAX_FILE_BYTES,
@@ -29,7 +29,7 @@ from research.sources.library.readers import (
 )
 
 if TYPE_CHECKING:
-    from research.sources.library.store import Library
+    from research.sources.library.library_store import Library
 
 log = logging.getLogger(__name__)
 

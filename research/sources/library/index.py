@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from research.schemas import RESEARCHER_KINDS, ResearcherKind
+from research.schemas.researchers import RESEARCHER_KINDS, ResearcherKind
 from research.text import STOPWORDS, words
 
 MAX_QUERY_TERMS = 24  # bounds the cost of a pasted paragraph used as a query

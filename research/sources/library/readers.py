@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from research.schemas import RESEARCHER_KINDS, ResearcherKind
+from research.schemas.researchers import RESEARCHER_KINDS, ResearcherKind
 from research.sources.library import sandbox, text_readers
 from research.sources.library.documents import NewDocument
 from research.sources.library.front_matter import split_front_matter

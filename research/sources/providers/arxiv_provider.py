@@ -19,10 +19,11 @@ import arxiv
 from arxiv import _feed as arxiv_feed  # the library's own Atom parser (arxiv >= 4)
 from lxml import etree
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
-from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, request_with_retries
+from research.sources.provider_base import ProviderError, Retrieval
 from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 ATOM_NS = "http://www.w3.org/2005/Atom"

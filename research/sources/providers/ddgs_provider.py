@@ -19,11 +19,12 @@ from urllib.parse import parse_qs, urlsplit
 from ddgs.engines.duckduckgo import Duckduckgo
 from ddgs.exceptions import DDGSException, TimeoutException
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import ProviderError, Retrieval
 from research.sources.client_retry import Retryable, call_with_retries
+from research.sources.provider_base import ProviderError, Retrieval
 
 NAME = "duckduckgo"
 # DuckDuckGo's HTML endpoint answers 202 with a challenge page when it throttles a client.

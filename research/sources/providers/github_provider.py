@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import ProviderError, Retrieval
+from research.sources.provider_base import ProviderError, Retrieval
 from research.sources.providers.http_provider import HttpProvider, listed_items
 
 NAME = "github"

@@ -6,10 +6,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
-from research.sources.base import ProviderError, Retrieval
 from research.sources.http import HttpPolicy, get_json
+from research.sources.provider_base import ProviderError, Retrieval
 
 
 class HttpProvider:

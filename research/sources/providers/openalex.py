@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
-from research.sources.base import Retrieval
+from research.sources.provider_base import Retrieval
 from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 # Only the fields we map: keeps replies small.

@@ -18,10 +18,10 @@ from urllib.parse import urljoin
 import httpx
 import trafilatura
 
-from research.schemas import RunWarning
+from research.schemas.state_shapes import RunWarning
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import ProviderError, Retrieval, SourceProvider
+from research.sources.provider_base import ProviderError, Retrieval, SourceProvider
 from research.sources.providers.html_text import html_to_text
 from research.sources.providers.pinned_transport import PinnedTransport
 from research.sources.providers.url_safety import CheckedURL, Resolver, UnsafeURLError, check_url

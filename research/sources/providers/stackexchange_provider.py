@@ -14,10 +14,11 @@ import threading
 import time
 from typing import Any
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import ProviderError, Retrieval
+from research.sources.provider_base import ProviderError, Retrieval
 from research.sources.providers.html_text import html_to_text
 from research.sources.providers.http_provider import HttpProvider, listed_items
 

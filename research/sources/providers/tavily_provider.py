@@ -15,11 +15,12 @@ import requests
 from tavily import TavilyClient
 from tavily import errors as tavily_errors
 
-from research.schemas import ResearcherKind, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources import http as http_core
-from research.sources.base import ProviderError, Retrieval
 from research.sources.client_retry import Retryable, call_with_retries
+from research.sources.provider_base import ProviderError, Retrieval
 
 NAME = "tavily"
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")

@@ -17,10 +17,11 @@ import re
 from typing import Any
 from urllib.parse import quote, urljoin
 
-from research.schemas import ResearcherKind, RunWarning, Source
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
-from research.sources.base import ProviderError, Retrieval
 from research.sources.http import get_json
+from research.sources.provider_base import ProviderError, Retrieval
 from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 _TAG = re.compile(r"<[^>]+>")

@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from research.relevance.passages import carried_text
-from research.schemas import RESEARCHER_KINDS, SNIPPET_CHARS, ResearcherKind, Source
-from research.sources.base import ProviderError, Retrieval
+from research.schemas.researchers import RESEARCHER_KINDS, ResearcherKind
+from research.schemas.state_shapes import SNIPPET_CHARS, Source
 from research.sources.library.documents import LibraryDocument, LibraryHit, NewDocument
 from research.sources.library.index import fts_table, migrate, query_terms, ranked_ids
 from research.sources.library.readers import read_sample_file
+from research.sources.provider_base import ProviderError, Retrieval
 from research.text import best_snippet
 
 log = logging.getLogger(__name__)

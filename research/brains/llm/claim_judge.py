@@ -16,11 +16,12 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from research import prompts
 from research.drafts.claims import draft_topic
-from research.schemas import CheckedClaim, ClaimJudgement, ClaimJudgements
+from research.schemas.llm_shapes import ClaimJudgement, ClaimJudgements
+from research.schemas.state_shapes import CheckedClaim
 
 if TYPE_CHECKING:
     from research.brains.base import Brain
-    from research.brains.llm import LLMBrain
+    from research.brains.llm.llm_brain import LLMBrain
 
 MAX_JUDGED_CLAIMS = 60  # one call stays bounded; the rest keep their offline verdict
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from research.brains.question_forms import topic_form
-from research.relevance.subject import is_comparison, subject_of
-from research.schemas import ResearcherAllocation
+from research.schemas.researchers import ResearcherAllocation
+from research.topic.question_forms import topic_form
+from research.topic.subject import is_comparison, subject_of
 
 __all__ = [
     "ALLOCATION_GUIDANCE",
@@ -235,7 +235,7 @@ def _contains(text: str, cue: str) -> bool:
     return re.search(r"\b" + re.escape(cue) + r"(s|es)?\b", text) is not None
 
 
-# {s} is a noun phrase; {be} {was} {does} {it} {its} agree with it (research/brains/question_forms.py).
+# {s} is a noun phrase; {be} {was} {does} {it} {its} agree with it (research/topic/question_forms.py).
 _QUESTIONS: dict[TopicClass, tuple[str, ...]] = {
     "technology": (
         "What {be} {s}, and what problems {does} {it} address?",

@@ -12,27 +12,22 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
-from research.brains.topic_language import ENGLISH, offline_language_warning, topic_language
-from research.brains.topics import (
+from research.events.agent_log import warn
+from research.relevance.coverage import MIN_SOURCES_PER_QUESTION, focus_matches, question_coverage
+from research.relevance.scoring import is_on_topic
+from research.schemas.llm_shapes import AnalystVerdict, QuestionCoverage
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import ResearcherTask, Source, Usage
+from research.text import BM25, split_sentences, tokenize
+from research.text.quote import clean_quoted_sentence
+from research.topic.language import ENGLISH, offline_language_warning, topic_language
+from research.topic.offline_plan import (
     ALLOCATION_GUIDANCE,
     GUIDANCE_LABEL,
     classify_topic,
     research_questions,
     subject_of,
 )
-from research.events.agent_log import warn
-from research.relevance.coverage import MIN_SOURCES_PER_QUESTION, focus_matches, question_coverage
-from research.relevance.scoring import is_on_topic
-from research.schemas import (
-    AnalystVerdict,
-    QuestionCoverage,
-    ResearcherKind,
-    ResearcherTask,
-    Source,
-    Usage,
-)
-from research.text import BM25, split_sentences, tokenize
-from research.text.quote import clean_quoted_sentence
 
 MIN_SENTENCE_CHARS = 60
 # Sentences that lean on the one before ("It...", "Second, ...") read badly when quoted alone.
@@ -151,8 +146,8 @@ class OfflineBrain:
         )
 
     def write(self, request: WriteRequest) -> str:
-        """One coherent, cited paragraph per question (research/brains/offline_writer.py)."""
-        from research.brains.offline_writer import write_draft
+        """One coherent, cited paragraph per question (research/brains/offline/offline_writer.py)."""
+        from research.brains.offline.offline_writer import write_draft
 
         return write_draft(
             request.topic, request.questions, request.sources, request.text_of, request.known_gaps, request.coverage
@@ -160,7 +155,7 @@ class OfflineBrain:
 
     def revise(self, request: ReviseRequest) -> str:
         """A deterministic restructure (shorten, expand, reorder, bullets, focus): see revise_offline."""
-        from research.brains.offline_revise import offline_revise
+        from research.brains.offline.offline_revise import offline_revise
 
         return offline_revise(request.draft, request.instruction, request.sources, request.text_of)
 

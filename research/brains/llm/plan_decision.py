@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research.brains.base import Plan
-from research.brains.model_output import InvalidModelOutput
-from research.schemas import SupervisorDecision
+from research.brains.llm.model_output import InvalidModelOutput
+from research.schemas.llm_shapes import SupervisorDecision
 
 
 class SupervisorDecisionReply(BaseModel):

@@ -28,7 +28,7 @@ _ASPECT = re.compile(
 )
 # A second question joined on ("... painters and how were they received") is not the subject.
 _JOINED_QUESTION = re.compile(r"\s*,?\s+(and|or|but)\s+(how|why|what|when|where|who|which|whether)\b.*$", re.IGNORECASE)
-# "Rust vs Go", "Rust versus Go": a comparison (brains/question_forms.py splits on it too).
+# "Rust vs Go", "Rust versus Go": a comparison (topic/question_forms.py splits on it too).
 VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+", re.IGNORECASE)
 
 

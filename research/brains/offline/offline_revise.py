@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 __all__ = ["MAX_INSTRUCTION_CHARS", "Operations", "RevisionError", "offline_revise", "parse_instruction"]
 
 from research.brains.base import NumberedSource, TextLookup
-from research.brains.offline_writer import units_of
-from research.brains.revise_instructions import (
+from research.brains.offline.offline_writer import units_of
+from research.brains.offline.revise_instructions import (
     MAX_INSTRUCTION_CHARS,
     Operations,
     RevisionError,

@@ -16,7 +16,7 @@ import logging
 import os
 from dataclasses import dataclass
 
-from research.schemas import Usage
+from research.schemas.state_shapes import Usage
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.runnables import Runnable
 
-from research.brains.call_context import StepContext
-from research.brains.model_output import strip_think
+from research.brains.llm.model_output import strip_think
+from research.brains.llm.step_context import StepContext
 from research.events import emit
 from research.events.payloads_model import DraftDeltaData, ModelProgressData
 

@@ -18,8 +18,8 @@ from langchain_core.tools import BaseTool
 from langchain_openai import ChatOpenAI
 
 from research.brains.base import Brain
-from research.brains.model_retry import MODEL_RETRIES, is_transient, retry_delay
-from research.brains.usage_meter import UsageMeter, usage_from_message
+from research.brains.llm.model_retry import MODEL_RETRIES, is_transient, retry_delay
+from research.brains.llm.usage_meter import UsageMeter, usage_from_message
 
 
 class ToolsUnsupported(RuntimeError):

@@ -18,33 +18,26 @@ from pydantic import BaseModel, SecretStr
 
 from research import prompts
 from research.brains.base import JudgeRequest, NumberedSource, Plan, ReviseRequest, TextLookup, WriteRequest
-from research.brains.grounded_schema import SectionSentences
-from research.brains.grounded_writer import DraftPreview, write_grounded
-from research.brains.llm_calls import ModelCaller
-from research.brains.model_output import InvalidModelOutput, strip_think
-from research.brains.model_retry import MODEL_RETRIES
-from research.brains.plan_decision import (
+from research.brains.llm.grounded_schema import SectionSentences
+from research.brains.llm.grounded_writer import DraftPreview, write_grounded
+from research.brains.llm.model_caller import ModelCaller
+from research.brains.llm.model_output import InvalidModelOutput, strip_think
+from research.brains.llm.model_retry import MODEL_RETRIES
+from research.brains.llm.plan_decision import (
     SupervisorDecisionReply,
     plan_from_decision,
     reply_questions,
     validate_decision,
 )
-from research.brains.topic_language import ENGLISH, topic_language
-from research.brains.usage_meter import UsageMeter
+from research.brains.llm.usage_meter import UsageMeter
 from research.drafts import guard as draft_guard
 from research.drafts.markers import strip_internal_markers
 from research.events.agent_log import warn
-from research.schemas import (
-    AnalystVerdict,
-    QueryPlan,
-    QuestionCoverage,
-    ResearcherKind,
-    ResearcherReport,
-    ResearcherTask,
-    Source,
-    Usage,
-)
+from research.schemas.llm_shapes import AnalystVerdict, QueryPlan, QuestionCoverage
+from research.schemas.researchers import ResearcherKind
+from research.schemas.state_shapes import ResearcherReport, ResearcherTask, Source, Usage
 from research.settings import Settings
+from research.topic.language import ENGLISH, topic_language
 
 # Local servers ignore the key but the OpenAI SDK refuses to start without one.
 PLACEHOLDER_API_KEY = "not-needed"
@@ -244,7 +237,7 @@ class LLMBrain:
         return self.meter.take()
 
     def tool_chat(self) -> tuple[ChatOpenAI, UsageMeter]:
-        """The researchers' model and this run's meter, for agent-mode tool loops (brains/tool_agent.py)."""
+        """The researchers' model and this run's meter, for agent-mode tool loops (brains/llm/tool_agent.py)."""
         return self._fast, self.meter
 
     def secret_values(self) -> list[str]:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from research.brains.question_words import (
+from research.topic.question_words import (
     BE,
     DETERMINERS,
     DO,
@@ -28,7 +28,7 @@ from research.brains.question_words import (
     looks_verb,
     participle,
 )
-from research.relevance.subject import VERSUS
+from research.topic.subject import VERSUS
 
 FormKind = Literal["noun_phrase", "wh", "yes_no", "imperative", "comparison"]
 

@@ -11,9 +11,9 @@ import threading
 from collections import defaultdict
 
 from research.brains.base import BudgetExceeded
-from research.brains.model_call import CallRecord
-from research.brains.pricing import Price, estimate_cost, load_price_table
-from research.schemas import Usage
+from research.brains.llm.model_stream import CallRecord
+from research.brains.llm.pricing import Price, estimate_cost, load_price_table
+from research.schemas.state_shapes import Usage
 
 
 def usage_from_message(message: object) -> Usage:

@@ -28,16 +28,16 @@ from langchain_core.runnables import Runnable
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 
-from research.brains.call_context import current_step
-from research.brains.capabilities import cache_dir, is_context_overflow, store_for
-from research.brains.context_fit import fit_messages, prompt_chars, prompt_chars_allowed
-from research.brains.model_call import CallRecord, Progress, server_slots, stream_reply
-from research.brains.model_output import InvalidModelOutput
-from research.brains.model_retry import MODEL_RETRIES, is_transient, retry_delay
-from research.brains.structured import invoke_structured
-from research.brains.usage_meter import UsageMeter, usage_from_message
+from research.brains.llm.capabilities import cache_dir, is_context_overflow, store_for
+from research.brains.llm.context_fit import fit_messages, prompt_chars, prompt_chars_allowed
+from research.brains.llm.model_output import InvalidModelOutput
+from research.brains.llm.model_retry import MODEL_RETRIES, is_transient, retry_delay
+from research.brains.llm.model_stream import CallRecord, Progress, server_slots, stream_reply
+from research.brains.llm.step_context import current_step
+from research.brains.llm.structured import invoke_structured
+from research.brains.llm.usage_meter import UsageMeter, usage_from_message
 from research.events.agent_log import agent_log, warn
-from research.schemas import Usage
+from research.schemas.state_shapes import Usage
 from research.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)

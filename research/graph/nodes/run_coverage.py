@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from research.brains.base import NumberedSource
-from research.brains.offline_writer import answered_questions
+from research.brains.offline.offline_writer import answered_questions
 from research.drafts.evidence import EvidenceStatus
 from research.events import emit
 from research.events.payloads import EvidenceAssessedData
 from research.graph.context import RunContext
 from research.graph.nodes.common import warn
 from research.relevance.coverage import QuestionEvidence, question_coverage
-from research.schemas import Source
+from research.schemas.state_shapes import Source
 
 MAX_SOURCES_FOR_WRITER = 40
 

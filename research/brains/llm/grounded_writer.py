@@ -26,8 +26,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
 from research.brains.base import NumberedSource, TextLookup, WriteRequest
-from research.brains.grounded_schema import NO_PASSAGE, SectionSentences, section_schema
-from research.brains.model_output import InvalidModelOutput
+from research.brains.llm.grounded_schema import NO_PASSAGE, SectionSentences, section_schema
+from research.brains.llm.model_output import InvalidModelOutput
 from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_internal_markers
 from research.events import emit
 from research.events.agent_log import agent_log

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import openai
 from langchain_core.exceptions import ContextOverflowError
 
-log = logging.getLogger("research.brains.capabilities")
+log = logging.getLogger("research.brains.llm.capabilities")
 
 FILE_NAME = "llm_capabilities.json"
 CACHE_APP_DIR = "research-desk"

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from research.brains.model_output import strict_json_schema
+from research.brains.llm.model_output import strict_json_schema
 
 MAX_ITEMS = 5
 MAX_STRING_CHARS = 160

@@ -24,10 +24,10 @@ from research.brains.base import NumberedSource
 from research.drafts.fit import addresses, focus_terms, speaks_to
 from research.relevance.coverage import NOTHING_FOUND, QuestionEvidence
 from research.relevance.scoring import is_on_topic
-from research.relevance.subject import subject_of
 from research.text import BM25, split_sentences, tokenize
 from research.text.prose import flaws
 from research.text.quote import clean_quoted_sentence, md_quote
+from research.topic.subject import subject_of
 
 SENTENCES_PER_SECTION = 4
 SUMMARY_UNITS = 3

@@ -31,18 +31,18 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
-from research.brains.capabilities import (
+from research.brains.llm.capabilities import (
     CapabilityStore,
     forget_all_in_memory,
     is_shape_rejection,
     server_label,
     store_for,
 )
-from research.brains.grammar_schema import grammar_schema
-from research.brains.model_output import InvalidModelOutput, extract_json_object, strict_json_schema
-from research.brains.usage_meter import usage_from_message
+from research.brains.llm.grammar_schema import grammar_schema
+from research.brains.llm.model_output import InvalidModelOutput, extract_json_object, strict_json_schema
+from research.brains.llm.usage_meter import usage_from_message
 from research.prompts import JSON_REPAIR_INSTRUCTION, JSON_REPLY_INSTRUCTION
-from research.schemas import Usage
+from research.schemas.state_shapes import Usage
 
 M = TypeVar("M", bound=BaseModel)
 Method = Literal["json_schema", "json_mode", "json_object", "function_calling", "json_prompt"]

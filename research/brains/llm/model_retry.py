@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import openai
 
-from research.brains.capabilities import is_context_overflow, is_shape_rejection
+from research.brains.llm.capabilities import is_context_overflow, is_shape_rejection
 
 MODEL_RETRIES = 2  # attempts after the first, as the SDK's own default
 BACKOFF_BASE = 0.5  # seconds, doubled per attempt

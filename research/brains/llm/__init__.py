@@ -1,0 +1,1 @@
+"""The LLM brain and its plumbing: calls, streaming, retries, structured output, grounded writing, metering."""

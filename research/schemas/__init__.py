@@ -1,0 +1,2 @@
+"""The data shapes the engine passes around, one module per concern: researchers and allocation,
+URL normalisation, model output, graph state and the bundle format."""
