@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from research.brains.base import JudgeRequest, NumberedSource, WriteRequest
+from research.brains.base import JudgeRequest, WriteRequest, number_sources
 from research.brains.fallback import FallbackBrain
 from research.brains.llm.grounded_writer import NO_ANSWER, NoGroundedSentences
 from research.brains.llm.llm_brain import LLMBrain
@@ -42,18 +42,13 @@ TEXTS = {
         "The immune system learns to recognise that protein and remembers it."
     ),
 }
-SOURCES = [
-    NumberedSource(
-        1, Source(id="s-lnp", title="Lipid nanoparticles", url="https://example.org/lnp", kind="web", provider="fake")
-    ),
-    NumberedSource(
-        2,
+SOURCES = number_sources(
+    [
+        Source(id="s-lnp", title="Lipid nanoparticles", url="https://example.org/lnp", kind="web", provider="fake"),
         Source(id="s-safety", title="Safety review", url="https://journal.example/s", kind="academic", provider="fake"),
-    ),
-    NumberedSource(
-        3, Source(id="s-overview", title="Overview", url="https://example.org/o", kind="book", provider="fake")
-    ),
-]
+        Source(id="s-overview", title="Overview", url="https://example.org/o", kind="book", provider="fake"),
+    ]
+)
 MEMORY = "There are two main types of mRNA vaccines called subunit vaccines and vector vaccines."
 
 
