@@ -151,4 +151,18 @@ CHANGES: list[dict] = [
         "after": "tenacity: +9 us per request whose first attempt succeeds (tests unchanged); the kept pieces "
         'are faster or behave as the tests assert (bench/results.json "libraries")',
     },
+    {
+        "what": "Text work once per document (tokenize, split_sentences, stems, term keys and relevance "
+        "judgements memoised, bounded), the analyst's coverage beside its model call, BM25 ranked for the "
+        "one query asked",
+        "file": "research/text/memo.py, research/text/tokens.py, research/text/sentences.py, "
+        "research/text/bm25.py, research/text/snippets.py, research/relevance/ranking.py, "
+        "research/relevance/terms.py, research/graph/overlap.py, research/graph/nodes/analyst.py",
+        "cause": "the 333 profile (bench/gil_profile.py): half the desk's CPU tokenising the same stored texts "
+        "again per question, section and source, and a full BM25 index built to rank one query",
+        "before": "figure 1, measured alternately with python -m bench.ab_compare (load 11-16): "
+        "111 1.51, 333 1.71; writer overhead at 333 1.50 s, each analyst 0.44-0.52 s",
+        "after": "111 1.30, 333 1.35 (wall time 0.83x and 0.74x); writer 0.87 s, each analyst 0.05-0.10 s; "
+        "realistic latencies 333: 1.48 -> 1.09",
+    },
 ]

@@ -6,6 +6,10 @@ writer, then the claim check's judge and the reviewer, which run one after the o
 independent call assumed to run in parallel and each call costing exactly its fixed latency. A
 researcher's chain is its own model calls (queries, notes) plus its slowest retrieve; a retrieve is
 the deepest chain of dependent requests among the providers that served it.
+
+Beside the ratio: each phase's measured time minus its ideal (bench/phases.py), a profile of the
+333 case (bench/gil_profile.py: which functions hold the GIL), and the same cases with realistic
+latencies (model 1.0 s, search 0.5 s), where the same overhead is a smaller share of a real run.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.gil_profile import profiling, summary
 from bench.harness import BenchContext, log, median, rounded
 from bench.loopback import PROVIDER_REQUEST_DEPTH, LoopbackRun, LoopbackWorld, warnings_of
+from bench.phases import overhead_table, phase_costs
 from research.events import Event
 
 MODEL_LATENCY = 0.2
@@ -26,6 +32,11 @@ CASES = [("100", 3), ("111", 3), ("210", 3), ("300", 3), ("333", 9)]
 # queries, which the cache sends once, so this shows what the target rests on.
 UNCACHED_CASES = [("333", 9)]
 TARGET = 1.10
+# A real run's latencies (a hosted model's call, a search service's answer): the same desk work
+# is a smaller share of the wall time there.
+REALISTIC_MODEL_LATENCY, REALISTIC_SEARCH_LATENCY = 1.0, 0.5
+REALISTIC_CASES = [("111", 3), ("333", 9)]
+PROFILED_CASE = ("333", 9)
 
 
 @dataclass
@@ -96,6 +107,9 @@ def measure_case(
     best = runs[walls.index(median(walls))] if repeats % 2 else runs[0]
     path = critical_path(best.events, world.model_latency, world.search_latency)
     measured = median(walls)
+    phases = phase_costs(
+        best.events, best.started_at, best.ended_at, [r["researchers"] for r in path.rounds], world.model_latency
+    )
     return {
         "ratio": rounded(measured / path.seconds),
         "measured_seconds": rounded(measured),
@@ -106,11 +120,26 @@ def measure_case(
             "writer": rounded(path.writer),
             "review": rounded(path.review),
         },
+        "phases": overhead_table(phases),
         "model_calls": best.calls,
         "search_requests": best.search_requests,
         "status": best.status,
         "warnings": warnings_of(best)[:5],
     }
+
+
+def profile_case(world: LoopbackWorld, allocation: str, max_researchers: int) -> dict[str, Any]:
+    """One run under the per-thread profiler: CPU seconds by group, top functions."""
+    with profiling() as profiles:
+        run = world.run(allocation, max_iterations=1, max_researchers=max_researchers)
+    out = summary(profiles.stats())
+    out.update(allocation=allocation, wall_seconds_profiled=rounded(run.wall_seconds), threads=profiles.threads())
+    return out
+
+
+def _log_phases(label: str, case: dict[str, Any]) -> None:
+    parts = ", ".join(f"{p}: {row['overhead_s']:+.2f}" for p, row in case["phases"].items())
+    log(f"  {label} overhead by phase (s): {parts}")
 
 
 def measure(ctx: BenchContext) -> dict[str, Any]:
@@ -124,13 +153,29 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
                 f"critical path {allocation}: {details[allocation]['ratio']} "
                 f"({details[allocation]['measured_seconds']} s / {details[allocation]['ideal_seconds']} s)"
             )
+            _log_phases(allocation, details[allocation])
         uncached = {}
         for allocation, cap in UNCACHED_CASES:
             uncached[allocation] = measure_case(world, allocation, cap, repeats, search_cache=False)
             log(f"critical path {allocation}, search cache off: {uncached[allocation]['ratio']}")
+        profile = profile_case(world, *PROFILED_CASE)
+        log(
+            f"profile {PROFILED_CASE[0]}: {profile['cpu_seconds']} CPU s; "
+            + ", ".join(f"{k} {v}" for k, v in list(profile["groups"].items())[:5])
+        )
+    realistic: dict[str, Any] = {}
+    with LoopbackWorld(
+        ctx.scratch("critical-path-realistic"), ctx.log_dir, REALISTIC_MODEL_LATENCY, REALISTIC_SEARCH_LATENCY
+    ) as world:
+        world.run("111", max_iterations=0)
+        for allocation, cap in REALISTIC_CASES:
+            realistic[allocation] = measure_case(world, allocation, cap, 1)
+            log(f"critical path {allocation}, realistic latencies: {realistic[allocation]['ratio']}")
+            _log_phases(allocation, realistic[allocation])
     return {
         "critical_path_efficiency": {a: d["ratio"] for a, d in details.items()},
         "critical_path_without_search_cache": {a: d["ratio"] for a, d in uncached.items()},
+        "critical_path_realistic": {a: d["ratio"] for a, d in realistic.items()},
         "critical_path_details": {
             "model_latency_s": MODEL_LATENCY,
             "search_latency_s": SEARCH_LATENCY,
@@ -139,5 +184,12 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
             "target": TARGET,
             "cases": details,
             "cases_without_search_cache": uncached,
+            "realistic": {
+                "model_latency_s": REALISTIC_MODEL_LATENCY,
+                "search_latency_s": REALISTIC_SEARCH_LATENCY,
+                "repeats": 1,
+                "cases": realistic,
+            },
+            "profile": profile,
         },
     }

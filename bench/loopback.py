@@ -293,6 +293,8 @@ class LoopbackRun:
     prompt_tokens: int
     completion_tokens: int
     search_requests: int
+    started_at: float = 0.0  # time.time() around runner.run, the clock events are stamped with
+    ended_at: float = 0.0
 
     def as_cost(self) -> dict[str, int]:
         return {"calls": self.calls, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
@@ -413,9 +415,10 @@ class LoopbackWorld:
             max_iterations=max_iterations,
             researcher_mode=researcher_mode,
         )
-        start = time.perf_counter()
+        started_at, start = time.time(), time.perf_counter()
         run_id = runner.run(request, on_event=events.append)
         wall = time.perf_counter() - start
+        ended_at = time.time()
         record = runner.store.get_run(run_id)
         stats = self._model.stats
         return LoopbackRun(
@@ -426,6 +429,8 @@ class LoopbackWorld:
             prompt_tokens=stats.prompt_tokens,
             completion_tokens=stats.completion_tokens,
             search_requests=len(self._search.server.requests()),
+            started_at=started_at,
+            ended_at=ended_at,
         )
 
 

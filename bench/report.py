@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from bench.changes import CHANGES
 from bench.harness import BENCH_DIR, REPO_ROOT, Results
+from bench.phases import phase_table
 
 RESULTS_JSON = BENCH_DIR / "results.json"
 RESULTS_MD = BENCH_DIR / "results.md"
@@ -86,6 +87,14 @@ def figure_rows(doc: dict[str, Any]) -> list[Row]:
             Row(
                 "1 critical path",
                 f"the same, allocation {allocation}, search cache off (repeated queries sent again)",
+                f"{ratio:.3f}",
+            )
+        )
+    for allocation, ratio in (doc.get("critical_path_realistic") or {}).items():
+        rows.append(
+            Row(
+                "1 critical path",
+                f"the same, allocation {allocation}, realistic latencies (model 1.0 s, search 0.5 s)",
                 f"{ratio:.3f}",
             )
         )
@@ -274,6 +283,7 @@ def markdown(doc: dict[str, Any]) -> str:
         "fixed latencies (model 200 ms per call, search 300 ms per request); the ideal is the run's own "
         "longest chain of dependent calls. Tokens are counted by the fake server (4 characters per token).",
     ]
+    lines += phase_table(doc)
     if doc.get("changes"):
         lines += ["", "Changes made because of these figures (before → after; details in bench/results.json):", ""]
         lines += [f"- {c['what']} (`{c['file']}`): {_change(c['before'], c['after'])}" for c in doc["changes"]]

@@ -49,6 +49,7 @@ from research.runs.store import (
 from research.runs.view import PHASES, ResearcherView, RunView, fold
 from research.schemas.llm_shapes import QuestionCoverage
 from research.schemas.researchers import MAX_PER_KIND, RESEARCHER_KINDS, ResearcherAllocation
+from research.schemas.source_quality import MAX_YEAR, MIN_YEAR, Reliability, SourceControls
 from research.schemas.state_shapes import (
     MAX_TOPIC_CHARS,
     CheckedClaim,
@@ -104,6 +105,10 @@ __all__ = [
     "RunView",
     "Settings",
     "Source",
+    "SourceControls",
+    "Reliability",
+    "MIN_YEAR",
+    "MAX_YEAR",
     "TopicError",
     "check_citations",
     "fold",

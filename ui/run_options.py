@@ -1,4 +1,5 @@
-"""The Research page's run options: brain, model, fast model, sources mode, revision rounds.
+"""The Research page's run options: brain, model, fast model, sources mode, revision rounds, and
+the source controls (ui/source_controls.py).
 
 Each defaults to the settings and changes only the next run (ResearchRequest carries the choice;
 the runner applies it). One function per option, listed in OPTIONS: a new option is one more
@@ -13,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from research.api import Settings, brain_problem
+from ui.source_controls import render_source_controls
 
 BRAINS = {
     "auto": "Auto (model when configured)",
@@ -94,4 +96,5 @@ def render_run_options(settings: Settings) -> dict[str, Any]:
         for column, option in zip(columns, OPTIONS, strict=False):
             with column:
                 chosen.update(option(settings))
+        chosen.update(render_source_controls(settings))
     return {k: v for k, v in chosen.items() if v is not None}

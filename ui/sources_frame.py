@@ -17,12 +17,24 @@ COLUMNS = [
     "Year",
     "Researcher",
     "Relevance",
+    "Reliability",
+    "Rated",
+    "Why",
     "Cited",
     "Snippet",
     "URL",
 ]
 # What the table shows: "Link" is displayed as the title (see ui/panels/sources_table.py).
-SHOWN = ["Link", "Cited", "Kind", "Provider", "Domain", "Year", "Researcher", "Relevance", "Snippet"]
+SHOWN = ["Link", "Cited", "Reliability", "Kind", "Provider", "Domain", "Year"]
+SHOWN += ["Researcher", "Relevance", "Why", "Snippet"]
+RELIABILITY_LABELS = ("high", "medium", "low", "unrated")  # "unrated": a run recorded before the signal
+# How the table can be sorted: the columns, best first.
+SORTS = {
+    "cited": (["Cited", "Relevance"], [False, False]),
+    "reliability": (["Reliability", "Relevance"], [False, False]),
+    "relevance": (["Relevance", "Reliability"], [False, False]),
+    "newest": (["Year", "Relevance"], [False, False]),
+}
 
 
 def found_by(view: RunView) -> dict[str, list[str]]:
@@ -59,6 +71,9 @@ def sources_frame(view: RunView) -> pd.DataFrame:
                 "Year": s.year,
                 "Researcher": ", ".join(finders.get(source_id) or [s.researcher_id or ""]).strip(", "),
                 "Relevance": round(s.score / top, 3) if top > 0 else 0.0,
+                "Reliability": s.reliability.score if s.reliability else None,
+                "Rated": s.reliability.label if s.reliability else "unrated",
+                "Why": s.reliability.reasons if s.reliability else "",
                 "Cited": source_id in cited,
                 "Snippet": s.snippet,
                 "URL": url,
@@ -66,7 +81,19 @@ def sources_frame(view: RunView) -> pd.DataFrame:
         )
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["Year"] = frame["Year"].astype("Int64")
-    return frame.sort_values(["Cited", "Relevance"], ascending=[False, False], kind="stable").reset_index(drop=True)
+    frame["Reliability"] = frame["Reliability"].astype("Float64")
+    return sort_frame(frame, "cited")
+
+
+def sort_frame(frame: pd.DataFrame, by: str) -> pd.DataFrame:
+    """The rows in one of the SORTS orders (a stable sort; unknown values last)."""
+    columns, ascending = SORTS[by]
+    return frame.sort_values(columns, ascending=ascending, kind="stable", na_position="last").reset_index(drop=True)
+
+
+def filter_reliability(frame: pd.DataFrame, labels: list[str] | None) -> pd.DataFrame:
+    """The rows rated with one of `labels` (none chosen: every row)."""
+    return frame[frame["Rated"].isin(labels or RELIABILITY_LABELS)]
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from research.brains.llm.availability import brain_problem
 from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, run_tool
 from research.cli.progress import describe
+from research.cli.source_flags import add_source_flags, controls_from
 from research.cli.terminal import terminal_text
 from research.events import Event, RunStatus
 from research.graph.allocation import AllocationError
@@ -83,6 +84,7 @@ def _research_parser() -> argparse.ArgumentParser:
         "(default: RESEARCH_RESEARCHER_MODE, else pipeline)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_source_flags(p)
     return p
 
 
@@ -104,6 +106,10 @@ def _research(argv: list[str]) -> int:
     if args.max_iterations is not None and not 0 <= args.max_iterations <= 5:
         raise BadInput(f"--max-iterations must be 0-5, got {args.max_iterations}")
     settings = _settings(args.sources)
+    try:
+        controls = controls_from(args)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
     problem = brain_problem(settings, args.llm)  # before anything is stored or sent (remote mode too)
     if problem:
         raise BadInput(problem)
@@ -114,6 +120,7 @@ def _research(argv: list[str]) -> int:
         max_iterations=args.max_iterations,
         review_plan=args.review_plan,
         researcher_mode=args.researcher_mode,
+        source_controls=controls,
     )
 
     if settings.server_url:  # remote mode: the graph runs on the LangGraph server

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from research.events import Event
 from research.events import payloads as p
 
@@ -10,7 +12,8 @@ def describe(event: Event) -> str | None:
     who = f"[{event.researcher_id}] " if event.researcher_id else ""
     match event.data:
         case p.RunStarted() as d:
-            return f"Run {event.run_id}: {d.topic!r} (brain: {d.model}, sources: {d.source_mode})"
+            limits = "".join(f"; {part}" for part in d.source_controls.describe())
+            return f"Run {event.run_id}: {d.topic!r} (brain: {d.model}, sources: {d.source_mode}{limits})"
         case p.Phase() as d:
             round_ = f" (round {event.iteration})" if event.iteration else ""
             return f"-- {d.phase}{round_}"
@@ -33,7 +36,9 @@ def describe(event: Event) -> str | None:
         case p.DraftReady() as d:
             return f"Draft ready: {len(d.citations)} sources cited"
         case p.SourcesDroppedData() as d:
-            return f"{who}dropped {len(d.dropped)} off-topic results for {d.query!r}"
+            rules = Counter(r.rule.replace("_", " ") for r in d.dropped)
+            why = ", ".join(f"{rule}: {n}" for rule, n in rules.items())
+            return f"{who}dropped {len(d.dropped)} results for {d.query!r} ({why})"
         case p.EvidenceAssessedData() as d:
             return f"Evidence: {d.evidence} ({d.reason})"
         case p.ClaimsCheckedData() as d:

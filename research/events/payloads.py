@@ -24,6 +24,7 @@ from research.events.payloads_trust import (
 from research.events.status import RunStatus
 from research.schemas.llm_shapes import AnalystVerdict
 from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import SourceControls
 from research.schemas.state_shapes import Source
 
 
@@ -52,6 +53,7 @@ class RunStarted(Payload):
     started_by: str | None = None  # the signed-in user on a shared desk
     worker_log: bool = False  # the server worker writes this run's event log (a shared run store)
     review_plan: bool = False  # the run pauses after the supervisor for plan review (kept on restart)
+    source_controls: SourceControls = Field(default_factory=SourceControls)  # kept on resume and replay
 
 
 class Phase(Payload):

@@ -8,6 +8,7 @@ all that crosses a process boundary, and each process's registry joins it to tha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from typing_extensions import TypedDict
 
@@ -15,6 +16,7 @@ from research.brains.base import Brain
 from research.brains.offline.offline_brain import OfflineBrain
 from research.events.sink import PartSink
 from research.graph.tool_budget import ToolCallBudget
+from research.schemas.source_quality import SourceControls
 from research.settings import ResearcherMode, Settings
 from research.sources.router import SourceRouter
 from research.sources.texts import SourceTextStore
@@ -38,6 +40,8 @@ class RunSpec(TypedDict, total=False):
     # The run store (its store_id) the client reads this run's events from: a worker that shares
     # that store writes the event log itself (research/runs/worker_log.py).
     event_log_store: str
+    # The run's source controls (research.schemas.source_quality.SourceControls as JSON); absent = none.
+    source_controls: dict[str, Any]
 
 
 SPEC_SETTINGS = (
@@ -64,6 +68,18 @@ def spec_for(run_id: str, settings: Settings, brain: str | None = None, *, only_
         value = getattr(settings, name)
         if value is not None:
             spec[name] = value  # type: ignore[literal-required]
+    return spec
+
+
+def controls_of(spec: RunSpec) -> SourceControls:
+    """The run's source controls, as its spec carries them (validated again in each process)."""
+    return SourceControls.model_validate(spec.get("source_controls") or {})
+
+
+def with_controls(spec: RunSpec, controls: SourceControls) -> RunSpec:
+    """The spec carrying `controls` (left out when none is set, so older workers see no new key)."""
+    if controls.active:
+        spec["source_controls"] = controls.model_dump(mode="json")
     return spec
 
 

@@ -13,4 +13,7 @@ STATE_TYPES = [
     ("research.schemas.state_shapes", "Draft"),
     ("research.schemas.llm_shapes", "AnalystVerdict"),
     ("research.schemas.state_shapes", "CheckedClaim"),
+    ("research.schemas.source_quality", "SourceFacts"),
+    ("research.schemas.source_quality", "Reliability"),
+    ("research.schemas.source_quality", "ReliabilityFactor"),
 ]

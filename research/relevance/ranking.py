@@ -17,6 +17,7 @@ from research.relevance.sense import namesake
 from research.relevance.shape import MAX_HEAD_TERMS, SubjectShape, Word, subject_shape
 from research.relevance.terms import term_key
 from research.text import tokenize
+from research.text.memo import memo_pure
 
 # Weights of the score's parts; a source must hold the subject (the gate) and reach MIN_SCORE.
 SUBJECT_WEIGHT, PHRASE_WEIGHT, QUERY_WEIGHT = 0.7, 0.1, 0.2
@@ -78,6 +79,13 @@ class _Held:
 
 
 def judge_source(topic: str, query: str, title: str, snippet: str, text: str = "") -> Judgement:
+    """The judgement of one source (memoised: researchers sent the same answer by the search cache
+    judge it once; a Judgement is immutable)."""
+    return _judged(topic, query, title, snippet, text)
+
+
+@memo_pure(maxsize=2048)
+def _judged(topic: str, query: str, title: str, snippet: str, text: str) -> Judgement:
     shape = subject_shape(topic)
     if not shape.heads:
         return Judgement(1.0, True, "the topic names no subject terms")

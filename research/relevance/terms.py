@@ -4,6 +4,7 @@ name an aspect of a subject ("effects", "history") rather than the subject itsel
 from __future__ import annotations
 
 from research.text import tokenize
+from research.text.memo import WordMemo
 
 # Words that name an aspect of a subject, not the subject: never enough on their own.
 ASPECT_TERMS: frozenset[str] = frozenset(
@@ -21,8 +22,12 @@ ASPECT_TERMS: frozenset[str] = frozenset(
 _ENDINGS = ("ations", "ation", "isms", "ism", "ists", "ist", "ers", "er", "e")
 
 
-def term_key(term: str) -> str:
+def _term_key(term: str) -> str:
     for ending in _ENDINGS:
         if term.endswith(ending) and len(term) - len(ending) >= 4:
             return term[: -len(ending)]
     return term
+
+
+term_key = WordMemo(_term_key)
+"""A term's key (called for every token of every source the relevance judge reads: memoised)."""

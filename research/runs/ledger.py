@@ -131,6 +131,7 @@ class RunLedger:
             "researcher_mode": started.researcher_mode,
             "started_by": started.started_by,
             "review_plan": started.review_plan,
+            "source_controls": started.source_controls,
         }
         try:
             return ResearchRequest.model_validate({**values, **choices})

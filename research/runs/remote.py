@@ -25,7 +25,7 @@ from langgraph_sdk.schema import Command, Run, StreamMode
 from research.events import Event, EventAdapter
 from research.events.payloads import RunCancelled, RunFailed, RunStarted, Warning
 from research.graph.allocation import parse_allocation
-from research.graph.context import spec_for
+from research.graph.context import spec_for, with_controls
 from research.runs.control import LocalParts, ManagedRuns, Work, local_side
 from research.runs.event_effects import log_event
 from research.runs.ledger import PlanEdit
@@ -132,7 +132,9 @@ class RemoteRunManager(ManagedRuns):
     def _spec(self, run_id: str, request: ResearchRequest) -> dict[str, Any]:
         # Only what this side chose explicitly travels (its settings, the run's options); the rest
         # is the server's own configuration.
-        spec = spec_for(run_id, self.ledger.run_settings(request), request.llm, only_set=True)
+        spec = with_controls(
+            spec_for(run_id, self.ledger.run_settings(request), request.llm, only_set=True), request.source_controls
+        )
         if request.started_by:
             spec["started_by"] = request.started_by
         if request.researcher_mode:  # the dashboard's Researchers control; else the worker's setting

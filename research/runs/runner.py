@@ -20,7 +20,7 @@ from research.events import Event, EventAdapter, payloads
 from research.events.payloads import RunFailed, Warning
 from research.events.status import RunStatus
 from research.graph.builder import build_graph
-from research.graph.context import RunContext, RunSpec, spec_for
+from research.graph.context import RunContext, RunSpec, spec_for, with_controls
 from research.graph.services import RunEnv, ServiceRegistry
 from research.graph.state import ResearchState
 from research.logging_setup import run_id_scope
@@ -289,7 +289,7 @@ class ResearchRunner:
             self.services.unbind(run_id)
 
     def _spec(self, run_id: str, request: ResearchRequest, mode: str, settings: Settings) -> RunSpec:
-        spec = spec_for(run_id, settings, request.llm)
+        spec = with_controls(spec_for(run_id, settings, request.llm), request.source_controls)
         spec["researcher_mode"] = mode
         if request.started_by:
             spec["started_by"] = request.started_by

@@ -15,6 +15,7 @@ from research.events import payloads as p
 from research.events.payloads_trust import StopReasonName
 from research.events.status import RunStatus
 from research.runs.view_parts import DroppedResult, ResearcherView, Revision, UsageTotals
+from research.schemas.source_quality import SourceControls
 from research.schemas.state_shapes import Critique, RunWarning, Source
 from research.sources.identity import WorkIndex
 
@@ -32,6 +33,7 @@ class RunView:
     model: str = ""
     source_mode: str = ""
     researcher_mode: str = "pipeline"
+    source_controls: SourceControls = field(default_factory=SourceControls)  # as run_started recorded them
     max_iterations: int | None = None
     phase: str | None = None
     iteration: int = 0
@@ -100,6 +102,7 @@ class RunView:
         self.brain, self.model = d.brain, d.model
         self.source_mode, self.max_iterations = d.source_mode, d.max_iterations
         self.researcher_mode = d.researcher_mode or "pipeline"
+        self.source_controls = d.source_controls
         self.started_ts = e.ts
         self.phase = "supervisor"
         self.started_by = d.started_by
@@ -286,7 +289,10 @@ def to_json(view: RunView) -> dict[str, Any]:
             }
             for r in view.researchers.values()
         ],
-        "sources": [{k: getattr(s, k) for k in _SOURCE_KEYS} for s in view.sources.values()],
+        "sources": [
+            {**{k: getattr(s, k) for k in _SOURCE_KEYS}, "reliability": s.reliability and s.reliability.model_dump()}
+            for s in view.sources.values()
+        ],
         "critiques": [{k: c.model_dump(mode="json")[k] for k in _CRITIQUE_KEYS} for c in view.critiques],
         "draft": view.draft,
         "citations": view.citations,

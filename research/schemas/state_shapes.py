@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from research.schemas.llm_shapes import AnalystVerdict
 from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import DropRule, Reliability, SourceControls, SourceFacts
 from research.schemas.urls import normalise_url, source_id_for
 
 MAX_TOPIC_CHARS = 2000
@@ -44,6 +45,8 @@ class Source(BaseModel):
     researcher_id: str | None = None
     query: str | None = None
     doi: str | None = None  # when the provider knows it (arXiv's DOI field): one work, one source
+    facts: SourceFacts = Field(default_factory=SourceFacts)  # venue, citations, publisher, as provided
+    reliability: Reliability | None = None  # scored by the router (research/sources/reliability.py)
 
     @field_validator("snippet")
     @classmethod
@@ -146,6 +149,7 @@ class ResearchRequest(BaseModel):
     model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
     fast_model: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[\w.:/@+-]+$")
     sources: Literal["auto", "live", "library"] | None = None
+    source_controls: SourceControls = Field(default_factory=SourceControls)
 
     @field_validator("topic")
     @classmethod
@@ -172,12 +176,13 @@ def validate_topic(topic: str) -> str:
 
 
 class DroppedSource(BaseModel):
-    """A retrieved result kept out of the run because it is not about the run's subject."""
+    """A retrieved result kept out of the run: not about its subject, or outside its source controls."""
 
     title: str
     url: str = ""
     reason: str
     score: float = Field(ge=0.0, le=1.0)
+    rule: DropRule = "off_topic"
 
 
 Evidence = Literal["none", "partial", "sufficient"]

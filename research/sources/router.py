@@ -13,14 +13,15 @@ import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from research.relevance.ranking import judge_source
 from research.schemas.researchers import ResearcherKind
-from research.schemas.state_shapes import DroppedSource, RunWarning, Source
+from research.schemas.source_quality import SourceControls
+from research.schemas.state_shapes import RunWarning, Source
 from research.secrets import mask
 from research.settings import Settings
 from research.sources.identity import dedupe_works
 from research.sources.provider_base import ProviderError, Retrieval, SourceProvider
 from research.sources.retrieve_timings import RetrieveTimings
+from research.sources.screening import NO_CONTROLS, screen
 from research.sources.search_cache import SearchCache
 from research.sources.shapes import as_retrieval
 
@@ -127,13 +128,20 @@ class SourceRouter:
         names = [p.name for p in self._providers(kind, self.settings)]
         return names + (["library (fallback)"] if self.settings.sources == "auto" else [])
 
-    def retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None = None) -> Retrieval:
-        """Sources for one query. With a `topic`, results not about its subject are dropped
-        before deciding on the fallback, so a kind whose live hits are all off-topic still gets
-        the library's."""
+    def retrieve(
+        self,
+        kind: ResearcherKind,
+        query: str,
+        limit: int,
+        topic: str | None = None,
+        controls: SourceControls = NO_CONTROLS,
+    ) -> Retrieval:
+        """Sources for one query. With a `topic`, results not about its subject are dropped, and
+        results outside the run's `controls` too, before deciding on the fallback, so a kind whose
+        live hits are all dropped still gets the library's."""
         started = time.monotonic()
         try:
-            return self._retrieve(kind, query, limit, topic)
+            return self._retrieve(kind, query, limit, topic, controls)
         finally:
             self.timings.record(kind, time.monotonic() - started)
 
@@ -141,9 +149,11 @@ class SourceRouter:
         """How long a retrieve of this kind has been taking (None before the first one)."""
         return self.timings.expected(kind)
 
-    def _retrieve(self, kind: ResearcherKind, query: str, limit: int, topic: str | None) -> Retrieval:
+    def _retrieve(
+        self, kind: ResearcherKind, query: str, limit: int, topic: str | None, controls: SourceControls
+    ) -> Retrieval:
         if self.settings.sources == "library":
-            result = _on_topic_only(self._library_search(kind, query, limit), topic, query)
+            result = screen(self._library_search(kind, query, limit), topic, query, controls)
             result.sources = dedupe_works(result.sources, result.texts)
             return result
         try:
@@ -178,7 +188,7 @@ class SourceRouter:
                             )
                     else:
                         self.breaker.trip(provider.name)
-                    outcome.extend(_on_topic_only(result, topic, query))
+                    outcome.extend(screen(result, topic, query, controls))
         # Fall back when the kind has nothing to show: every provider failed, rested, or found nothing.
         if not outcome.sources and self.settings.sources == "auto":
             outcome.warnings.append(
@@ -188,7 +198,7 @@ class SourceRouter:
                     "used the local library instead.",
                 )
             )
-            outcome.extend(_on_topic_only(self._library_search(kind, query, limit), topic, query))
+            outcome.extend(screen(self._library_search(kind, query, limit), topic, query, controls))
         outcome.sources = dedupe_works(outcome.sources, outcome.texts)  # one work, one source
         return outcome
 
@@ -203,7 +213,14 @@ class SourceRouter:
             log.warning("%s providers unavailable for tools", kind)
             return []
 
-    def search_provider(self, provider: SourceProvider, query: str, limit: int, topic: str | None) -> Retrieval:
+    def search_provider(
+        self,
+        provider: SourceProvider,
+        query: str,
+        limit: int,
+        topic: str | None,
+        controls: SourceControls = NO_CONTROLS,
+    ) -> Retrieval:
         """One provider's on-topic answer, through the same cache, breaker and filter as `retrieve`."""
         if self.breaker.is_open(provider.name):
             return Retrieval(
@@ -219,13 +236,17 @@ class SourceRouter:
             self.breaker.reset(provider.name)
         else:
             self.breaker.trip(provider.name)
-        return _on_topic_only(result, topic)
+        return screen(result, topic, controls=controls)
 
-    def search_library(self, kind: ResearcherKind, query: str, limit: int, topic: str | None) -> Retrieval:
-        return _on_topic_only(self._library_search(kind, query, limit), topic)
+    def search_library(
+        self, kind: ResearcherKind, query: str, limit: int, topic: str | None, controls: SourceControls = NO_CONTROLS
+    ) -> Retrieval:
+        return screen(self._library_search(kind, query, limit), topic, controls=controls)
 
-    def filter_on_topic(self, result: Retrieval, topic: str | None) -> Retrieval:
-        return _on_topic_only(result, topic)
+    def filter_on_topic(
+        self, result: Retrieval, topic: str | None, controls: SourceControls = NO_CONTROLS
+    ) -> Retrieval:
+        return screen(result, topic, controls=controls)
 
     def _search(self, provider: SourceProvider, query: str, limit: int, secrets: Sequence[str]) -> Retrieval:
         """One provider's answer, from the cache when the same request was answered recently."""
@@ -241,30 +262,6 @@ class SourceRouter:
         if self.settings.demo_delay:  # presenters pace a live demo so the audience can follow it
             time.sleep(self.settings.demo_delay)
         return _safe_search(self._library_provider(kind), query, limit)
-
-
-def _on_topic_only(result: Retrieval, topic: str | None, query: str = "") -> Retrieval:
-    """Keep the sources about the topic's subject, each with its relevance; record the rest and why."""
-    if not topic:
-        return result
-    kept = []
-    for source in result.sources:
-        verdict = judge_source(topic, query, source.title, source.snippet, result.texts.get(source.id, ""))
-        if verdict.keep:
-            kept.append(source.model_copy(update={"relevance": verdict.score}))
-        else:
-            result.off_topic += 1
-            result.texts.pop(source.id, None)
-            result.dropped.append(
-                DroppedSource(
-                    title=source.title[:300],
-                    url=source.url,
-                    reason=verdict.reason,
-                    score=verdict.score,
-                )
-            )
-    result.sources = kept
-    return result
 
 
 def _why_nothing(kind: ResearcherKind, providers: list[SourceProvider], answered: list[str]) -> str:

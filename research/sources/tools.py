@@ -19,10 +19,12 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from research import prompts
 from research.schemas.researchers import ResearcherKind
-from research.schemas.state_shapes import RunWarning, Source
+from research.schemas.source_quality import SourceControls
+from research.schemas.state_shapes import DroppedSource, RunWarning, Source
 from research.settings import Settings
 from research.sources.provider_base import Retrieval, SourceProvider
 from research.sources.router import SourceRouter
+from research.sources.screening import NO_CONTROLS
 
 log = logging.getLogger("research.sources")
 
@@ -74,6 +76,7 @@ class ToolFindings:
     texts: dict[str, str] = field(default_factory=dict)
     warnings: list[RunWarning] = field(default_factory=list)
     off_topic: int = 0
+    dropped: list[DroppedSource] = field(default_factory=list)  # off-topic or outside the source controls
     fault: str | None = None  # the service could not answer
 
 
@@ -90,24 +93,34 @@ def invalid_arguments(tool: str) -> Callable[[ValidationError], str]:
     return explain
 
 
-def build_tools(kind: ResearcherKind, router: SourceRouter, settings: Settings, *, topic: str) -> list[BaseTool]:
+def build_tools(
+    kind: ResearcherKind,
+    router: SourceRouter,
+    settings: Settings,
+    *,
+    topic: str,
+    controls: SourceControls = NO_CONTROLS,
+) -> list[BaseTool]:
     """The tools of one researcher kind: its live providers (none in library mode), a page fetch
-    for web and academic researchers, and the local library for every kind."""
+    for web and academic researchers, and the local library for every kind; every one within the
+    run's source controls."""
     tools: list[BaseTool] = []
     seen: set[str] = set()
     for provider in router.tool_providers(kind):
         name = SEARCH_PROVIDER_TOOLS.get(provider.name, f"search_{provider.name}")
         if name not in seen:
             seen.add(name)
-            tools.append(_search_tool(name, _provider_search(router, provider, topic)))
+            tools.append(_search_tool(name, _provider_search(router, provider, topic, controls)))
     if tools and kind in FETCH_TOOLS:
-        tools.append(_fetch_tool(FETCH_TOOLS[kind], kind, router, settings, topic))
-    tools.append(_search_tool(LIBRARY_TOOL, lambda q, n: router.search_library(kind, q, n, topic)))
+        tools.append(_fetch_tool(FETCH_TOOLS[kind], kind, router, settings, topic, controls))
+    tools.append(_search_tool(LIBRARY_TOOL, lambda q, n: router.search_library(kind, q, n, topic, controls)))
     return tools
 
 
-def _provider_search(router: SourceRouter, provider: SourceProvider, topic: str) -> Callable[[str, int], Retrieval]:
-    return lambda query, limit: router.search_provider(provider, query, limit, topic)
+def _provider_search(
+    router: SourceRouter, provider: SourceProvider, topic: str, controls: SourceControls
+) -> Callable[[str, int], Retrieval]:
+    return lambda query, limit: router.search_provider(provider, query, limit, topic, controls)
 
 
 def _search_tool(name: str, search: Callable[[str, int], Retrieval]) -> BaseTool:
@@ -122,6 +135,7 @@ def _search_tool(name: str, search: Callable[[str, int], Retrieval]) -> BaseTool
             texts=result.texts,
             warnings=result.warnings,
             off_topic=result.off_topic,
+            dropped=result.dropped,
         )
         if not result.providers_used:  # nobody answered: the reason is in the warnings
             findings.fault = "; ".join(w.message for w in result.warnings) or "no answer"
@@ -138,7 +152,9 @@ def _search_tool(name: str, search: Callable[[str, int], Retrieval]) -> BaseTool
     )
 
 
-def _fetch_tool(name: str, kind: ResearcherKind, router: SourceRouter, settings: Settings, topic: str) -> BaseTool:
+def _fetch_tool(
+    name: str, kind: ResearcherKind, router: SourceRouter, settings: Settings, topic: str, controls: SourceControls
+) -> BaseTool:
     from research.sources.providers.scraper import ScrapeError, fetch_page_text
     from research.sources.providers.url_safety import UnsafeURLError
 
@@ -155,8 +171,10 @@ def _fetch_tool(name: str, kind: ResearcherKind, router: SourceRouter, settings:
         source = Source(
             title=first_line[:TITLE_CHARS], url=url, kind=kind, provider="scraper", snippet=text[:RESULT_CHARS]
         )
-        result = router.filter_on_topic(Retrieval(sources=[source], texts={source.id: text}), topic)
-        findings = ToolFindings(sources=result.sources, texts=result.texts, off_topic=result.off_topic)
+        result = router.filter_on_topic(Retrieval(sources=[source], texts={source.id: text}), topic, controls)
+        findings = ToolFindings(
+            sources=result.sources, texts=result.texts, off_topic=result.off_topic, dropped=result.dropped
+        )
         return _describe(name, url, findings), findings
 
     return StructuredTool.from_function(

@@ -65,3 +65,46 @@ class BM25:
         scored = [(i, s) for i, s in enumerate(self.scores(query_tokens)) if s > 0.0]
         scored.sort(key=lambda pair: (-pair[1], pair[0]))
         return scored[:k]
+
+
+def top_for_query(
+    corpus: Sequence[Sequence[str]],
+    query_tokens: Sequence[str],
+    k: int,
+    *,
+    k1: float = 1.5,
+    b: float = 0.75,
+    total_docs: int | None = None,
+    avg_length: float | None = None,
+) -> list[tuple[int, float]]:
+    """`BM25(corpus, ...).top(query_tokens, k)` for a corpus ranked once, for one query: only the
+    query's terms are counted (an index of every term costs more than the ranking it serves).
+    The same sums in the same order, so the same scores to the last bit and the same ties."""
+    size = len(corpus)
+    lengths = [len(doc) for doc in corpus]
+    total = max(total_docs or 0, size)
+    if avg_length is None:
+        avg_length = (sum(lengths) / size) if size else 0.0
+    if not size or not avg_length:
+        return []
+    wanted = Counter(query_tokens)  # first occurrence order, as BM25.scores walks it
+    postings: dict[str, list[tuple[int, int]]] = {term: [] for term in wanted}
+    for index, doc in enumerate(corpus):
+        counts: dict[str, int] = {}
+        for term in doc:
+            if term in postings:
+                counts[term] = counts.get(term, 0) + 1
+        for term, freq in counts.items():
+            postings[term].append((index, freq))
+    out = [0.0] * size
+    for term, query_freq in wanted.items():
+        post = postings[term]
+        if not post:
+            continue
+        idf = math.log(1.0 + (total - len(post) + 0.5) / (len(post) + 0.5))
+        for index, freq in post:
+            norm = k1 * (1.0 - b + b * lengths[index] / avg_length)
+            out[index] += query_freq * idf * freq * (k1 + 1.0) / (freq + norm)
+    scored = [(i, s) for i, s in enumerate(out) if s > 0.0]
+    scored.sort(key=lambda pair: (-pair[1], pair[0]))
+    return scored[:k]

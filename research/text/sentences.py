@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from research.text.memo import memo_list
+
 # Abbreviations after which a period never ends a sentence.
 _TITLE_ABBREVIATIONS = frozenset(
     [
@@ -90,6 +92,7 @@ def _ends_sentence(block: str, match: re.Match[str], start: int) -> bool:
     return not (_INITIALISM.fullmatch(bare) or _INITIAL.fullmatch(word))
 
 
+@memo_list
 def split_sentences(text: str) -> list[str]:
     """Sentences in order. Paragraphs, headings and list items always split; inside a paragraph a
     period splits only before a capital, digit or quote, and not after common abbreviations

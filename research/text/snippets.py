@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from research.text.bm25 import BM25
+from research.text.bm25 import top_for_query
 from research.text.sentences import split_sentences
 from research.text.tokens import _fold, tokenize
 
@@ -34,7 +34,7 @@ def _rank(query_tokens: list[str], located: list[tuple[int, int, str]], k: int) 
         candidates = [item for item in located if any(p in _fold(item[2]) for p in probes)]
     token_lists = [tokenize(sentence) for _, _, sentence in candidates]
     average = sum(map(len, token_lists)) / len(token_lists) if token_lists else 0.0
-    ranking = BM25(token_lists, total_docs=len(located), avg_length=average).top(query_tokens, k)
+    ranking = top_for_query(token_lists, query_tokens, k, total_docs=len(located), avg_length=average)
     return [ScoredSentence(*candidates[i], score) for i, score in ranking]
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from research.text.memo import WordMemo, memo_list
+
 # A compact English stopword list (function words that carry no topic).
 STOPWORDS: frozenset[str] = frozenset(
     [
@@ -234,6 +236,10 @@ def stem(word: str) -> str:
     return word
 
 
+_stem = WordMemo(stem)
+
+
+@memo_list
 def tokenize(text: str) -> list[str]:
     """Index/query tokens: words minus stopwords and 1-letter noise, lightly stemmed."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+    return [_stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]

@@ -272,11 +272,11 @@ def test_every_call_streams(tmp_path: Path) -> None:
 
 
 def test_progress_is_throttled_and_hides_reasoning(monkeypatch: pytest.MonkeyPatch) -> None:
-    from research.brains.llm import model_stream as model_call
+    from research.brains.llm import model_stream
     from research.brains.llm.step_context import StepContext
 
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr(model_call, "emit", lambda data, **_where: sent.append((data.event_type, data.model_dump())))
+    monkeypatch.setattr(model_stream, "emit", lambda data, **_where: sent.append((data.event_type, data.model_dump())))
     progress = Progress(StepContext("write"), "m", draft=True)
     for piece in ["<think>", "plan it", "</think>", "# Title"] + [" word"] * 200:
         progress.chunk(piece)

@@ -278,7 +278,7 @@ def test_cues_match_whole_words_not_fragments(topic: str, expected: str) -> None
 
 
 def test_the_subject_drops_the_question_and_its_verb() -> None:
-    from research.topic.offline_plan import subject_of
+    from research.topic.subject import subject_of
 
     assert subject_of("What was Impressionism reacting against?") == "Impressionism"
     assert subject_of("What was the impact of the printing press?") == "the printing press"

@@ -63,14 +63,17 @@ def openalex_work(
     year: int | None = 2018,
     authors: tuple[str, ...] = ("Heather Piwowar", "Jason Priem"),
     abstract: str | None = "Despite growing interest in Open Access, its prevalence is unknown.",
+    work_type: str = "article",
+    cited_by: int | None = 41,
+    venue: tuple[str, str] | None = ("PeerJ", "journal"),  # primary_location.source: display_name, type
 ) -> dict[str, Any]:
-    return {
+    work: dict[str, Any] = {
         "id": f"https://openalex.org/{work_id}",
         "doi": f"https://doi.org/{doi}" if doi else None,
         "title": title,
         "display_name": title,
         "publication_year": year,
-        "type": "article",
+        "type": work_type,
         "authorships": [
             {
                 "author_position": "first" if i == 0 else "middle",
@@ -83,6 +86,16 @@ def openalex_work(
         "abstract_inverted_index": inverted_index(abstract) if abstract else None,
         "relevance_score": 812.5,
     }
+    if cited_by is not None:
+        work["cited_by_count"] = cited_by
+    if venue is not None:
+        name, kind = venue
+        work["primary_location"] = {
+            "is_oa": True,
+            "version": "publishedVersion",
+            "source": {"display_name": name, "type": kind},
+        }
+    return work
 
 
 def openalex_reply(works: list[dict[str, Any]]) -> dict[str, Any]:
@@ -117,6 +130,8 @@ def openlibrary_doc(
     authors: tuple[str, ...] = ("Elizabeth L. Eisenstein",),
     year: int | None = 1979,
     first_sentence: str | None = None,
+    publisher: tuple[str, ...] = ("Cambridge University Press", "Cambridge"),
+    editions: int | None = 12,
 ) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "key": key,
@@ -124,9 +139,12 @@ def openlibrary_doc(
         "title": title,
         "author_name": list(authors),
         "author_key": [f"/authors/OL{i}A" for i, _ in enumerate(authors)],
-        "edition_count": 12,
         "subject": ["Printing", "History", "Europe"],
     }
+    if editions is not None:
+        doc["edition_count"] = editions
+    if publisher:
+        doc["publisher"] = list(publisher)
     if year is not None:
         doc["first_publish_year"] = year
     if first_sentence:

@@ -22,3 +22,16 @@ def test_arrival_order_does_not_change_what_the_writer_sees() -> None:
         assert writing_order(shuffled) == expected
     assert len(expected) == MAX_SOURCES_FOR_WRITER
     assert [s.relevance for s in expected] == sorted((s.relevance for s in expected), reverse=True)  # best first
+
+
+def test_among_equally_relevant_sources_the_more_reliable_come_first() -> None:
+    from research.sources.reliability import with_reliability
+
+    pages = [
+        Source(title=f"Page {host}", url=f"https://{host}/p", kind="web", provider="ddgs", relevance=1.0)
+        for host in ("blog.example.com", "shop.example.com", "www.cdc.gov")  # their ids sort the other way
+    ]
+    scored = [with_reliability(p) for p in pages]
+    weaker = _source(99, "web", 0.5)
+    order = writing_order([*scored, weaker])
+    assert [s.domain for s in order] == ["cdc.gov", "shop.example.com", "blog.example.com", "example.org"]

@@ -18,6 +18,7 @@ from research.api import (
     RunStore,
     ServerUnreachable,
     Settings,
+    SourceControls,
     fold,
     make_manager,
     thread_id_of,
@@ -208,3 +209,15 @@ def test_the_runs_researcher_mode_runs_on_the_server(client_env):
     assert manager.store.get_run(run_id).status == "finished"
     assert events[0].data.researcher_mode == "agent"
     assert any(e.type == "tool_called" for e in events)  # the agent's tool loop ran in the worker
+
+
+def test_the_runs_source_controls_travel_in_the_spec_and_apply_on_the_server(client_env):
+    controls = SourceControls(year_to=2023)
+    manager = make_manager(Settings())
+    run_id = manager.run(ResearchRequest(topic=TOPIC, allocation="011", source_controls=controls))
+    events = manager.store.events(run_id)
+    assert manager.store.get_run(run_id).status == "finished"
+    assert events[0].data.source_controls == controls  # recorded by the worker's begin node
+    found = [s for e in events if e.type == "sources_found" for s in e.data.sources]
+    assert found and all(s.year is None or s.year <= 2023 for s in found)
+    assert any(d.rule == "years" for e in events if e.type == "sources_dropped" for d in e.data.dropped)

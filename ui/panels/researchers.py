@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import streamlit as st
 
@@ -87,10 +88,26 @@ def render_dropped(r: ResearcherView) -> None:
     """The results relevance kept out of the run, each with its reason (titles are web text: escaped)."""
     if not r.dropped:
         return
-    with st.expander(f":material/filter_alt_off: {plural(len(r.dropped), 'result')} dropped as off-topic"):
+    rules = Counter(_RULE_WORDS[d.rule] for d in r.dropped)
+    why = "as off-topic" if set(rules) == {"off-topic"} else "(" + ", ".join(f"{w} {n}" for w, n in rules.items()) + ")"
+    with st.expander(f":material/filter_alt_off: {plural(len(r.dropped), 'result')} dropped {why}"):
         st.markdown(
-            "\n".join(f"- {md_escape(d.title)} · score {d.score:.2f} · {md_escape(d.reason)}" for d in r.dropped[:30])
+            "\n".join(
+                f"- {md_escape(d.title)} · {_RULE_WORDS[d.rule]} · score {d.score:.2f} · {md_escape(d.reason)}"
+                for d in r.dropped[:30]
+            )
         )
+
+
+# A drop's rule in words: the relevance filter, or one of the run's source controls.
+_RULE_WORDS = {
+    "off_topic": "off-topic",
+    "min_relevance": "below minimum relevance",
+    "years": "outside the years",
+    "include_domains": "not an included domain",
+    "exclude_domains": "excluded domain",
+    "peer_reviewed": "not peer reviewed",
+}
 
 
 _STEP_WORDS = {"queries": "writing queries", "notes": "writing notes"}

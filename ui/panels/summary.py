@@ -22,6 +22,8 @@ def render_header(view: RunView, *, orphaned: bool = False) -> None:
             f"{' by ' + md_escape(view.started_by) if view.started_by else ''} · {brain}"
             f" · sources: {md_escape(view.source_mode or '?')}]"
         )
+        if view.source_controls.active:  # recorded in run_started: a replay or a resumed run shows the same
+            st.caption("Sources kept: " + md_escape("; ".join(view.source_controls.describe())))
     warnings.render_inline(view, "run")
     if view.status == RunStatus.FAILED:
         st.error(

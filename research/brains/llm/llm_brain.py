@@ -245,7 +245,7 @@ class LLMBrain:
 
     # --- calls --------------------------------------------------------------------------------
 
-    # Streaming, reply caps, context fitting, per-server slots and metering: llm_calls.ModelCaller.
+    # Streaming, reply caps, context fitting, per-server slots and metering: model_caller.ModelCaller.
     def _structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage], role: str | None = None) -> M:
         return self.caller.structured(llm, schema, messages, role)
 

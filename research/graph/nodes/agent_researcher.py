@@ -25,13 +25,14 @@ from research.brains.fallback import describe_model_error
 from research.brains.llm.model_output import strip_think
 from research.brains.llm.tool_agent import ToolsUnsupported, tool_agent_for
 from research.brains.offline.offline_tools import OfflineToolPolicy
-from research.graph.context import RunContext
+from research.graph.context import RunContext, controls_of
 from research.graph.nodes.agent_worker import WorkerLog, run_tool_call
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.researcher import researcher
 from research.graph.nodes.researcher_report import announce_start, failed_branch, report_branch
-from research.graph.services import RunEnv, services_of
+from research.graph.services import RunEnv, services_of, spec_of
 from research.graph.state import ResearcherState
+from research.schemas.source_quality import SourceControls
 from research.schemas.state_shapes import ResearcherTask, RunWarning
 from research.sources.tools import build_tools
 
@@ -55,7 +56,7 @@ def directive_text(task: ResearcherTask) -> str:
 def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunEnv]) -> ResearcherState:
     task, ctx = state["task"], services_of(runtime)
     try:
-        return _agent_loop(task, ctx)
+        return _agent_loop(task, ctx, controls_of(spec_of(runtime)))
     except ToolsUnsupported as exc:
         warn(
             task.researcher_id,
@@ -80,11 +81,11 @@ def agent_researcher(state: ResearcherState, config: RunnableConfig, runtime: Ru
         return failed_branch(task, exc, ctx.settings.secret_values())
 
 
-def _agent_loop(task: ResearcherTask, ctx: RunContext) -> ResearcherState:
+def _agent_loop(task: ResearcherTask, ctx: RunContext, controls: SourceControls) -> ResearcherState:
     started = time.time()
     rid, settings = task.researcher_id, ctx.settings
     announce_start(task)
-    tools = build_tools(task.kind, ctx.sources, settings, topic=task.topic or task.question)
+    tools = build_tools(task.kind, ctx.sources, settings, topic=task.topic or task.question, controls=controls)
     log = WorkerLog(task, ctx)
     model = tool_agent_for(ctx.brain)
     agent = model or OfflineToolPolicy(

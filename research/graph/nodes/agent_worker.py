@@ -20,7 +20,7 @@ from langchain_core.tools import BaseTool
 from research import prompts
 from research.events import emit
 from research.events.agent_log import log_tool, warn
-from research.events.payloads import QueriesGenerated, SourcesFound
+from research.events.payloads import QueriesGenerated, SourcesDroppedData, SourcesFound
 from research.events.payloads_agent import ToolCalledData, ToolCallStatus, ToolCallView, WorkerMessageData, WorkerRole
 from research.graph.context import RunContext
 from research.graph.state import merge_sources
@@ -104,6 +104,12 @@ class WorkerLog:
         for w in findings.warnings:
             warn(w.source, w.message, researcher_id=rid)
             self.warnings.append(w.model_copy(update={"researcher_id": rid}))
+        if findings.dropped:  # as the pipeline researcher reports them (nodes/researcher.py)
+            emit(
+                SourcesDroppedData(query=query, dropped=findings.dropped),
+                researcher_id=rid,
+                iteration=self.task.iteration,
+            )
         found = SourcesFound(query=query, providers=[call["name"]], sources=sources, off_topic=findings.off_topic)
         emit(found, researcher_id=rid, iteration=self.task.iteration)
         self.sources = merge_sources(self.sources, sources)

@@ -14,6 +14,7 @@ from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.run_coverage import run_coverage
 from research.graph.nodes.stopping import announce_stop
 from research.graph.nodes.supervisor import build_tasks, directive, researcher_sends
+from research.graph.overlap import beside
 from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
 from research.schemas.researchers import ResearcherAllocation
@@ -35,6 +36,10 @@ def analyst(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
         iteration=review,
         text_of=ctx.text_of,
     )
+    # The coverage is the run's one computation (research/relevance/coverage.py), whichever brain
+    # judged: the evidence status and the draft's Known gaps read the same answer per question.
+    # It needs no verdict, so it is worked out while the model call waits.
+    coverage_job = beside(lambda: run_coverage(ctx, request.topic, request.questions, request.sources))
     try:
         verdict = ctx.brain.judge(request)
     except BudgetExceeded as exc:
@@ -42,9 +47,7 @@ def analyst(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
         verdict = ctx.offline.judge(request)
         budget_hit = True
     report_usage(ctx, Node.ANALYST)
-    # The coverage is the run's one computation (research/relevance/coverage.py), whichever brain
-    # judged: the evidence status and the draft's Known gaps read the same answer per question.
-    coverage = run_coverage(ctx, request.topic, request.questions, request.sources)
+    coverage = coverage_job.result()
     verdict = verdict.model_copy(update={"coverage": [c.as_coverage() for c in coverage]})
     critique = Critique(iteration=state.get("research_iterations", 0), **verdict.model_dump())
     emit(CritiqueIssued.model_validate(verdict.model_dump()), iteration=critique.iteration)

@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from research.events import emit
 from research.events.payloads import RunFinished, RunStarted
 from research.events.status import RunStatus
+from research.graph.context import controls_of
 from research.graph.services import RunEnv, services_of, spec_of
 from research.graph.state import ResearchState
 
@@ -29,6 +30,7 @@ def begin(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
             started_by=spec_of(runtime).get("started_by"),
             worker_log=ctx.event_log is not None,
             review_plan=bool(state.get("review_plan")),
+            source_controls=controls_of(spec_of(runtime)),
         )
     )
     return {"run_started_at": time.time()}

@@ -17,10 +17,10 @@ from langgraph.types import Send
 from research.brains.base import BudgetExceeded
 from research.events import emit
 from research.events.payloads import QueriesGenerated, SourcesDroppedData, SourcesFound
-from research.graph.context import RunSpec
+from research.graph.context import RunSpec, controls_of
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
 from research.graph.nodes.researcher_report import announce_start, failed_branch, report_branch
-from research.graph.services import RunEnv, services_of
+from research.graph.services import RunEnv, services_of, spec_of
 from research.graph.state import ResearcherState, RetrieveTask
 from research.relevance.passages import carried_text
 
@@ -52,7 +52,10 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunEnv]) -> ResearcherState:
     task, query = state["task"], state["query"]
     limit = ctx.settings.results_per_query
     log_tool("researcher", f"search_{task.kind}", {"researcher": task.researcher_id, "query": query, "limit": limit})
-    result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic)
+    controls = controls_of(spec_of(runtime))
+    # Passed only when set: a router is anything with `retrieve(kind, query, limit, topic)`.
+    limits = {"controls": controls} if controls.active else {}
+    result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic, **limits)
     sources = [s.model_copy(update={"researcher_id": task.researcher_id, "query": query}) for s in result.sources]
     cap = ctx.settings.max_source_text_chars  # every provider's page text, not only the library's
     ctx.store.put_texts(ctx.run_id, {sid: carried_text(query, text, cap) for sid, text in result.texts.items()})
@@ -62,7 +65,7 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunEnv]) -> ResearcherState:
         agent_log.info(
             "[RESEARCHER] %s dropped %d off-topic results for %r", task.researcher_id, result.off_topic, query
         )
-    if result.dropped:  # what was dropped and why, for the researcher card
+    if result.dropped:  # what was dropped and why (off-topic, or outside the source controls), for the researcher card
         emit(
             SourcesDroppedData(query=query, dropped=list(result.dropped)),
             researcher_id=task.researcher_id,

@@ -24,10 +24,16 @@ MAX_SOURCES_FOR_WRITER = 40
 
 
 def writing_order(sources: list[Source]) -> list[Source]:
-    """The sources the writer gets, most relevant first, then by kind and id: the same draft whatever
-    order the parallel researchers happened to finish in (in-process or on a server)."""
+    """The sources the writer gets, most relevant first, the more reliable first among equally
+    relevant ones (so they get the lower [n] and are cited first), then by kind and id: the same draft
+    whatever order the parallel researchers happened to finish in (in-process or on a server)."""
     kinds = {"web": 0, "academic": 1, "book": 2}
-    ranked = sorted(sources, key=lambda s: (-(s.relevance or 0.0), kinds.get(s.kind, 3), s.id))
+
+    def key(s: Source) -> tuple[float, float, int, str]:
+        reliability = s.reliability.score if s.reliability else 0.0
+        return (-(s.relevance or 0.0), -reliability, kinds.get(s.kind, 3), s.id)
+
+    ranked = sorted(sources, key=key)
     return ranked[:MAX_SOURCES_FOR_WRITER]
 
 

@@ -29,6 +29,7 @@ from research.sources.library.documents import LibraryDocument, LibraryHit, NewD
 from research.sources.library.index import fts_table, migrate, query_terms, ranked_ids
 from research.sources.library.readers import read_sample_file
 from research.sources.provider_base import ProviderError, Retrieval
+from research.sources.reliability import library_facts
 from research.text import best_snippet
 
 log = logging.getLogger(__name__)
@@ -349,6 +350,7 @@ class LibraryProvider:
                 snippet=best_snippet(query, text, max_chars=SNIPPET_CHARS),
                 score=hit.score,
                 query=query,
+                facts=library_facts(self.kind, hit.publisher),
             )
             retrieval.sources.append(source)
             retrieval.texts[source.id] = text

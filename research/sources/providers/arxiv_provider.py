@@ -20,6 +20,7 @@ from arxiv import _feed as arxiv_feed  # the library's own Atom parser (arxiv >=
 from lxml import etree
 
 from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import SourceFacts
 from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources.http import HttpPolicy, request_with_retries
@@ -58,6 +59,13 @@ class _BoundedArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no
             if "/api/errors" in result.entry_id:  # arXiv reports bad queries as an error entry
                 raise ProviderError(self._provider, f"arXiv API error: {result.summary.strip()[:200]}")
         return feed
+
+
+def _facts(journal_ref: str | None) -> SourceFacts:
+    """An arXiv paper is a preprint unless its authors give the journal that published it."""
+    if journal_ref and journal_ref.strip():
+        return SourceFacts(venue=journal_ref, peer_reviewed=True)
+    return SourceFacts(venue="arXiv", peer_reviewed=False)
 
 
 def _count_atom_entries(content: bytes, provider: str) -> int:
@@ -103,4 +111,5 @@ class ArxivProvider(QueryProvider):
             doi=(result.doi or None),  # the published version's DOI: the same work as OpenAlex's record
             score=score,
             query=query,
+            facts=_facts(result.journal_ref),
         )

@@ -13,13 +13,20 @@ from __future__ import annotations
 from typing import Any
 
 from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import SourceFacts
 from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.sources.provider_base import Retrieval
 from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
 # Only the fields we map: keeps replies small.
-SELECT_FIELDS = "id,doi,title,display_name,publication_year,authorships,abstract_inverted_index"
+SELECT_FIELDS = (
+    "id,doi,title,display_name,publication_year,authorships,abstract_inverted_index,"
+    "type,cited_by_count,primary_location"
+)
+# The host venue's type (primary_location.source.type): a journal or conference reviews what it
+# publishes; a repository (arXiv, SSRN, institutional) hosts preprints.
+REVIEWED_VENUES = frozenset({"journal", "conference"})
 
 
 def rebuild_abstract(inverted: Any) -> str:
@@ -72,8 +79,28 @@ class OpenAlexProvider(QueryProvider):
             year=year if isinstance(year, int) else None,
             score=score,
             query=query,
+            facts=work_facts(work),
         )
         return source, abstract
+
+
+def work_facts(work: dict[str, Any]) -> SourceFacts:
+    """Venue, peer review and citation count from an OpenAlex work (absent fields stay unknown)."""
+    location = work.get("primary_location")
+    venue = location.get("source") if isinstance(location, dict) else None
+    venue = venue if isinstance(venue, dict) else {}
+    venue_type, name = venue.get("type"), venue.get("display_name")
+    reviewed: bool | None = None
+    if work.get("type") == "preprint" or venue_type == "repository":
+        reviewed = False
+    elif venue_type in REVIEWED_VENUES:
+        reviewed = True
+    cited = work.get("cited_by_count")
+    return SourceFacts(
+        venue=name if isinstance(name, str) else None,
+        peer_reviewed=reviewed,
+        cited_by=cited if isinstance(cited, int) and not isinstance(cited, bool) and cited >= 0 else None,
+    )
 
 
 def _author_names(authorships: Any) -> list[str]:

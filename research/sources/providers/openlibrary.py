@@ -16,13 +16,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from research.schemas.researchers import ResearcherKind
+from research.schemas.source_quality import SourceFacts
 from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
 from research.sources.http import get_json
 from research.sources.provider_base import ProviderError, Retrieval
 from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
 
-SEARCH_FIELDS = "key,title,author_name,first_publish_year,first_sentence,subject"
+SEARCH_FIELDS = "key,title,author_name,first_publish_year,first_sentence,subject,publisher,edition_count"
 # Descriptions are fetched all at once; the process-wide openlibrary rate limiter (2 in flight) is
 # what throttles them. A pool of 2 here made each search three sequential waves of requests even
 # where the limiter allows more (mirrors, fakes), and added nothing where it does not.
@@ -69,6 +70,7 @@ class OpenLibraryProvider(QueryProvider):
                 year=doc.get("first_publish_year") if isinstance(doc.get("first_publish_year"), int) else None,
                 score=rank_score(rank, len(docs)),
                 query=query,
+                facts=_book_facts(doc),
             )
             add_source(retrieval, source, description or fallback)
         self.warn_skipped(retrieval, len(listed) - len(docs), "Open Library docs", query)
@@ -97,6 +99,16 @@ class OpenLibraryProvider(QueryProvider):
         except ProviderError as exc:
             return "", exc.message
         return description_text(work.get("description") if isinstance(work, dict) else None), None
+
+
+def _book_facts(doc: dict[str, Any]) -> SourceFacts:
+    """The first publisher Open Library lists and how many editions the work has had."""
+    publishers = doc.get("publisher")
+    listed = publishers if isinstance(publishers, list) else []
+    first = next((p for p in listed if isinstance(p, str) and p.strip()), None)
+    editions = doc.get("edition_count")
+    valid = isinstance(editions, int) and not isinstance(editions, bool) and editions >= 0
+    return SourceFacts(publisher=first, editions=editions if valid else None)
 
 
 def _first_sentence(value: Any) -> str:

@@ -1,0 +1,125 @@
+"""The overhead accounting of the critical-path bench: phase windows that tile a run, each phase's
+ideal, and the per-thread profile that names the functions holding the GIL. No timing asserted."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from bench import report
+from bench.ab_compare import _ratios, markdown_table
+from bench.gil_profile import profiling, summary
+from bench.phases import phase_costs
+from research.events import Event
+
+
+def _at(ts: float, type_: str, researcher_id: str | None = None, iteration: int | None = None, **data) -> Event:
+    return Event(type=type_, ts=ts, researcher_id=researcher_id, iteration=iteration, data=data)
+
+
+_CHECKED = {"version": 1, "method": "offline", "claims": [], "precision": None}
+
+
+def test_phase_windows_tile_the_run_and_each_phase_has_its_own_ideal() -> None:
+    events = [
+        _at(100.0, "run_started", topic="t"),
+        _at(100.1, "phase", iteration=0, phase="supervisor"),
+        _at(100.3, "usage", node="supervisor", calls=1),
+        _at(100.35, "allocation_decided", origin="user"),
+        _at(100.4, "usage", "web-1", node="researcher", calls=2),  # a researcher's: not the node's
+        _at(101.5, "phase", iteration=0, phase="analyst"),
+        _at(101.8, "usage", node="analyst", calls=1),
+        _at(102.0, "phase", iteration=1, phase="writer"),
+        _at(102.5, "usage", node="writer", calls=2),
+        _at(102.9, "draft_ready", markdown="# d"),
+        _at(103.1, "usage", node="claim_check", calls=1),
+        _at(103.2, "claims_checked", **_CHECKED),
+        _at(103.4, "usage", node="reviewer", calls=1),
+        _at(103.6, "usage", node="claim_check", calls=1),
+        _at(103.7, "claims_checked", **_CHECKED),
+        _at(103.8, "run_finished"),
+    ]
+    rows = phase_costs(events, started_at=99.9, ended_at=103.9, researcher_rounds=[1.0], model_latency=0.2)
+    by_phase = {r.phase: r for r in rows}
+
+    assert [r.phase for r in rows] == [
+        "supervisor",
+        "researchers 0",
+        "analyst 0",
+        "writer",
+        "claim check",
+        "review",
+        "runner",
+    ]
+    assert round(sum(r.measured for r in rows), 6) == round(103.9 - 99.9, 6)  # the windows tile the run
+    assert round(by_phase["supervisor"].measured, 3) == 0.45
+    assert round(by_phase["supervisor"].ideal, 3) == 0.2
+    assert round(by_phase["researchers 0"].ideal, 3) == 1.0  # the round's slowest chain, given
+    assert round(by_phase["researchers 0"].overhead, 3) == round(101.5 - 100.35 - 1.0, 3)
+    assert round(by_phase["analyst 0"].ideal, 3) == 0.2
+    assert round(by_phase["writer"].ideal, 3) == 0.4
+    assert round(by_phase["claim check"].ideal, 3) == 0.2
+    assert round(by_phase["review"].ideal, 3) == 0.4  # the reviewer and its revision's claim check
+    assert by_phase["runner"].ideal == 0.0 and round(by_phase["runner"].measured, 3) == 0.1
+
+
+def _spin(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i % 7
+    return total
+
+
+def test_the_profile_counts_the_cpu_of_threads_started_inside_it_and_leaves_the_fakes_out() -> None:
+    with profiling() as profiles:
+        worker = threading.Thread(target=_spin, args=(300_000,), name="ThreadPoolExecutor-0_0")
+        fake = threading.Thread(target=_spin, args=(300_000,), name="Thread-9 (process_request_thread)")
+        worker.start(), fake.start()
+        worker.join(), fake.join()
+    out = summary(profiles.stats())
+
+    spins = [row for row in out["top_self"] if "(_spin)" in row["function"]]
+    assert len(spins) == 1 and spins[0]["calls"] == 1  # the worker's call, not the fake's
+    assert out["cpu_seconds"] >= spins[0]["self_s"] > 0
+    assert profiles.threads() == 3  # this thread, the worker and the fake
+
+
+def test_the_report_shows_the_realistic_case_and_the_phase_table() -> None:
+    def phases(writer_overhead: float) -> dict[str, dict[str, float | str]]:
+        return {
+            "supervisor": {"phase": "supervisor", "measured_s": 0.25, "ideal_s": 0.2, "overhead_s": 0.05},
+            "writer": {"phase": "writer", "measured_s": 1.2, "ideal_s": 0.8, "overhead_s": writer_overhead},
+        }
+
+    doc = {
+        "critical_path_efficiency": {"333": 1.2},
+        "critical_path_realistic": {"333": 1.04},
+        "critical_path_details": {
+            "cases": {"333": {"phases": phases(0.4)}},
+            "realistic": {"cases": {"333": {"phases": phases(0.3)}}},
+            "profile": {"allocation": "333", "cpu_seconds": 4.0, "groups": {"BM25 and snippets": 0.3}},
+        },
+    }
+    text = report.markdown(doc)
+    assert (
+        "| 1 critical path | the same, allocation 333, realistic latencies (model 1.0 s, search 0.5 s) | 1.040 |"
+        in text
+    )
+    assert "| writer | 1.20 | 0.80 | +0.40 | +0.30 |" in text
+    assert "BM25 and snippets 0.30 s" in text
+
+
+def test_the_alternating_comparison_reports_medians_of_new_over_old() -> None:
+    def child(wall: float, writer: float) -> dict[str, Any]:
+        return {"333": {"wall": wall, "ideal": 4.0, "status": "finished", "phases": {"writer": writer}}}
+
+    old = [child(8.0, 2.0), child(12.0, 3.0), child(10.0, 2.5)]
+    new = [child(6.0, 0.5), child(6.0, 0.7), child(7.0, 0.6)]  # measured in the same rounds as old
+    ratios = _ratios(old, new, "333")
+    assert ratios["old_wall_s"] == 10.0 and ratios["new_wall_s"] == 6.0
+    assert ratios["wall_new_over_old"] == 0.7  # median of 0.75, 0.5, 0.7: per round, then the median
+    assert ratios["old_ratio"] == 2.5 and ratios["new_ratio"] == 1.5
+    assert ratios["phase_overhead_s"] == {"writer": {"old": 2.5, "new": 0.6}}
+    table = markdown_table({"cases": {"333": ratios}})
+    assert "| writer | +2.50 | +0.60 |" in table
+    assert "| new / old wall time (median of rounds) |  | 0.70 |" in table
