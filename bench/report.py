@@ -174,10 +174,11 @@ def figure_rows(doc: dict[str, Any]) -> list[Row]:
         )
     local = doc.get("local_model_run") or {}
     if local:
+        server = (doc.get("local_model_details") or {}).get("server", "a local server")
         rows.append(
             Row(
                 "8 local model",
-                f"whole run on {(doc.get('local_model_details') or {}).get('server', 'a local server')}: "
+                f"whole run on {server}: "
                 f"{local['calls']} calls ({local['failed_calls']} failed), {local['prompt_tokens']:,} + "
                 f"{local['completion_tokens']:,} tokens, {local['steps_degraded']} steps degraded",
                 _fmt(local["seconds"], " s"),

@@ -24,3 +24,13 @@ def fake_model_settings(base_url: str, root: Path, **values: Any) -> Settings:
     defaults: dict[str, Any] = {"model": "main-model", "llm_timeout": 5, "review_rounds": 0}
     options = defaults | values
     return loopback_llm_settings(base_url, data_dir=root / "data", log_dir=root / "logs", **options)
+
+
+def model_call_settings(base_url: str, data_dir: Path, *, api_key: str, model: str, **overrides: Any) -> Settings:
+    """Settings for calling a loopback model directly, outside a run: its URL, key and model name,
+    a 5 s timeout; `overrides` replace any of them."""
+    values: dict[str, Any] = dict(
+        _env_file=None, openai_base_url=base_url, openai_api_key=api_key, model=model, llm_timeout=5, data_dir=data_dir
+    )
+    values.update(overrides)
+    return Settings(**values)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -50,6 +50,11 @@ class NumberedSource:
 
     n: int
     source: Source
+
+
+def number_sources(sources: Iterable[Source]) -> list[NumberedSource]:
+    """The sources as the writer cites them, [1] onwards in the order given."""
+    return [NumberedSource(n=i, source=s) for i, s in enumerate(sources, 1)]
 
 
 # One request object per step with many inputs: the graph node builds it once, and the protocol,

@@ -26,6 +26,7 @@ from research.schemas.llm_shapes import AnalystVerdict, QueryPlan
 from research.schemas.state_shapes import ResearcherTask, Source
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer, count_tokens
+from tests.settings_presets import model_call_settings
 
 TOPIC = "How do mRNA vaccines work?"
 TASK = ResearcherTask(researcher_id="web-1", kind="web", question="How do mRNA vaccines instruct cells?", topic=TOPIC)
@@ -33,16 +34,9 @@ VALID_QUERIES = {"queries": ["mrna vaccine mechanism", "lipid nanoparticle deliv
 
 
 def settings_for(server: FakeOpenAIServer, tmp_path: Path, **overrides: Any) -> Settings:
-    values: dict[str, Any] = dict(
-        _env_file=None,
-        openai_base_url=server.base_url,
-        openai_api_key="sk-local-SECRET",
-        model="local-model",
-        llm_timeout=5,
-        data_dir=tmp_path / "data",
+    return model_call_settings(
+        server.base_url, tmp_path / "data", api_key="sk-local-SECRET", model="local-model", **overrides
     )
-    values.update(overrides)
-    return Settings(**values)
 
 
 ONE_SOURCE = Source(id="s1", title="LNP", url="https://example.org/a", kind="web", provider="fake", snippet="x")
