@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test test-busy test-fast test-server server test-local-model local-model-build-deps lint format bench bench-quick fuzz eval eval-local-model install install-dev browser clean
+.PHONY: run test test-busy test-fast test-server server test-local-model local-model-build-deps lint format bench bench-quick bench-peers fuzz eval eval-local-model install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -103,6 +103,13 @@ bench: install-dev browser
 
 bench-quick: install-dev
 	$(PY) -m bench --quick
+
+## The desk beside open_deep_research and gpt-researcher on the same world, model and meter: installs
+## both peers, pinned, in venvs of their own (~/.cache/research-desk/peers), the local models too
+## -> bench/results.{json,md} and the README "Peers" table (hours on two shared cores; PEERS_MODELS narrows it).
+bench-peers: install-dev local-model-build-deps
+	PYTHON=$(PYTHON) bash scripts/local_model_setup.sh
+	$(PY) -m bench --only peers
 
 ## Research-quality benchmark (not a test): citation precision, invented citations, off-topic sources,
 ## questions covered, repeats, honesty on empty runs -> bench/eval_results.{json,md} and the README.

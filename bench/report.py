@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from bench.changes import CHANGES
 from bench.harness import BENCH_DIR, REPO_ROOT, Results
+from bench.peers import report as peers_report
 from bench.phases import phase_table
 
 RESULTS_JSON = BENCH_DIR / "results.json"
@@ -173,10 +174,11 @@ def figure_rows(doc: dict[str, Any]) -> list[Row]:
         )
     local = doc.get("local_model_run") or {}
     if local:
+        server = (doc.get("local_model_details") or {}).get("server", "a local server")
         rows.append(
             Row(
                 "8 local model",
-                f"whole run on {(doc.get('local_model_details') or {}).get('server', 'a local server')}: "
+                f"whole run on {server}: "
                 f"{local['calls']} calls ({local['failed_calls']} failed), {local['prompt_tokens']:,} + "
                 f"{local['completion_tokens']:,} tokens, {local['steps_degraded']} steps degraded",
                 _fmt(local["seconds"], " s"),
@@ -332,9 +334,11 @@ def write(
         except ValueError:
             previous = None
     doc = results_document(results, previous)
+    peers_report.keep_last(doc, json_path)
     json_path.write_text(json.dumps(doc, indent=2) + "\n")
     table = markdown(doc)
-    md_path.write_text("# Benchmark results\n\n" + table)
+    md_path.write_text("# Benchmark results\n\n" + table + peers_report.results_md(doc))
     if readme is not None:
         update_readme(table, readme)
+        peers_report.update_readme(doc, readme)
     return doc

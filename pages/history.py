@@ -4,10 +4,10 @@ saved comparisons (reopen one on the Compare page)."""
 import pandas as pd
 import streamlit as st
 
-from research.api import RunControl, delete_run_everywhere, fold
+from research.api import RunControl, RunRecord, delete_run_everywhere, fold
 from ui import auth, compare_session, session
 from ui.app_entry import ensure_app_entry
-from ui.comparison_store import ComparisonStore
+from ui.comparison_store import Comparison, ComparisonStore
 from ui.navigation import AppPage, page
 from ui.panels import run_import
 from ui.resources import get_manager, load_settings
@@ -38,6 +38,23 @@ def picked_id(rows: list[dict[str, object]], *, key: str, id_column: str) -> str
     return str(frame.iloc[selected[0]][id_column]) if selected else None
 
 
+def _run_row(manager: RunControl, r: RunRecord) -> dict[str, object]:
+    return {
+        "Topic": r.topic,
+        "Allocation": r.allocation or r.requested_allocation or "model",
+        "Origin": ORIGIN_SHORT.get(r.allocation_origin or "", r.allocation_origin or "–"),
+        "Status": manager.display_status(r).value,
+        "Sources": r.source_count,
+        "Duration": duration(r.seconds),
+        "Date": when(r.created_at),
+        "Run": r.run_id,
+    }
+
+
+def _comparison_row(c: Comparison, runs: str) -> dict[str, object]:
+    return {"Topic": c.title, "Runs": runs, "Count": len(c.run_ids), "Saved": when(c.created_at), "Comparison": c.id}
+
+
 def runs_tab(manager: RunControl) -> None:
     records = store.list_runs()
     note_col, import_col = st.columns([5, 1.4], vertical_alignment="center")
@@ -47,23 +64,7 @@ def runs_tab(manager: RunControl) -> None:
         note_col.info("No runs yet. Start one on the Research page.", icon=":material/info:")
         return
     note_col.caption("Select a run to see all its panels as they ended.")
-    run_id = picked_id(
-        [
-            {
-                "Topic": r.topic,
-                "Allocation": r.allocation or r.requested_allocation or "model",
-                "Origin": ORIGIN_SHORT.get(r.allocation_origin or "", r.allocation_origin or "–"),
-                "Status": manager.display_status(r).value,
-                "Sources": r.source_count,
-                "Duration": duration(r.seconds),
-                "Date": when(r.created_at),
-                "Run": r.run_id,
-            }
-            for r in records
-        ],
-        key="history-table",
-        id_column="Run",
-    )
+    run_id = picked_id([_run_row(manager, r) for r in records], key="history-table", id_column="Run")
     if run_id is None:
         return
     open_col, delete_col, _ = st.columns([1.3, 1, 4])
@@ -101,20 +102,8 @@ def comparisons_tab() -> None:
             (r.allocation or r.requested_allocation or "model") if r else "deleted" for r in records
         )
     st.caption("Select a comparison to open it on the Compare page.")
-    comparison_id = picked_id(
-        [
-            {
-                "Topic": c.title,
-                "Runs": labels[c.id],
-                "Count": len(c.run_ids),
-                "Saved": when(c.created_at),
-                "Comparison": c.id,
-            }
-            for c in saved
-        ],
-        key="history-comparisons",
-        id_column="Comparison",
-    )
+    rows = [_comparison_row(c, labels[c.id]) for c in saved]
+    comparison_id = picked_id(rows, key="history-comparisons", id_column="Comparison")
     if comparison_id is not None and st.button(
         "Open on Compare page", icon=":material/compare_arrows:", type="primary"
     ):

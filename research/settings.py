@@ -74,6 +74,9 @@ class Settings(BaseSettings):
 
     # Sources.
     sources: SourceMode = "auto"
+    # Who has the last word on a kept source's relevance: the offline score alone, or with an LLM
+    # brain also the model, one batched call per query's new sources (brains/relevance_judge.py).
+    relevance_judge: Literal["offline", "model"] = "offline"
     http_timeout: float = Field(15.0, gt=0)
     results_per_query: int = Field(5, ge=1, le=20)
     allow_private_urls: bool = False

@@ -60,6 +60,21 @@ def run_cli(args: list[str], tmp_path: Path, timeout: float = 60, **extra_env: s
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+def killed_child_run(tmp_path: Path, module: str, *args: str, killed: int) -> str:
+    """Run `python -m module DATA_DIR *args`, a child that starts a run and kills itself at a set
+    point with exit code `killed`; the id of the run it left behind."""
+    proc = subprocess.run(
+        [PYTHON, "-m", module, str(tmp_path / "data"), *args],
+        cwd=tmp_path,
+        env=cli_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == killed, proc.stderr
+    return proc.stdout.split()[0]
+
+
 def final_state(runner: ResearchRunner, run_id: str) -> dict[str, Any]:
     """The run's last checkpointed graph state (what the nodes actually produced)."""
     with runner.checkpointer() as saver:

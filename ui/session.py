@@ -49,7 +49,11 @@ def current_view(store: RunStore, run_id: str) -> RunView:
     view = views.get(run_id)
     if view is None:
         view = views[run_id] = RunView(run_id=run_id)
-    fold(store.events(run_id, after_seq=view.last_seq), view)
+    events = store.events(run_id, after_seq=view.last_seq)
+    if view.superseded_by(events):  # a resumed step ran again: fold its log afresh, without the first try
+        view = views[run_id] = fold(store.events(run_id), RunView(run_id=run_id))
+    else:
+        fold(events, view)
     return view
 
 

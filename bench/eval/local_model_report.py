@@ -68,7 +68,9 @@ def markdown(results: dict[str, Any]) -> str:
     lines = [
         f"Measured {results['generated_at']} by `make eval-local-model` (bench/eval/local_model.py): "
         f"{results['model']} on {results['server']}, load average {results['settings']['load_average']}; "
-        "allocation 110, no research or review rounds, library sources, greedy decoding.",
+        f"allocation {results['settings'].get('allocation', '110')}, no research or review rounds, library "
+        f"sources, greedy decoding, model relevance judgement {results['settings'].get('relevance_judge', 'off')}; "
+        f"topics measured: {results['settings'].get('topics_measured', len(results['topics']))}.",
         "",
         "| figure | value | target |",
         "| --- | --- | --- |",

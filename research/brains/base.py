@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -53,6 +53,11 @@ class NumberedSource:
     source: Source
 
 
+def number_sources(sources: Iterable[Source]) -> list[NumberedSource]:
+    """The sources as the writer cites them, [1] onwards in the order given."""
+    return [NumberedSource(n=i, source=s) for i, s in enumerate(sources, 1)]
+
+
 # One request object per step with many inputs: the graph node builds it once, and the protocol,
 # every brain and the fallback wrapper take it whole, so the list of inputs is written here only.
 
@@ -93,6 +98,8 @@ class ReviseRequest:
     instruction: str
     sources: list[NumberedSource]
     text_of: TextLookup
+    # The headings of the sections to rewrite (the reviewer's: where its issues are); empty: all.
+    sections: tuple[str, ...] = ()
 
 
 class Brain(Protocol):

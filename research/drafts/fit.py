@@ -11,6 +11,7 @@ The offline writer picks sentences by the same rule the claim check then applies
 from __future__ import annotations
 
 from research.text import tokenize
+from research.topic.aspects import related
 
 _FILLER = frozenset(
     tokenize(
@@ -19,19 +20,6 @@ _FILLER = frozenset(
         "mean means you we one"
     )
 )
-# Question words whose evidence is usually phrased differently (six-letter stems).
-RELATED_STEMS: dict[str, frozenset[str]] = {
-    "receiv": frozenset({"recept", "critic", "review"}),
-    "legacy": frozenset({"influe", "afterm", "inheri"}),
-    "origin": frozenset({"began", "begin", "emerge", "invent", "founde", "histor", "first"}),
-    "contex": frozenset({"backgr", "histor", "before"}),
-    "develo": frozenset({"histor", "invent", "first"}),
-    "effect": frozenset({"impact", "conseq"}),
-    "impact": frozenset({"effect", "conseq"}),
-    "mechan": frozenset({"delive", "immune", "transl", "antige", "cell"}),
-    "future": frozenset({"next", "emergi", "prospe", "platfo"}),
-    "safety": frozenset({"risk", "advers", "side", "myocar"}),
-}
 SUBJECT_SHARE = 0.5  # of a focus-less question's terms a fitting sentence names
 SUMMARY_HEADINGS = frozenset({"", "summary"})
 # Headings that frame the topic rather than ask about it ("Overview", "Conclusion"): they answer the topic.
@@ -51,7 +39,7 @@ def focus_terms(question: str, subject_tokens: set[str]) -> list[str]:
 def speaks_to(focus: list[str], tokens: set[str]) -> bool:
     """Whether a sentence's tokens speak to any focus term, directly or through a related stem."""
     stems = {t[:6] for t in tokens}
-    return any(f[:6] in stems or RELATED_STEMS.get(f[:6], frozenset()) & stems for f in focus)
+    return any(f[:6] in stems or related(f[:6]) & stems for f in focus)
 
 
 def addresses(sentence: str, question: str, topic: str) -> bool:

@@ -34,6 +34,7 @@ class ReviewIssues:
     repeated: list[str] = field(default_factory=list)  # later occurrences, as written
     repeated_at: list[int] = field(default_factory=list)  # their positions among the body's sentences
     unanswered: list[str] = field(default_factory=list)  # questions
+    sections: list[str] = field(default_factory=list)  # the headings of the sections holding an issue
 
     @property
     def any(self) -> bool:
@@ -111,6 +112,7 @@ def find_issues(markdown: str, claims: list[CheckedClaim], questions: list[str])
             ):
                 issues.repeated.append(sentence.strip())
                 issues.repeated_at.append(index)
+                issues.sections.append(section)
             elif terms:
                 seen.append(terms)
             index += 1
@@ -118,6 +120,8 @@ def find_issues(markdown: str, claims: list[CheckedClaim], questions: list[str])
         title = question.strip().rstrip("?").strip()
         if not cited_by_section.get(_question_key(question), False) and title not in gaps:
             issues.unanswered.append(question)
+    issues.sections += [c.section for c in claims if c.verdict == "unsupported"] + issues.unanswered
+    issues.sections = list(dict.fromkeys(issues.sections))
     return issues
 
 

@@ -64,12 +64,19 @@ class Phase(Payload):
     phase: str
 
 
-class AllocationDecided(Payload):
-    event_type = "allocation_decided"
+class PlanDecision(Payload):
+    """What a decided plan says, the supervisor's and then the user's in plan review: the
+    allocation, where it came from and why, and the research questions. Names no event type."""
+
     allocation: Counts = Field(default_factory=Counts)
-    origin: str
+    origin: str = ""
     reasoning: str = ""
     research_questions: list[str] = Field(default_factory=list)
+
+
+class AllocationDecided(PlanDecision):
+    event_type = "allocation_decided"
+    origin: str  # always said by the supervisor
     plan_reasoning: str = ""
 
 
@@ -165,12 +172,8 @@ class PlanReviewRequested(Payload):
     max_question_chars: int = 300
 
 
-class PlanApproved(Payload):
+class PlanApproved(PlanDecision):
     event_type = "plan_approved"
-    allocation: Counts = Field(default_factory=Counts)
-    origin: str = ""
-    reasoning: str = ""
-    research_questions: list[str] = Field(default_factory=list)
     edited: bool = False
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, SerializeAsAny, model_validator
 
 from research.events.payloads import PAYLOADS, EventType, Message, Payload, PlanReviewRequested, RunFailed
 from research.events.sink import current_sink
+from research.events.steps import MAX_TASK_CHARS, EventStep, task_namespace
 
 EVENT_TYPES: frozenset[str] = frozenset(PAYLOADS)
 """Every event type (research/events/payload_base.py lists them; PAYLOADS holds their models)."""
@@ -31,6 +32,7 @@ class Event(BaseModel):
     ts: float = Field(default_factory=time.time)
     researcher_id: str | None = None
     iteration: int | None = None
+    step: EventStep | None = None  # the task and attempt that made it (None: the runner's own)
     data: SerializeAsAny[Payload]
 
     @model_validator(mode="before")
@@ -46,11 +48,13 @@ class Event(BaseModel):
 
 def event_payload(data: Payload, *, researcher_id: str | None = None, iteration: int | None = None) -> dict[str, Any]:
     """The dict a node writes to the custom stream: the payload's event type and its data, kept
-    JSON-friendly (a server sends it over the wire)."""
+    JSON-friendly (a server sends it over the wire). Inside a graph task it names the task, so a
+    resumed run can tell the events of an attempt it repeats (research/events/steps.py)."""
     return {
         _MARK: event_type_of(data),
         "researcher_id": researcher_id,
         "iteration": iteration,
+        "task": task_namespace(),
         "data": data.model_dump(mode="json"),
     }
 
@@ -99,6 +103,7 @@ class EventAdapter:
         logged_messages: set[tuple[str, str]] | None = None,
         *,
         logged_once: frozenset[str] = frozenset(),
+        attempt: int = 1,
     ) -> None:
         self.run_id = run_id
         self._seq = start_seq
@@ -110,15 +115,23 @@ class EventAdapter:
         # Types a log holds once that this log already holds: a run resumed before its begin node
         # finished runs that node again, and its second run_started is not an event.
         self._logged_once = logged_once
+        self.attempt = attempt  # this execution of the run (research/events/steps.py)
 
     def make(self, data: Payload, *, researcher_id: str | None = None, iteration: int | None = None) -> Event:
         """The next numbered event of this run, of the type `data`'s model stands for."""
         return self._next(event_type_of(data), data, researcher_id=researcher_id, iteration=iteration)
 
     def _next(
-        self, type_: EventType, data: Payload | dict[str, Any], *, researcher_id: str | None, iteration: int | None
+        self,
+        type_: EventType,
+        data: Payload | dict[str, Any],
+        *,
+        researcher_id: str | None,
+        iteration: int | None,
+        task: str | None = None,
     ) -> Event:
         self._seq += 1
+        step = EventStep(task=task[:MAX_TASK_CHARS], attempt=self.attempt) if task else None
         return Event.model_validate(
             {
                 "type": type_,
@@ -126,6 +139,7 @@ class EventAdapter:
                 "seq": self._seq,
                 "researcher_id": researcher_id,
                 "iteration": iteration,
+                "step": step,
                 "data": data,
             }
         )
@@ -146,6 +160,7 @@ class EventAdapter:
                 data.get("data") or {},
                 researcher_id=data.get("researcher_id"),
                 iteration=data.get("iteration"),
+                task=data["task"] if isinstance(data.get("task"), str) else None,
             )
         elif mode == "updates" and not namespace and isinstance(data, dict):
             # A pause (plan review's interrupt): the interrupt's value is the event's data.

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
+from research.events.payloads import Counts
 from research.schemas.researchers import (
     MAX_PER_KIND,
     RESEARCHER_KINDS,
@@ -73,3 +74,21 @@ def researcher_ids(allocation: ResearcherAllocation, iteration: int = 0) -> list
     """Stable ids in kind order: web-1, web-2, academic-1 ... Follow-ups get an iteration suffix."""
     suffix = f"-r{iteration}" if iteration else ""
     return [(f"{kind}-{i}{suffix}", kind) for kind in RESEARCHER_KINDS for i in range(1, allocation.count(kind) + 1)]
+
+
+class DecidedPlan(TypedDict):
+    """The fields of a plan decision event (payloads.PlanDecision): the supervisor's and plan review's."""
+
+    allocation: Counts
+    origin: str
+    reasoning: str
+    research_questions: list[str]
+
+
+def decided_plan(resolved: ResolvedAllocation, questions: list[str]) -> DecidedPlan:
+    return DecidedPlan(
+        allocation=Counts.model_validate(resolved.allocation.model_dump()),
+        origin=resolved.origin,
+        reasoning=resolved.reasoning,
+        research_questions=questions,
+    )

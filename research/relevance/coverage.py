@@ -17,6 +17,7 @@ from research.relevance.scoring import is_on_topic
 from research.schemas.llm_shapes import QuestionCoverage
 from research.schemas.state_shapes import Source
 from research.text import split_sentences, tokenize
+from research.topic.aspects import related
 from research.topic.subject import subject_of
 
 MIN_SOURCES_PER_QUESTION = 2
@@ -32,19 +33,6 @@ FILLER = frozenset(
         "about remain open main define defines address problems"
     )
 )
-# Question words whose evidence is usually phrased differently (six-letter stems).
-RELATED_STEMS: dict[str, set[str]] = {
-    "receiv": {"recept", "critic", "review"},
-    "legacy": {"influe", "afterm", "inheri"},
-    "origin": {"began", "begin", "emerge", "invent", "founde", "histor", "first"},
-    "contex": {"backgr", "histor", "before"},
-    "develo": {"histor", "invent", "first"},
-    "effect": {"impact", "conseq"},
-    "impact": {"effect", "conseq"},
-    "mechan": {"delive", "immune", "respon", "transl", "antige", "cell"},
-    "future": {"next", "emergi", "prospe", "platfo"},
-    "safety": {"risk", "advers", "side", "myocar"},
-}
 _WORD = re.compile(r"[A-Za-z][A-Za-z\-]+")
 
 TextLookup = Callable[[str], str]
@@ -86,7 +74,7 @@ def focus_terms(question: str, subject: str) -> list[str]:
 def focus_matches(focus: Iterable[str], terms: set[str]) -> int:
     """How many focus terms a text speaks to, directly or through a related stem."""
     stems = {t[:6] for t in terms}
-    return sum(1 for f in {t[:6] for t in focus} if f in stems or RELATED_STEMS.get(f, set()) & stems)
+    return sum(1 for f in {t[:6] for t in focus} if f in stems or related(f) & stems)
 
 
 def origin(source: Source) -> str:

@@ -36,7 +36,7 @@ def check_status(value: str) -> RunStatus:
 
 
 def check_event_type(value: object, index: int) -> None:
-    if value not in EVENT_TYPES:
+    if not isinstance(value, str) or value not in EVENT_TYPES:  # a list or dict is not hashable
         raise BundleFieldError(
             f"events.{index}.type: {str(value)!r:.60} is not an event type this version knows"
             " (a bundle from a newer Research Desk?)"

@@ -12,13 +12,14 @@ continues a run.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from research.events import Event
 from research.events.status import RunLiveness, RunStatus
+from research.logging_setup import configure_logging
 from research.runs.ledger import PlanEdit, RunLedger
 from research.runs.run_threads import RunThreads
-from research.runs.store import RunRecord, RunStore
+from research.runs.store import RunRecord, RunStore, open_run_store
 from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from research.sources.library.library_store import Library, LibraryProvider
@@ -26,6 +27,14 @@ from research.sources.router import SourceRouter
 
 EventCallback = Callable[[Event], None]
 Work = Callable[[], object]
+
+
+class LocalParts(TypedDict, total=False):
+    """What a caller may hand a runner or a manager instead of its building them from the settings."""
+
+    store: RunStore | None
+    library: Library | None
+    sources: SourceRouter | None
 
 
 def local_sources(
@@ -39,6 +48,17 @@ def local_sources(
         settings, lambda kind: LibraryProvider(shared, kind, max_text_chars=settings.max_source_text_chars)
     )
     return library, router
+
+
+def local_side(settings: Settings, given: LocalParts) -> tuple[RunLedger, Library, SourceRouter]:
+    """What stays in this process whatever runs the graph: logging set up, the run store and its
+    checks (RunLedger), the library and the source router; each one given is used as it is."""
+    if unknown := sorted(given.keys() - LocalParts.__optional_keys__):  # a misspelt part fails, as before
+        raise TypeError(f"unexpected keyword arguments: {', '.join(unknown)}")
+    configure_logging(settings)
+    ledger = RunLedger(settings, given.get("store") or open_run_store(settings))
+    library, sources = local_sources(settings, given.get("library"), given.get("sources"))
+    return ledger, library, sources
 
 
 class RunControl(Protocol):

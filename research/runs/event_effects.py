@@ -46,14 +46,14 @@ def apply_event(store: RunStore, event: Event) -> None:
             | p.PlanApproved(allocation=allocation, origin=origin)
         ):
             store.update_run(event.run_id, allocation=allocation.notation, allocation_origin=origin)
-        case p.DraftReady() as d:
-            store.save_draft_version(event.run_id, d.markdown, note="Writer's draft")
+        case p.DraftReady() as d:  # the writer's draft is the run's version 1
+            save_graph_draft(store, event, 1, d.markdown, note="Writer's draft")
         case p.DraftRevisedData() as d:  # the reviewer's versions, each with its reasons
             reasons = d.reasons
             note = f"Reviewer: {len(reasons)} changes" + (f" ({reasons[0][:80]}...)" if reasons else "")
             if d.report_shape is not None:  # a revision into another shape (research/runs/reshape.py)
                 note = f"Revised: {reasons[0][:80] if reasons else d.report_shape}"
-            store.save_draft_version(event.run_id, d.markdown, note=note)
+            save_graph_draft(store, event, d.version, d.markdown, note=note)
         case p.PlanReviewRequested():
             store.update_run(event.run_id, status="paused")
         case p.RunFinished() as d:
@@ -68,3 +68,25 @@ def apply_event(store: RunStore, event: Event) -> None:
             store.update_run(event.run_id, status="failed", error=d.error, finished_at=time.time())
         case p.RunCancelled():
             store.update_run(event.run_id, status="cancelled", finished_at=time.time())
+
+
+def save_graph_draft(store: RunStore, event: Event, version: int, markdown: str, note: str) -> None:
+    """A draft version the graph made. A resumed step that made it again replaces the version its
+    interrupted attempt saved, so the run keeps the versions an uninterrupted run has."""
+    if event.step is not None and event.step.attempt > 1 and _repeats(store, event, version):
+        store.replace_draft_version(event.run_id, version, markdown, note=note)
+    else:
+        store.save_draft_version(event.run_id, markdown, note=note)
+
+
+def _repeats(store: RunStore, event: Event, version: int) -> bool:
+    """Whether an earlier attempt of `event`'s step logged the same draft version."""
+    step = event.step
+    return step is not None and any(
+        e.type == event.type
+        and e.step is not None
+        and e.step.task == step.task
+        and e.step.attempt < step.attempt
+        and (not isinstance(e.data, p.DraftRevisedData) or e.data.version == version)
+        for e in store.events(event.run_id)
+    )

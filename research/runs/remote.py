@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 from langgraph_sdk.client import SyncLangGraphClient
@@ -27,16 +27,12 @@ from research.events.payloads import RunCancelled, RunFailed, RunStarted, Warnin
 from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for, with_controls
 from research.graph.state import shape_input
-from research.logging_setup import configure_logging
-from research.runs.control import ManagedRuns, Work, local_sources
+from research.runs.control import LocalParts, ManagedRuns, Work, local_side
 from research.runs.event_effects import log_event
-from research.runs.ledger import PlanEdit, RunLedger
-from research.runs.store import RunStore, open_run_store
+from research.runs.ledger import PlanEdit
 from research.schemas.state_shapes import ResearchRequest
 from research.secrets import mask, mask_url, url_secrets
 from research.settings import Settings
-from research.sources.library.library_store import Library
-from research.sources.router import SourceRouter
 
 log = logging.getLogger("research.runs.remote")
 EventCallback = Callable[[Event], None]
@@ -65,18 +61,8 @@ class RemoteRunManager(ManagedRuns):
 
     thread_prefix = "remote-run"
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        store: RunStore | None = None,
-        library: Library | None = None,
-        sources: SourceRouter | None = None,
-        client: Any = None,
-    ) -> None:
-        configure_logging(settings)
-        library, sources = local_sources(settings, library, sources)
-        super().__init__(RunLedger(settings, store or open_run_store(settings)), library, sources)
+    def __init__(self, settings: Settings, *, client: Any = None, **given: Unpack[LocalParts]) -> None:
+        super().__init__(*local_side(settings, given))
         self.settings = settings
         self.url = str(settings.server_url or "").rstrip("/")
         self.label = mask_url(self.url)  # what messages, events and logs say: never its credentials

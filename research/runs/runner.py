@@ -9,7 +9,7 @@ import logging
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Unpack
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -19,23 +19,24 @@ from research.brains.factory import make_brain
 from research.events import Event, EventAdapter, payloads
 from research.events.payloads import RunFailed, Warning
 from research.events.status import RunStatus
+from research.events.steps import next_attempt
 from research.graph.builder import build_graph
 from research.graph.context import RunContext, RunSpec, spec_for, with_controls
 from research.graph.services import RunEnv, ServiceRegistry
 from research.graph.state import ResearchState, shape_input
-from research.logging_setup import configure_logging, run_id_scope
+from research.logging_setup import run_id_scope
 from research.runs.checkpoints import open_checkpointer
-from research.runs.control import local_sources
+from research.runs.control import LocalParts, local_side
 from research.runs.event_effects import apply_event
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
-from research.runs.ledger import PlanEdit, PlanReviewError, RunLedger, RunNotResumableError
-from research.runs.store import DuplicateEventError, RunRecord, RunStore, open_run_store
+from research.runs.ledger import PlanEdit, PlanReviewError, RunNotResumableError
+from research.runs.store import DuplicateEventError, RunRecord
 from research.runs.tracing import run_trace_config
 from research.schemas.researchers import ResearcherAllocation
 from research.schemas.state_shapes import ResearchRequest
 from research.secrets import mask
 from research.settings import Settings
-from research.sources.library.library_store import Library, LibraryProvider
+from research.sources.library.library_store import LibraryProvider
 from research.sources.router import SourceRouter
 
 log = logging.getLogger("research.runs.runner")
@@ -50,20 +51,11 @@ __all__ = [
 
 
 class ResearchRunner:
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        store: RunStore | None = None,
-        library: Library | None = None,
-        sources: SourceRouter | None = None,
-    ) -> None:
-        configure_logging(settings)
-        self.ledger = RunLedger(settings, store or open_run_store(settings))
+    def __init__(self, settings: Settings, **given: Unpack[LocalParts]) -> None:
+        self.ledger, self.library, self.sources = local_side(settings, given)
         self.store = self.ledger.store
         self.store.mask_secrets(settings.secret_values())  # also a store handed in (a key echoed by a model)
         self.owner = new_owner_id()  # this runner's name on the leases it holds
-        self.library, self.sources = local_sources(settings, library, sources)
         # The graph's nodes find this runner's services here, through their runtime's RunEnv.
         self.services = ServiceRegistry(settings)
 
@@ -233,10 +225,14 @@ class ResearchRunner:
         resumed_note: str | None,
         logged: set[tuple[str, str]],
     ) -> None:
-        run_started_logged = not fresh and any(e.type == "run_started" for e in self.store.events(run_id))
-        logged_once = frozenset({"run_started"}) if run_started_logged else frozenset()
+        earlier = [] if fresh else self.store.events(run_id)
+        logged_once = frozenset({"run_started"}) if any(e.type == "run_started" for e in earlier) else frozenset()
         adapter = EventAdapter(
-            run_id, start_seq=self.store.last_seq(run_id), logged_messages=logged, logged_once=logged_once
+            run_id,
+            start_seq=self.store.last_seq(run_id),
+            logged_messages=logged,
+            logged_once=logged_once,
+            attempt=next_attempt(earlier),  # a step run again supersedes its interrupted attempt's events
         )
 
         def publish(event: Event) -> None:

@@ -257,6 +257,16 @@ class RunStore:
             )
         return version
 
+    def replace_draft_version(self, run_id: str, version: int, markdown: str, note: str = "") -> int:
+        """Write `version` again (a resumed step's draft in place of its interrupted attempt's);
+        saved as a new version if that one was never stored."""
+        with self._write_lock, self._connect() as db:
+            cur = db.execute(
+                "UPDATE drafts SET created_at = ?, note = ?, markdown = ? WHERE run_id = ? AND version = ?",
+                (time.time(), note, self._mask(markdown), run_id, version),
+            )
+        return version if cur.rowcount else self.save_draft_version(run_id, markdown, note)
+
     def draft_versions(self, run_id: str) -> list[DraftVersion]:
         with self._connect() as db:
             rows = db.execute("SELECT * FROM drafts WHERE run_id = ? ORDER BY version", (run_id,)).fetchall()

@@ -14,6 +14,7 @@ from research.events import Event
 from research.events import payloads as p
 from research.events.payloads_trust import StopReasonName
 from research.events.status import RunStatus
+from research.events.steps import is_current, latest_attempts, supersedes
 from research.report_shape import STANDARD, ReportShape
 from research.runs.view_parts import DroppedResult, ResearcherView, Revision, UsageTotals
 from research.schemas.source_quality import SourceControls
@@ -76,6 +77,8 @@ class RunView:
     draft_preview: str = ""
     # Model calls in progress outside researchers (supervisor, analyst, writer): node -> tokens.
     model_progress: dict[str, int] = field(default_factory=dict)
+    # Each task's latest attempt folded in (research/events/steps.py).
+    attempts: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def allocation_notation(self) -> str:
@@ -99,6 +102,12 @@ class RunView:
         if handler:
             handler(event, event.data)
         self.last_seq = max(self.last_seq, event.seq)
+        if event.step is not None:
+            self.attempts[event.step.task] = max(self.attempts.get(event.step.task, 0), event.step.attempt)
+
+    def superseded_by(self, events: Iterable[Event]) -> bool:
+        """True when `events` repeat a step this view already folded (a resumed run's later attempt)."""
+        return supersedes(events, self.attempts)
 
     # --- one handler per event type; `d` is the type's payload model (research/events/payloads.py) ---
     def _on_run_started(self, e: Event, d: p.RunStarted) -> None:
@@ -264,9 +273,18 @@ class RunView:
 
 
 def fold(events: Iterable[Event], view: RunView | None = None) -> RunView:
+    """`view` (or a new one) with `events` applied, leaving out the events of a step's interrupted
+    attempt that a resumed run ran again (research/events/steps.py): a resumed run reads as an
+    uninterrupted one. Its model usage still counts: those calls were made. A view folded forward
+    must be folded again from the whole log when new events supersede ones it holds
+    (`RunView.superseded_by`)."""
     view = view or RunView()
+    events = list(events)
+    latest = {**view.attempts, **latest_attempts(events)}
     for event in events:
-        view.apply(event)
+        if is_current(event, latest) or event.type == "usage":
+            view.apply(event)
+        view.last_seq = max(view.last_seq, event.seq)
     return view
 
 

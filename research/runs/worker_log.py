@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from research.events import Event, EventAdapter
+from research.events.steps import next_attempt
 from research.graph.context import RunSpec
 from research.runs.event_effects import log_event
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
@@ -36,15 +37,18 @@ class WorkerEventLog:
         self.owner = new_owner_id()
         self._lock = threading.Lock()  # parallel researcher branches share the log
         self._heartbeat: Heartbeat | None = None
+        logged = store.events(run_id)
         # A run resumed before its begin node finished runs that node again: one run_started.
-        self._started = any(e.type == "run_started" for e in store.events(run_id))
+        self._started = any(e.type == "run_started" for e in logged)
+        # This worker's execution of the run: a step it runs again supersedes an earlier attempt's events.
+        self._attempt = next_attempt(logged)
 
     def __call__(self, part: dict[str, Any]) -> None:
         with self._lock:
             if not self._running():  # cancelled (or ended) by a client: later parts are not the run's
                 return
             once = frozenset({"run_started"}) if self._started else frozenset()
-            adapter = EventAdapter(self.run_id, logged_once=once)
+            adapter = EventAdapter(self.run_id, logged_once=once, attempt=self._attempt)
             for event in adapter.adapt(part):
                 self._started = self._started or event.type == "run_started"
                 self._hold_lease()

@@ -11,16 +11,13 @@ from typing import Literal
 
 from research.schemas.researchers import ResearcherAllocation
 from research.topic.question_forms import topic_form
-from research.topic.subject import is_comparison, subject_of
 
 __all__ = [
     "ALLOCATION_GUIDANCE",
     "GUIDANCE_LABEL",
     "TopicClass",
     "classify_topic",
-    "is_comparison",
     "research_questions",
-    "subject_of",
 ]
 
 TopicClass = Literal["technology", "scientific", "humanities", "historical", "news", "unclear"]

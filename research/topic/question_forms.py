@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from research.topic.aspects import aspect_of
 from research.topic.question_words import (
     BE,
     DETERMINERS,
@@ -47,11 +48,6 @@ ASKERS = frozenset({"you", "i", "we", "one", "people", "someone"})
 _COMPARE_LEAD = re.compile(r"^(compare|comparing|contrast)\s+", re.IGNORECASE)
 # A match starts only at a run's first space and never gives a space back: linear on long runs.
 _CONTEXT = re.compile(r"(?<!\s)\s++(for|in|on|when|as|at|under)\s+", re.IGNORECASE)
-_ASPECT = re.compile(
-    r"^(?:the\s+)?(?:\w+\s+){0,2}?(?:effects?|impacts?|benefits|risks|causes|consequences|origins?|history|role|"
-    r"future|significance|influence)\s+of\s+(.+)$",
-    re.IGNORECASE,
-)
 
 
 @dataclass
@@ -155,16 +151,16 @@ def _comparison(text: str) -> TopicForm:
 
 def _form(kind: FormKind, subject: str, asked: str | None, original: str = "") -> TopicForm:
     subject = _lower_initial(subject.strip(" ,;:"))
-    aspect = _ASPECT.match(subject)
-    if aspect and not re.search(r"\s(" + "|".join(sorted(PREPOSITIONS)) + r")\s", aspect.group(1)):
+    aspect = aspect_of(subject)
+    if aspect and not re.search(r"\s(" + "|".join(sorted(PREPOSITIONS)) + r")\s", aspect):
         # "the health effects of intermittent fasting": the templates ask about the thing itself,
         # and the user's own question (or the aspect as one) keeps what was asked about it.
         whole = subject if subject.lower().startswith("the ") else "the " + subject
         asked = asked or (_as_question(original) if original else f"What {_be(whole)} {whole}?")
-        subject = aspect.group(1)
+        subject = aspect
     if re.match(r"^(a|an)\s+", subject, re.IGNORECASE):
         subject = subject.split(" ", 1)[1]
-    if _ASPECT.match(subject) and subject.split()[0].lower() not in DETERMINERS:
+    if aspect_of(subject) and subject.split()[0].lower() not in DETERMINERS:
         subject = "the " + subject  # "impact of social media on teenagers" needs its article
     return TopicForm(kind, subject, is_plural(subject), asked=asked)
 

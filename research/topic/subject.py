@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from research.topic.aspects import aspect_of
+
 _LEADING = re.compile(
     r"^(how\s+(?:safe|good|bad|big|much|many|old|fast|effective|common|important|useful|reliable|accurate)\s+"
     r"(?:is|are|was|were|do|does|did)|how|what|why|when|where|who|which|is|are|does|do|did|can|should|explain|describe|compare|"
@@ -21,11 +23,6 @@ _TRAILING = re.compile(
 
 # "How do you prevent rust...", "How can I learn Rust": the asker and their verb are not the subject.
 _ASKER = re.compile(r"^(you|i|we|one|people|someone|they)\s+[a-z]+\s+", re.IGNORECASE)
-_ASPECT = re.compile(
-    r"^(the\s+)?(impact|impacts|effect|effects|influence|role|significance|history|causes|consequences|"
-    r"origins?|future|state|benefits|risks)\s+of\s+",
-    re.IGNORECASE,
-)
 # A second question joined on ("... painters and how were they received") is not the subject.
 _JOINED_QUESTION = re.compile(r"\s*,?\s+(and|or|but)\s+(how|why|what|when|where|who|which|whether)\b.*$", re.IGNORECASE)
 # "Rust vs Go", "Rust versus Go": a comparison (topic/question_forms.py splits on it too).
@@ -40,7 +37,7 @@ def subject_of(topic: str) -> str:
     text = _ASKER.sub("", text)
     text = _JOINED_QUESTION.sub("", text)
     text = _TRAILING.sub("", text)
-    text = _ASPECT.sub("", text)
+    text = aspect_of(text) or text
     text = re.sub(r"^(a|an)\s+", "", text, flags=re.IGNORECASE)
     return VERSUS.sub(" and ", text).strip(" ,;:") or topic.strip()
 

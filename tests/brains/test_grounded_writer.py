@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from research.brains.base import JudgeRequest, NumberedSource, WriteRequest
+from research.brains.base import JudgeRequest, WriteRequest, number_sources
 from research.brains.fallback import FallbackBrain
 from research.brains.llm.grounded_writer import NO_ANSWER, NoGroundedSentences
 from research.brains.llm.llm_brain import LLMBrain
@@ -42,18 +42,13 @@ TEXTS = {
         "The immune system learns to recognise that protein and remembers it."
     ),
 }
-SOURCES = [
-    NumberedSource(
-        1, Source(id="s-lnp", title="Lipid nanoparticles", url="https://example.org/lnp", kind="web", provider="fake")
-    ),
-    NumberedSource(
-        2,
+SOURCES = number_sources(
+    [
+        Source(id="s-lnp", title="Lipid nanoparticles", url="https://example.org/lnp", kind="web", provider="fake"),
         Source(id="s-safety", title="Safety review", url="https://journal.example/s", kind="academic", provider="fake"),
-    ),
-    NumberedSource(
-        3, Source(id="s-overview", title="Overview", url="https://example.org/o", kind="book", provider="fake")
-    ),
-]
+        Source(id="s-overview", title="Overview", url="https://example.org/o", kind="book", provider="fake"),
+    ]
+)
 MEMORY = "There are two main types of mRNA vaccines called subunit vaccines and vector vaccines."
 
 
@@ -235,24 +230,33 @@ def test_urls_markers_and_markup_never_reach_the_draft(server: FakeOpenAIServer)
 # --- the analyst and the queries ------------------------------------------------------------------------
 
 
-def test_the_analysts_approval_follows_its_own_coverage(server: FakeOpenAIServer) -> None:
-    def verdict(_req: dict[str, Any]) -> dict[str, Any]:
+def _judged_after_approval(server: FakeOpenAIServer, critique: list[str], coverage: list[dict[str, Any]]):
+    """The analyst's judgement of SOURCES when the model approves with this critique and coverage
+    (every other request answered by the scripted model)."""
+
+    def verdict() -> dict[str, Any]:
         return {
             "status": "APPROVED",
-            "critique": ["Good overall.", "The second question is not addressed by any source."],
+            "critique": critique,
             "missing_topics": [],
             "recommended_queries": [],
-            "coverage": [
-                {"question": "How lipid nanoparticles deliver mRNA", "covered": True, "source_count": 2, "note": ""},
-                {"question": "Safety", "covered": False, "source_count": 0, "note": "not addressed"},
-            ],
+            "coverage": coverage,
         }
 
     default = ScriptedModel()
-    server.responder = lambda req: verdict(req) if requested_schema_name(req) == "AnalystVerdict" else default(req)
-    sources = [ns.source for ns in SOURCES]
+    server.responder = lambda req: verdict() if requested_schema_name(req) == "AnalystVerdict" else default(req)
+    return brain_for(server).judge(JudgeRequest(TOPIC, QUESTIONS, [ns.source for ns in SOURCES], [], 1, text_of))
 
-    result = brain_for(server).judge(JudgeRequest(TOPIC, QUESTIONS, sources, [], 1, text_of))
+
+def test_the_analysts_approval_follows_its_own_coverage(server: FakeOpenAIServer) -> None:
+    result = _judged_after_approval(
+        server,
+        ["Good overall.", "The second question is not addressed by any source."],
+        [
+            {"question": "How lipid nanoparticles deliver mRNA", "covered": True, "source_count": 2, "note": ""},
+            {"question": "Safety", "covered": False, "source_count": 0, "note": "not addressed"},
+        ],
+    )
 
     assert result.status == "NEEDS_IMPROVEMENT"
     assert [c.question for c in result.coverage] == QUESTIONS  # reworded, in order: matched by place
@@ -264,19 +268,11 @@ def test_the_analysts_approval_follows_its_own_coverage(server: FakeOpenAIServer
 def test_an_approval_whose_critique_says_a_question_is_not_addressed_is_not_an_approval(
     server: FakeOpenAIServer,
 ) -> None:
-    def verdict(req: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "status": "APPROVED",
-            "critique": ["Delivery is covered well.", "Safety is not addressed."],
-            "missing_topics": [],
-            "recommended_queries": [],
-            "coverage": [{"question": q, "covered": True, "source_count": 2, "note": ""} for q in QUESTIONS],
-        }
-
-    default = ScriptedModel()
-    server.responder = lambda req: verdict(req) if requested_schema_name(req) == "AnalystVerdict" else default(req)
-
-    result = brain_for(server).judge(JudgeRequest(TOPIC, QUESTIONS, [ns.source for ns in SOURCES], [], 1, text_of))
+    result = _judged_after_approval(
+        server,
+        ["Delivery is covered well.", "Safety is not addressed."],
+        [{"question": q, "covered": True, "source_count": 2, "note": ""} for q in QUESTIONS],
+    )
 
     assert result.status == "NEEDS_IMPROVEMENT" and result.missing_topics == ["Safety is not addressed."]
 
@@ -298,6 +294,15 @@ def test_url_queries_become_search_words(server: FakeOpenAIServer) -> None:
     assert queries == ["cdc vaccines covid 19 mrna", "cdc vaccines", "mRNA vaccine lipid delivery"]
     assert not any("://" in q or ".gov" in q for q in queries)
     assert json.dumps(queries)  # plain strings
+
+
+def test_a_url_querys_page_id_is_not_a_search_word(server: FakeOpenAIServer) -> None:
+    # What Qwen2.5-Coder-1.5B wrote as a query on the eval's first run.
+    reply = {"queries": ["https://www.npr.org/2021/03/14/875611177/how-mrna-vaccines-work"]}
+    default = ScriptedModel()
+    server.responder = lambda req: reply if requested_schema_name(req) == "QueryPlan" else default(req)
+    task = ResearcherTask(researcher_id="web-1", kind="web", question=QUESTIONS[0], topic=TOPIC)
+    assert brain_for(server).queries(task, "web") == ["npr 2021 03 14 how mrna vaccines work"]
 
 
 def test_a_sentence_ends_with_one_full_stop_and_keeps_its_marker() -> None:

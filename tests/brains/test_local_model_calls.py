@@ -26,6 +26,7 @@ from research.schemas.llm_shapes import AnalystVerdict, QueryPlan
 from research.schemas.state_shapes import ResearcherTask, Source
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer, count_tokens
+from tests.settings_presets import model_call_settings
 
 TOPIC = "How do mRNA vaccines work?"
 TASK = ResearcherTask(researcher_id="web-1", kind="web", question="How do mRNA vaccines instruct cells?", topic=TOPIC)
@@ -33,16 +34,9 @@ VALID_QUERIES = {"queries": ["mrna vaccine mechanism", "lipid nanoparticle deliv
 
 
 def settings_for(server: FakeOpenAIServer, tmp_path: Path, **overrides: Any) -> Settings:
-    values: dict[str, Any] = dict(
-        _env_file=None,
-        openai_base_url=server.base_url,
-        openai_api_key="sk-local-SECRET",
-        model="local-model",
-        llm_timeout=5,
-        data_dir=tmp_path / "data",
+    return model_call_settings(
+        server.base_url, tmp_path / "data", api_key="sk-local-SECRET", model="local-model", **overrides
     )
-    values.update(overrides)
-    return Settings(**values)
 
 
 ONE_SOURCE = Source(id="s1", title="LNP", url="https://example.org/a", kind="web", provider="fake", snippet="x")
@@ -164,14 +158,14 @@ def test_a_reply_cut_by_its_cap_is_used_and_noted(tmp_path: Path, caplog: pytest
 
 
 def test_the_writer_stops_before_its_own_reference_list(tmp_path: Path) -> None:
-    with FakeOpenAIServer(lambda request: "# Draft\n\nText [1].") as server:
+    finding = "Lipid nanoparticles carry the mRNA into cells."
+    with FakeOpenAIServer(lambda request: {"sentences": [{"passage": 1, "text": finding}]}) as server:
         brain = LLMBrain(settings_for(server, tmp_path))
         from research.brains.base import NumberedSource, ReviseRequest
 
-        # The free-text writer call is the reviser's (the draft itself is structured sentences).
-        brain.revise(
-            ReviseRequest("# Draft\n\nText [1].\n", "Shorter.", [NumberedSource(1, ONE_SOURCE)], lambda _id: "")
-        )
+        # Every writer call is structured now (the writer's and the reviser's): each still stops there.
+        draft = f"# Draft\n\n## Summary\n\n{finding[:-1]} [1].\n"
+        brain.revise(ReviseRequest(draft, "Shorter.", [NumberedSource(1, ONE_SOURCE)], lambda _id: finding))
         assert "\n## Sources" in server.requests[-1]["stop"]
 
 
@@ -278,11 +272,11 @@ def test_every_call_streams(tmp_path: Path) -> None:
 
 
 def test_progress_is_throttled_and_hides_reasoning(monkeypatch: pytest.MonkeyPatch) -> None:
-    from research.brains.llm import model_stream as model_call
+    from research.brains.llm import model_stream
     from research.brains.llm.step_context import StepContext
 
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr(model_call, "emit", lambda data, **_where: sent.append((data.event_type, data.model_dump())))
+    monkeypatch.setattr(model_stream, "emit", lambda data, **_where: sent.append((data.event_type, data.model_dump())))
     progress = Progress(StepContext("write"), "m", draft=True)
     for piece in ["<think>", "plan it", "</think>", "# Title"] + [" word"] * 200:
         progress.chunk(piece)

@@ -16,6 +16,7 @@ from research.brains.llm.tool_agent import LLMToolAgent
 from research.schemas.state_shapes import ResearcherTask
 from research.settings import Settings
 from tests.fakes.openai_server import ChatReply, FakeOpenAIServer
+from tests.settings_presets import model_call_settings
 
 TASK = ResearcherTask(
     researcher_id="web-1", kind="web", question="How do heat pumps work?", angle="basics", topic="heat pumps"
@@ -23,16 +24,7 @@ TASK = ResearcherTask(
 
 
 def settings_for(server: FakeOpenAIServer, tmp_path, **overrides: Any) -> Settings:
-    values: dict[str, Any] = dict(
-        _env_file=None,
-        openai_base_url=server.base_url,
-        openai_api_key="sk-test-meter",
-        model="main-model",
-        llm_timeout=5,
-        data_dir=tmp_path,
-    )
-    values.update(overrides)
-    return Settings(**values)
+    return model_call_settings(server.base_url, tmp_path, api_key="sk-test-meter", model="main-model", **overrides)
 
 
 def quiet(brain: LLMBrain) -> list[float]:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from research.brains.base import JudgeRequest, NumberedSource, WriteRequest
+from research.brains.base import JudgeRequest, WriteRequest, number_sources
 from research.brains.offline.offline_brain import OfflineBrain
 from research.schemas.state_shapes import ResearcherTask, Source
 from research.topic.offline_plan import ALLOCATION_GUIDANCE, classify_topic
@@ -211,12 +211,9 @@ def test_the_report_quotes_the_sources_by_question_and_cites_each_sentence() -> 
             "Cold climate models of heat pumps use variable-speed compressors to stay efficient at low temperatures."
         ),
     }
-    numbered = [
-        NumberedSource(
-            1, Source(id="s-a", title="How heat pumps work", url="https://a.example.org", kind="web", provider="t")
-        ),
-        NumberedSource(
-            2,
+    numbered = number_sources(
+        [
+            Source(id="s-a", title="How heat pumps work", url="https://a.example.org", kind="web", provider="t"),
             Source(
                 id="s-b",
                 title="Heat pumps in cold climates",
@@ -224,8 +221,8 @@ def test_the_report_quotes_the_sources_by_question_and_cites_each_sentence() -> 
                 kind="academic",
                 provider="t",
             ),
-        ),
-    ]
+        ]
+    )
     questions = ["How do heat pumps move heat?", Q]
     body = OfflineBrain().write(
         WriteRequest(TOPIC, questions, numbered, lambda sid: texts.get(sid, ""), ["Installation cost"])
@@ -281,7 +278,7 @@ def test_cues_match_whole_words_not_fragments(topic: str, expected: str) -> None
 
 
 def test_the_subject_drops_the_question_and_its_verb() -> None:
-    from research.topic.offline_plan import subject_of
+    from research.topic.subject import subject_of
 
     assert subject_of("What was Impressionism reacting against?") == "Impressionism"
     assert subject_of("What was the impact of the printing press?") == "the printing press"

@@ -3,28 +3,45 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import screenshot
 from tests.browser.research_form import fill_research_form
+from tests.streamlit_server import offline_env, streamlit_server
 
 pytestmark = pytest.mark.browser
 
 
-def test_agent_mode_run_shows_tool_calls_live_and_the_worker_transcript(page, app_url):
+HELD = Path(__file__).with_name("held_streamlit.py")
+
+
+@pytest.fixture
+def held_app(app_data_dir: Path, tmp_path: Path):
+    """The app with library searches the test holds (tests/browser/held_streamlit.py)."""
+    hold = tmp_path / "hold-searches"
+    env = offline_env(app_data_dir, RESEARCH_TEST_HOLD_FILE=str(hold))
+    with streamlit_server(env, tmp_path / "streamlit.log", launcher=HELD) as url:
+        yield url, hold
+
+
+def test_agent_mode_run_shows_tool_calls_live_and_the_worker_transcript(page, held_app):
+    app_url, hold = held_app
+    hold.touch()  # each researcher's second search waits: the run is live for as long as the test looks
     page.goto(app_url)
     fill_research_form(page, "Impressionism", "110")
     page.locator(".st-key-researcher_mode").get_by_text("Agent", exact=True).click()
     page.get_by_role("button", name="Run research").click()
 
     card = page.locator(".st-key-researcher-card-web-1")
-    # Live (each library search is paced at 2 s): the first call is on the card before the run ends.
-    expect(card).to_contain_text(re.compile(r"1 tool call|2 tool calls"), timeout=30_000)
+    # Live: the first call is on the card while the run is still running.
+    expect(card).to_contain_text(re.compile(r"1 tool call|2 tool calls"), timeout=60_000)
     expect(page.locator(".st-key-run-header")).to_contain_text("Running")
     expect(card).to_contain_text("search_library query=Impressionism")
     screenshot(page, "agent-01-live-tool-calls")
+    hold.unlink()
 
     expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=120_000)
     expect(card).to_contain_text("done")

@@ -37,6 +37,19 @@ CLAIMS = [
 QUESTIONS = ["How does it work?", "Is it safe?"]
 
 
+def _off_question(n: int, sentence: str, source_id: str, section: str) -> CheckedClaim:
+    """A claim its source supports, failed because it does not answer its section's question."""
+    return CheckedClaim(
+        n=n,
+        sentence=sentence,
+        source_id=source_id,
+        verdict="unsupported",
+        score=1.0,
+        section=section,
+        failure="off_question",
+    )
+
+
 def test_finds_unsupported_repeated_and_unanswered() -> None:
     issues = find_issues(DRAFT, CLAIMS, QUESTIONS)
     assert issues.unsupported == ["Penguins invented the vaccine on the moon."]
@@ -67,15 +80,7 @@ def test_an_unsupported_claim_is_dropped_only_in_the_section_where_it_failed() -
         CheckedClaim(
             n=1, sentence="Vaccines carry mRNA.", source_id="a", verdict="supported", score=1.0, section="Summary"
         ),
-        CheckedClaim(
-            n=1,
-            sentence="Vaccines carry mRNA.",
-            source_id="a",
-            verdict="unsupported",
-            score=1.0,
-            section="Is it safe",
-            failure="off_question",
-        ),
+        _off_question(1, "Vaccines carry mRNA.", "a", "Is it safe"),
     ]
     revised, reasons = revise_offline(draft, find_issues(draft, claims, []))
     assert revised.split("## Is it safe")[0].count("Vaccines carry mRNA [1].") == 1  # it answers the Summary
@@ -89,17 +94,7 @@ def test_an_unsupported_claim_takes_its_uncited_lead_in_with_it() -> None:
         "Monet painted outdoors in changing light [1]. Caillebotte painted a rainy Paris street in 1877. "
         "Together these painters made modern life a subject [2].\n"
     )
-    claims = [
-        CheckedClaim(
-            n=2,
-            sentence="Together these painters made modern life a subject.",
-            source_id="b",
-            verdict="unsupported",
-            score=1.0,
-            section="How did painting change",
-            failure="off_question",
-        )
-    ]
+    claims = [_off_question(2, "Together these painters made modern life a subject.", "b", "How did painting change")]
     revised, _ = revise_offline(draft, find_issues(draft, claims, []))
     assert "Monet painted outdoors in changing light [1]." in revised
     assert "Caillebotte" not in revised and "Together" not in revised  # no uncited sentence is left behind

@@ -85,6 +85,11 @@ class ScriptedModel:
             return self.verdict(system, user)
         if schema == "SectionSentences":
             return self.section(user)
+        if schema == "RelevanceJudgements":  # a cooperative relevance judge: every source is on the subject
+            count = len(re.findall(r'<source n="\d+"', user))
+            return {
+                "verdicts": [{"source": i, "reason": "on the subject", "relevant": True} for i in range(1, count + 1)]
+            }
         if schema == "ClaimJudgements":  # a cooperative judge: every passage supports its claim
             count = len(re.findall(r'<source n="\d+"', user))
             return {"judgements": [{"index": i, "verdict": "supported"} for i in range(1, count + 1)]}

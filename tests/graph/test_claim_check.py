@@ -90,11 +90,12 @@ def test_a_failing_judge_degrades_to_the_offline_check(tmp_path: Path) -> None:
     assert "sk-test-claims" not in json.dumps([w.model_dump() for w in view.warnings])
 
 
-REVISED = "# How do mRNA vaccines work?\n\n## Summary\n\nA revised, careful summary of the evidence [1].\n"
+REVISED = "A revised, careful summary"
 
 
 def _judge_first_unsupported_then_revise(request: dict[str, Any]) -> Any:
-    """The judge finds claim 1 unsupported; the reviser (the writer's revise prompt) rewrites."""
+    """The judge finds claim 1 unsupported; the reviser (the structured, grounded revise prompt)
+    rewrites its section from passage 1, in that passage's words."""
     text = json.dumps(request)
     if requested_schema_name(request) == "ClaimJudgements":
         user = "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
@@ -106,7 +107,9 @@ def _judge_first_unsupported_then_revise(request: dict[str, Any]) -> Any:
             ]
         }
     if "revising a draft" in text:
-        return REVISED
+        passage = re.search(r'<source n="1" kind="passage"[^>\n]*>\n([^\n]*)', request["messages"][1]["content"])
+        words = " ".join(passage.group(1).split()[:12]).rstrip(".,;:") if passage else ""
+        return {"sentences": [{"passage": 1, "text": f"{REVISED}: {words}."}]}
     return ScriptedModel()(request)
 
 
@@ -116,7 +119,7 @@ def test_a_model_reviser_rewrites_into_version_2(tmp_path: Path) -> None:
         run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111"))
     events = runner.store.events(run_id)
     revised = next(e.data for e in events if e.type == "draft_revised")
-    assert revised.version == 2 and "A revised, careful summary" in revised.markdown
+    assert revised.version == 2 and f"{REVISED}: " in revised.markdown
     assert revised.reasons and revised.reasons[0].startswith("Asked the model to fix an unsupported claim")
     assert [e.data.version for e in events if e.type == "claims_checked"] == [1, 2]
     assert [v.version for v in runner.store.draft_versions(run_id)] == [1, 2]

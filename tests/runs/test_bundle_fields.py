@@ -101,6 +101,11 @@ def test_an_unknown_event_type_is_refused_clearly(finished, tmp_path: Path) -> N
     _refused(tmp_path, data, r"events\.4\.type: 'telemetry_uploaded' is not an event type this version knows")
 
 
+def test_an_event_type_that_is_not_a_string_is_refused_clearly(finished, tmp_path: Path) -> None:
+    data = _with_events(_document(finished), lambda ev: ev[4].update(type=["run_started"]))
+    _refused(tmp_path, data, r"events\.4\.type: .* is not an event type this version knows")
+
+
 def test_an_imported_run_is_not_resumed(finished, tmp_path: Path) -> None:
     """A failed run would be resumable where it ran; imported, its checkpoints stayed there."""
     document = _document(finished)

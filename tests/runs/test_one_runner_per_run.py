@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 from collections import Counter
 from pathlib import Path
@@ -20,7 +21,7 @@ from research.runs.manager import RunManager
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.settings import Settings
-from tests.helpers import run_cli, start_cli
+from tests.helpers import PYTHON, cli_env, run_cli, start_cli
 
 TOPIC = "How do mRNA vaccines work?"
 
@@ -31,7 +32,7 @@ def _settings(tmp_path: Path, log_dir: Path, **extra) -> Settings:
     )
 
 
-def _wait_for_run(store_path: Path, min_events: int, timeout: float = 60) -> str:
+def _wait_for_run(store_path: Path, min_events: int, timeout: float = 180) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if store_path.exists():
@@ -43,9 +44,16 @@ def _wait_for_run(store_path: Path, min_events: int, timeout: float = 60) -> str
 
 
 def test_a_cli_run_is_live_to_the_dashboard_and_cannot_be_resumed_twice(tmp_path: Path, session_log_dir: Path) -> None:
-    cli = start_cli(
-        [TOPIC, "--allocation", "110", "--max-iterations", "0", "--json", "--quiet"], tmp_path, RESEARCH_DEMO_DELAY="8"
-    )  # alive while a second CLI starts, under load
+    gate = tmp_path / "let-the-run-finish"
+    cli = subprocess.Popen(  # the CLI, held in its analyst until the gate opens: alive however slow a second CLI starts
+        [PYTHON, "-m", "tests.runs.gated_cli", str(gate), TOPIC, "--allocation", "110", "--max-iterations", "0"]
+        + ["--json", "--quiet"],
+        cwd=tmp_path,
+        env=cli_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         run_id = _wait_for_run(tmp_path / "data" / "runs.sqlite", min_events=3)
         manager = RunManager(ResearchRunner(_settings(tmp_path, session_log_dir)))
@@ -56,10 +64,11 @@ def test_a_cli_run_is_live_to_the_dashboard_and_cannot_be_resumed_twice(tmp_path
             manager.resume(run_id)
         with pytest.raises(RunBusyError):
             manager.runner.resume(run_id)
-        busy = run_cli(["resume", run_id], tmp_path)  # a second CLI is refused too
+        busy = run_cli(["resume", run_id], tmp_path, timeout=300)  # a second CLI is refused too
         assert busy.returncode == 2 and "being run by another process" in busy.stderr
 
-        out, err = cli.communicate(timeout=120)
+        gate.touch()
+        out, err = cli.communicate(timeout=300)
         assert cli.returncode == 0, err
     finally:
         if cli.poll() is None:

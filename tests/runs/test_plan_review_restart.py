@@ -3,7 +3,6 @@ that stopped before its first checkpoint (so it starts again from its input) sti
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from research.events import EventAdapter
@@ -12,7 +11,7 @@ from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.runs.view import fold
 from research.schemas.state_shapes import ResearchRequest
-from tests.helpers import PYTHON, cli_env, run_cli
+from tests.helpers import killed_child_run, run_cli
 from tests.runs.interrupted_run import KILLED
 
 TOPIC = "How do mRNA vaccines work?"
@@ -46,16 +45,7 @@ def test_a_run_restarted_from_its_input_keeps_plan_review(runner: ResearchRunner
 
 
 def test_a_review_plan_run_killed_before_its_first_checkpoint_restarts_with_review(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [PYTHON, "-m", "tests.runs.interrupted_review_run", str(tmp_path / "data")],
-        cwd=tmp_path,
-        env=cli_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == KILLED, proc.stderr
-    run_id = proc.stdout.split()[0]
+    run_id = killed_child_run(tmp_path, "tests.runs.interrupted_review_run", killed=KILLED)
     store = RunStore(tmp_path / "data" / "runs.sqlite")
     assert [e.type for e in store.events(run_id)] == ["run_started"]
 

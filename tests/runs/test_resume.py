@@ -4,28 +4,18 @@ finishes the run from its last checkpoint without redoing finished work."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.settings import Settings
-from tests.helpers import PYTHON, cli_env, run_cli
+from tests.helpers import killed_child_run, run_cli
 from tests.runs.interrupted_run import KILLED
 
 
 def interrupt(tmp_path: Path, where: str) -> str:
-    proc = subprocess.run(
-        [PYTHON, "-m", "tests.runs.interrupted_run", str(tmp_path / "data"), where],
-        cwd=tmp_path,
-        env=cli_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == KILLED, proc.stderr
-    return proc.stdout.split()[0]
+    return killed_child_run(tmp_path, "tests.runs.interrupted_run", where, killed=KILLED)
 
 
 def counts(store: RunStore, run_id: str, type_: str) -> Counter:

@@ -18,6 +18,7 @@ from research.schemas.state_shapes import ResearchRequest, Source
 from research.settings import Settings
 from research.text import split_sentences
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.scripted_model import requested_schema_name
 from tests.finished_run import TOPIC
 from tests.settings_presets import loopback_llm_settings
 
@@ -164,36 +165,69 @@ def _llm_settings(runner: ResearchRunner, server: FakeOpenAIServer, log_dir: Pat
     )
 
 
-def test_llm_revision_sends_the_instruction_and_sources_and_guards_the_reply(run, log_dir) -> None:
+_PASSAGE = re.compile(r'<source n="(\d+)" kind="passage"[^>\n]*>\n([^\n]*)')
+MEMORY = "There are two main types of mRNA vaccines called subunit vaccines and vector vaccines."
+
+
+def _reviser(request: dict[str, Any]) -> Any:
+    """A model that, per section, rewrites passage 1 in its words, adds a sentence from memory
+    naming passage 2, and one holding a made-up link."""
+    if requested_schema_name(request) != "SectionSentences":
+        return {}
+    passages = dict(_PASSAGE.findall(request["messages"][1]["content"]))
+    words = " ".join(passages["1"].split()[:14]).rstrip(".,;:")
+    return {
+        "sentences": [
+            {"passage": 1, "text": f"In short, {words}."},
+            {"passage": 2, "text": MEMORY},
+            {"passage": 1, "text": "See https://made-up.example.com/x for the whole account of this."},
+        ]
+    }
+
+
+def test_llm_revision_rewrites_each_section_from_numbered_passages_keeping_only_grounded_sentences(
+    run, log_dir
+) -> None:
     runner, run_id = run
     base = runner.store.latest_draft(run_id).markdown
     sources = sources_of(runner, run_id)
-    numbered = number_sources(base, sources, fold(runner.store.events(run_id)).citations)
-    reply = (
-        "# How do mRNA vaccines work?\n\n## Summary\n\nA tighter summary [2], with an invented source [99] "
-        "and a link https://made-up.example.com/x.\n\n## References\n\n[1] Fake list\n"
-    )
-    with FakeOpenAIServer(responder=lambda request: reply) as server:
+    with FakeOpenAIServer(responder=_reviser) as server:
         settings = _llm_settings(runner, server, log_dir)
-        revision = revise_run(runner.store, run_id, "Make the summary tighter", settings=settings)
-        request = server.requests[-1]
-    prompt = "\n".join(m["content"] for m in request["messages"])
-    assert "Role: research writer revising a draft" in prompt
-    assert "<instruction>\nMake the summary tighter\n</instruction>" in prompt
-    assert f'<source n="{numbered[0].n}"' in prompt and numbered[0].source.title in prompt
-    assert "<<<DRAFT>>>" in prompt and "## Sources" not in prompt.split("<<<DRAFT>>>")[1].split("<<<END DRAFT>>>")[0]
+        revision = revise_run(runner.store, run_id, "Make it tighter", settings=settings)
+        requests = [r for r in server.requests if requested_schema_name(r) == "SectionSentences"]
+    headings = [line for line in split_sources_section(base)[0].splitlines() if line.startswith("## ")]
+    assert len(requests) == len([h for h in headings if h != "## Known gaps"])  # one call per section
+    prompt = "\n".join(m["content"] for m in requests[0]["messages"])
+    assert "Role: research writer revising a draft, one section at a time" in prompt
+    assert "<instruction>\nMake it tighter\n</instruction>" in prompt
+    assert "Current sentences:\n- (passage 1) " in prompt and '<source n="1" kind="passage"' in prompt
 
-    assert revision.warnings == [  # what the guard removed is said, not hidden
-        "Removed citations that matched no source: [99].",
-        "Removed links not among the sources: https://made-up.example.com/x.",
-    ]
     body, tail = split_sources_section(revision.markdown)
-    # [2] -> [1]; [99] gone; the clause that held the invented link is dropped, not left as "and a link".
-    assert "A tighter summary [1]." in body and "and a link" not in body
-    assert "made-up.example.com" not in revision.markdown and "Fake list" not in revision.markdown
-    second = next(ns.source for ns in numbered if ns.n == 2)
-    assert tail.strip().startswith("[1] ") and second.title in tail
+    assert [line for line in body.splitlines() if line.startswith("## ")] == headings  # every heading kept
+    assert "In short, " in body and MEMORY not in body  # the sentence from memory is dropped
+    assert "made-up.example.com" not in revision.markdown and "whole account" not in body
+    texts = {s.title: runner.store.get_text(run_id, s.id) or "" for s in sources}
+    entries = source_entries(revision.markdown)
+    for sentence, n in re.findall(r"In short, ([^\[]+?) \[(\d+)\]\.", body):
+        title = next(t for t in texts if t in entries[int(n)])
+        assert " ".join(sentence.split()[:6]) in " ".join(texts[title].split())  # cited to the passage it rests on
     assert revision.check.ok
+    assert_citations_resolve(revision.markdown, sources)
+
+
+def test_a_revision_resting_on_no_passage_is_a_failed_step_the_offline_reviser_takes_over(run, log_dir) -> None:
+    runner, run_id = run
+
+    def from_memory(request: dict[str, Any]) -> Any:
+        return {"sentences": [{"passage": 1, "text": MEMORY}]} if requested_schema_name(request) else {}
+
+    with FakeOpenAIServer(responder=from_memory) as server:
+        revision = revise_run(runner.store, run_id, "shorten", settings=_llm_settings(runner, server, log_dir))
+    assert (
+        "revise failed (invalid output" in revision.warnings[0]
+        and "rests on none of the passages" in (revision.warnings[0])
+    )
+    assert MEMORY not in revision.markdown and revision.check.ok
 
 
 def test_llm_failure_falls_back_to_the_offline_reviser_with_a_warning(run, log_dir) -> None:

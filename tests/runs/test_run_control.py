@@ -41,6 +41,16 @@ def test_the_remote_manager_uses_what_it_is_given_and_builds_no_runner(tmp_path:
     assert remote.orphan_message and "http://127.0.0.1:9" in remote.orphan_message
 
 
+def test_runner_and_remote_manager_take_the_same_given_parts_and_refuse_a_misspelt_one(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "given.sqlite")
+    runner = ResearchRunner(_remote_settings(tmp_path), store=store)
+    assert runner.store is store
+    with pytest.raises(TypeError, match="libary"):
+        ResearchRunner(_remote_settings(tmp_path), libary=Library(tmp_path / "l.sqlite"))  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="stor"):
+        RemoteRunManager(_remote_settings(tmp_path), stor=store, client=object())  # type: ignore[call-arg]
+
+
 def test_a_paused_runs_plan_is_cancelled_and_checked_by_one_ledger_for_both_managers(
     runner: ResearchRunner, tmp_path: Path
 ) -> None:

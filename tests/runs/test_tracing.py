@@ -15,6 +15,7 @@ from research.runs.runner import ResearchRunner
 from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.fakes.langsmith_endpoint import FakeLangSmith
+from tests.settings_presets import library_settings
 
 SECRET = "tvly-trace-SECRET-0042"
 LS_KEY = "lsv2_pt_trace_KEY_0099"
@@ -57,14 +58,7 @@ def _received(fake: FakeLangSmith, needle: str, timeout: float = 60.0) -> str:
 def test_a_traced_run_is_named_by_run_id_and_node_and_carries_no_secret_or_page_text(
     endpoint: FakeLangSmith, tmp_path
 ) -> None:
-    settings = Settings(
-        _env_file=None,
-        data_dir=tmp_path / "data",
-        log_dir=tmp_path / "logs",
-        sources="library",
-        llm="offline",
-        tavily_api_key=SECRET,
-    )
+    settings = library_settings(tmp_path / "data", tmp_path / "logs", llm="offline", tavily_api_key=SECRET)
     runner = ResearchRunner(settings)
     run_id = runner.run(ResearchRequest(topic=f"{TOPIC} (key {SECRET})", allocation="111"))
     assert runner.store.get_run(run_id).status == "finished"

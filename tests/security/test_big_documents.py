@@ -10,8 +10,8 @@ from research.relevance.passages import OMITTED, carried_text
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
 from research.schemas.state_shapes import ResearchRequest
-from research.settings import Settings
 from research.sources.library.library_store import Library, LibraryProvider
+from tests.settings_presets import library_settings
 
 FILLER = "Unrelated filler about harbour logistics and crane schedules. " * 30 + "\n\n"
 NEEDLE = "Lipid nanoparticles deliver the mRNA vaccines into cells, where ribosomes read it.\n\n"
@@ -45,14 +45,7 @@ def test_a_50_mib_document_stays_whole_in_the_library_but_not_in_hits_or_runs(tm
     )
     assert retrieval.texts and max(len(t) for t in retrieval.texts.values()) <= 50_000
 
-    settings = Settings(
-        _env_file=None,
-        data_dir=tmp_path / "data",
-        log_dir=tmp_path / "logs",
-        sources="library",
-        llm="offline",
-        max_source_text_chars=50_000,
-    )
+    settings = library_settings(tmp_path / "data", tmp_path / "logs", llm="offline", max_source_text_chars=50_000)
     runner = ResearchRunner(settings, library=library)
     started = time.monotonic()
     run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="010"))

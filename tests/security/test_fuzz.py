@@ -7,25 +7,18 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from research.export.run_export import export_run
-from research.runs.bundle import BundleError, export_bundle, import_bundle
-from research.runs.runner import ResearchRunner
+from research.runs.bundle import BundleError, import_bundle
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
-from research.schemas.state_shapes import ResearchRequest
-from research.settings import Settings
 from research.sources.library.library_store import Library, LibraryProvider
 from research.sources.library.readers import SUPPORTED_SUFFIXES, UnreadableFile, parse_file
-
-settings.register_profile("suite", max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-settings.register_profile("fuzz", max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+from tests.security.fuzzing import offline_bundle_document
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=40),
@@ -36,11 +29,7 @@ JSON = st.recursive(
 
 @pytest.fixture(scope="module")
 def bundle_document(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    root = tmp_path_factory.mktemp("fuzz")
-    s = Settings(_env_file=None, data_dir=root / "data", log_dir=root / "logs", sources="library", llm="offline")
-    runner = ResearchRunner(s)
-    run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="110"))
-    return json.loads(gzip.decompress(export_bundle(runner.store, run_id)))
+    return offline_bundle_document(tmp_path_factory.mktemp("fuzz"), allocation="110")
 
 
 def _mutate(document: dict, data: st.DataObject) -> dict:

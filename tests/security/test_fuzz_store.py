@@ -1,11 +1,10 @@
 """Generated hostile input against what the store and the file writers rely on: bundle fields out of
 range (status, sequence numbers, timestamps, event types), folders full of symbolic links, and
-writes cut short at any byte. Bounded here (the "suite" profile of test_fuzz.py); `make fuzz` runs
+writes cut short at any byte. Bounded here (the "suite" profile of fuzzing.py); `make fuzz` runs
 them with HYPOTHESIS_PROFILE=fuzz for many more examples."""
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import math
@@ -14,25 +13,19 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from research.events.payloads import PAYLOADS
 from research.events.status import RunStatus
 from research.export.atomic_file import write_atomically
-from research.runs.bundle import BundleError, export_bundle, import_bundle
+from research.runs.bundle import BundleError, import_bundle
 from research.runs.bundle_checks import MAX_TIMESTAMP, MIN_TIMESTAMP
-from research.runs.runner import ResearchRunner
 from research.runs.store import RunStore
 from research.runs.view import fold, to_json
-from research.schemas.state_shapes import ResearchRequest
-from research.settings import Settings
 from research.sources.library.importer import import_paths
 from research.sources.library.library_store import Library
-
-settings.register_profile("suite", max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-settings.register_profile("fuzz", max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+from tests.security.fuzzing import offline_bundle_document
 
 NUMBERS = (
     st.integers(-(2**70), 2**70)
@@ -44,11 +37,7 @@ OUTSIDE = "Outside marker of the Kestrel ledger, never to be imported."
 
 @pytest.fixture(scope="module")
 def bundle_document(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    root = tmp_path_factory.mktemp("fuzz-fields")
-    s = Settings(_env_file=None, data_dir=root / "data", log_dir=root / "logs", sources="library", llm="offline")
-    runner = ResearchRunner(s)
-    run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="100"))
-    return json.loads(gzip.decompress(export_bundle(runner.store, run_id)))
+    return offline_bundle_document(tmp_path_factory.mktemp("fuzz-fields"), allocation="100")
 
 
 def _field_change(document: dict, data: st.DataObject) -> dict:

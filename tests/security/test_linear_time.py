@@ -20,43 +20,49 @@ from research.sources.providers.html_text import html_to_text
 from tests.security.linear import growth
 from ui.text import draft_markdown
 
+
+def repeated(unit: str) -> Callable[[int], str]:
+    """An input of `n` copies of `unit`."""
+    return lambda n: unit * n
+
+
 # The inputs that broke the regex readers: a heading then a run of spaces (cubic), unclosed
 # emphasis and image openers (quadratic), and what else CommonMark parsers are known to choke on.
 MARKDOWN: dict[str, Callable[[int], str]] = {
     "heading then spaces": lambda n: "# a" + " " * n + "b",
-    "unclosed emphasis": lambda n: "*a " * n,
-    "unclosed strong": lambda n: "**a " * n,
-    "unclosed underscores": lambda n: "_a " * n,
-    "image openers": lambda n: "![a" * n,
-    "link openers": lambda n: "[a" * n,
-    "open brackets": lambda n: "[" * n,
-    "unclosed destinations": lambda n: "[a](" * n,
+    "unclosed emphasis": repeated("*a "),
+    "unclosed strong": repeated("**a "),
+    "unclosed underscores": repeated("_a "),
+    "image openers": repeated("![a"),
+    "link openers": repeated("[a"),
+    "open brackets": repeated("["),
+    "unclosed destinations": repeated("[a]("),
     "nested brackets": lambda n: "[" * n + "a" + "]" * n,
-    "backticks": lambda n: "`a" * n,
-    "angle brackets": lambda n: "<a" * n,
-    "entities": lambda n: "&#" * n,
-    "directives": lambda n: ":red[" * n,
+    "backticks": repeated("`a"),
+    "angle brackets": repeated("<a"),
+    "entities": repeated("&#"),
+    "directives": repeated(":red["),
     "quotes": lambda n: "> " * n + "a",
     "list markers": lambda n: "- " * n + "a",
-    "reference definitions": lambda n: "[a]: <" * n,
+    "reference definitions": repeated("[a]: <"),
     "table pipes": lambda n: "|a" * n + "\n|-|\n" + "|a" * n,
-    "many lines": lambda n: "a\n" * n,
+    "many lines": repeated("a\n"),
 }
 HTML: dict[str, Callable[[int], str]] = {
-    "closing openers": lambda n: "</" * n,
-    "declarations": lambda n: "<!" * n,
+    "closing openers": repeated("</"),
+    "declarations": repeated("<!"),
     "attributes": lambda n: "<a " + "b=c " * n,
-    "open tags": lambda n: "<p>a" * n,
+    "open tags": repeated("<p>a"),
     "nested divs": lambda n: "<div>" * n + "x",
     "comments": lambda n: "<!--" + "a" * n,
 }
 PLAIN: dict[str, Callable[[int], str]] = {
-    "one long sentence": lambda n: "lipid mrna " * n,
-    "many sentences": lambda n: "Lipid nanoparticles carry mRNA. " * n,
-    "abbreviations": lambda n: "Mr. e.g. i.e. " * n,
-    "numbers and dots": lambda n: "1.2.3. " * n,
-    "citations": lambda n: "mRNA [1][2] " * n,
-    "urls": lambda n: "mRNA http://a.b/c " * n,
+    "one long sentence": repeated("lipid mrna "),
+    "many sentences": repeated("Lipid nanoparticles carry mRNA. "),
+    "abbreviations": repeated("Mr. e.g. i.e. "),
+    "numbers and dots": repeated("1.2.3. "),
+    "citations": repeated("mRNA [1][2] "),
+    "urls": repeated("mRNA http://a.b/c "),
     "spaces then text": lambda n: "mRNA" + " " * n + "x.",
 }
 

@@ -6,20 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from research.sources.library import importer
 from research.sources.library.importer import import_paths
 from research.sources.library.library_store import Library
 
 SECRET = "Outside secret about the Kestrel ledger, never to be imported."
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Library:
-    lib = Library(tmp_path / "library.sqlite")
-    yield lib
-    lib.close()
 
 
 def _texts(library: Library) -> str:

@@ -19,13 +19,6 @@ from research.sources.provider_base import ProviderError, SourceProvider
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
 
 
-@pytest.fixture
-def library(tmp_path: Path) -> Library:
-    lib = Library(tmp_path / "library.sqlite")
-    yield lib
-    lib.close()
-
-
 def _add(lib: Library, title: str, text: str, kind: str = "web", **extra) -> int:
     return lib.add_document(title=title, text=text, kind=kind, url=extra.pop("url", f"test://{title}"), **extra)
 

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import docx
-import pytest
 from fpdf import FPDF
 
 from research.sources.library import readers as library_import
 from research.sources.library.importer import import_bytes, import_paths
 from research.sources.library.library_store import Library
 from research.sources.library.readers import split_front_matter
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Library:
-    lib = Library(tmp_path / "library.sqlite")
-    yield lib
-    lib.close()
+from tests.sources.library_files import only_document, write_docx
 
 
 def _pdf(path: Path, lines: list[str], *, title: str | None = None, author: str | None = None) -> Path:
@@ -35,11 +27,6 @@ def _pdf(path: Path, lines: list[str], *, title: str | None = None, author: str 
     return path
 
 
-def _only(library: Library):
-    [doc] = library.list_documents()
-    return library.get_document(doc.id)
-
-
 def test_markdown_front_matter_supplies_the_metadata(library: Library, tmp_path: Path) -> None:
     path = tmp_path / "paper.md"
     path.write_text(
@@ -49,7 +36,7 @@ def test_markdown_front_matter_supplies_the_metadata(library: Library, tmp_path:
     )
     report = import_paths(library, [path], "book")
     assert [(i.title, i.name) for i in report.imported] == [("Kelp Forests", "paper.md")] and not report.skipped
-    doc = _only(library)
+    doc = only_document(library)
     assert doc.kind == "book"  # the kind chosen at import wins over the front matter's
     assert (doc.url, doc.authors, doc.year, doc.publisher, doc.topic) == (
         "https://example.org/kelp", ["Rachel Carson", "Sylvia Earle"], 1962, "Sea Press", "oceans",
@@ -85,7 +72,7 @@ def test_text_file_title_from_a_short_first_line(library: Library, tmp_path: Pat
 def test_text_in_a_legacy_encoding_is_read(library: Library, tmp_path: Path) -> None:
     (tmp_path / "old.txt").write_bytes("Café crème on the Champs-Élysées.".encode("cp1252"))
     report = import_paths(library, [tmp_path / "old.txt"], "web")
-    assert report.imported and "Café crème" in _only(library).text
+    assert report.imported and "Café crème" in only_document(library).text
 
 
 def test_html_keeps_the_text_and_drops_scripts_and_styles(library: Library, tmp_path: Path) -> None:
@@ -98,7 +85,7 @@ def test_html_keeps_the_text_and_drops_scripts_and_styles(library: Library, tmp_
     )
     report = import_paths(library, [tmp_path / "page.html"], "web")
     assert [i.title for i in report.imported] == ["Wind Farms Offshore"]
-    text = _only(library).text
+    text = only_document(library).text
     assert "Offshore wind farms produce steady power" in text and "Undersea cables" in text
     assert "zebracorn" not in text and "hotpink" not in text and "trackingPixel" not in text
     assert library.search("zebracorn") == []
@@ -119,7 +106,7 @@ def test_html_stdlib_reader_without_trafilatura(library: Library, tmp_path: Path
         "<h1>Glaciers</h1><style>.x{}</style><p>Glaciers carve &amp; scour valleys.</p><script>evil()</script>"
     )
     import_paths(library, [tmp_path / "p.htm"], "web")
-    doc = _only(library)
+    doc = only_document(library)
     assert doc.title == "Glaciers"
     assert "Glaciers carve & scour valleys." in doc.text and "evil" not in doc.text and ".x" not in doc.text
 
@@ -129,7 +116,7 @@ def test_pdf_text_and_metadata_are_read(library: Library, tmp_path: Path) -> Non
          title="Geothermal Heat", author="Jane Doe; John Roe")  # fmt: skip
     report = import_paths(library, [tmp_path / "geo.pdf"], "academic")
     assert [i.title for i in report.imported] == ["Geothermal Heat"]
-    doc = _only(library)
+    doc = only_document(library)
     assert doc.kind == "academic" and doc.authors == ["Jane Doe", "John Roe"]
     assert "Geothermal plants tap heat from deep underground." in doc.text
     assert [h.title for h in library.search("geothermal underground", kind="academic")] == ["Geothermal Heat"]
@@ -138,16 +125,13 @@ def test_pdf_text_and_metadata_are_read(library: Library, tmp_path: Path) -> Non
 def test_pdf_without_a_title_uses_its_first_line(library: Library, tmp_path: Path) -> None:
     _pdf(tmp_path / "untitled.pdf", ["Volcanic Soils", "Volcanic soils are rich in minerals."])
     import_paths(library, [tmp_path / "untitled.pdf"], "book")
-    assert _only(library).title == "Volcanic Soils"
+    assert only_document(library).title == "Volcanic Soils"
 
 
 def test_docx_is_read(library: Library, tmp_path: Path) -> None:
-    document = docx.Document()
-    document.core_properties.title = "Salt Marshes"
-    document.add_paragraph("Salt marshes store carbon in their mud.")
-    document.save(str(tmp_path / "marsh.docx"))
-    import_paths(library, [tmp_path / "marsh.docx"], "web")
-    doc = _only(library)
+    docx_file = write_docx(tmp_path / "marsh.docx", "Salt marshes store carbon in their mud.", title="Salt Marshes")
+    import_paths(library, [docx_file], "web")
+    doc = only_document(library)
     assert doc.title == "Salt Marshes" and doc.text == "Salt marshes store carbon in their mud."
 
 

@@ -4,28 +4,15 @@ name the generator (python-docx's default author) ignored."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import docx
-import pytest
 from fpdf import FPDF
 
 from research.sources.library.importer import import_paths
 from research.sources.library.library_store import Library
 from research.sources.library.readers import split_front_matter
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Iterator[Library]:
-    lib = Library(tmp_path / "library.sqlite")
-    yield lib
-    lib.close()
-
-
-def _only(library: Library):
-    [doc] = library.list_documents()
-    return library.get_document(doc.id)
+from tests.sources.library_files import only_document, write_docx
 
 
 def test_yaml_escapes_and_quotes_are_resolved() -> None:
@@ -55,7 +42,7 @@ def test_an_imported_markdown_file_keeps_its_unescaped_title_and_year(library: L
         '---\ntitle: "Tab\\tand \\"quotes\\""\nauthors:\n  - Ada Lovelace\nyear: 1843\n---\nNotes on the engine.\n'
     )
     import_paths(library, [tmp_path / "note.md"], "book")
-    doc = _only(library)
+    doc = only_document(library)
     assert doc.title == 'Tab and "quotes"' and doc.authors == ["Ada Lovelace"] and doc.year == 1843
 
 
@@ -73,7 +60,7 @@ def _pdf(path: Path, *, xmp: str | None = None) -> Path:
 
 def test_a_pdf_creation_date_is_not_its_publication_year(library: Library, tmp_path: Path) -> None:
     import_paths(library, [_pdf(tmp_path / "origin.pdf")], "book")
-    assert _only(library).year is None
+    assert only_document(library).year is None
 
 
 def test_a_pdf_publication_date_in_its_xmp_is_its_year(library: Library, tmp_path: Path) -> None:
@@ -83,7 +70,7 @@ def test_a_pdf_publication_date_in_its_xmp_is_its_year(library: Library, tmp_pat
         "<prism:publicationDate>1859-11-24</prism:publicationDate></rdf:Description></rdf:RDF>"
     )
     import_paths(library, [_pdf(tmp_path / "origin.pdf", xmp=xmp)], "book")
-    assert _only(library).year == 1859
+    assert only_document(library).year == 1859
 
 
 def test_docx_core_properties_naming_the_generator_are_ignored(library: Library, tmp_path: Path) -> None:
@@ -92,14 +79,10 @@ def test_docx_core_properties_naming_the_generator_are_ignored(library: Library,
     document.add_paragraph("Mangroves shelter coasts from storms.")
     document.save(str(tmp_path / "mangroves.docx"))
     import_paths(library, [tmp_path / "mangroves.docx"], "web")
-    doc = _only(library)
+    doc = only_document(library)
     assert doc.authors == [] and doc.title == "Mangroves shelter coasts from storms."
 
 
 def test_a_real_docx_author_is_kept(library: Library, tmp_path: Path) -> None:
-    document = docx.Document()
-    document.core_properties.author = "Rachel Carson"
-    document.add_paragraph("The sea around us.")
-    document.save(str(tmp_path / "sea.docx"))
-    import_paths(library, [tmp_path / "sea.docx"], "book")
-    assert _only(library).authors == ["Rachel Carson"]
+    import_paths(library, [write_docx(tmp_path / "sea.docx", "The sea around us.", author="Rachel Carson")], "book")
+    assert only_document(library).authors == ["Rachel Carson"]

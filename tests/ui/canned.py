@@ -124,3 +124,9 @@ def store_canned_run(data_dir: Path, topic: str = "Canned topic", *, fail: bool 
         store.append_event(event)
     store.update_run(run_id, status="failed", error="RuntimeError: the brain crashed mid-run", finished_at=time.time())
     return run_id
+
+
+def append_event(data_dir: Path, run_id: str, type_: str, data: dict[str, Any]) -> None:
+    """One more event at the end of a stored run's log, as a later step of the run would write it."""
+    store = RunStore(Path(data_dir) / "runs.sqlite")
+    store.append_event(Event(type=type_, run_id=run_id, seq=store.last_seq(run_id) + 1, data=data))

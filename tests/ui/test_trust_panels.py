@@ -3,11 +3,16 @@ Each test renders a real offline run (library sources) that the runner stored in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from streamlit.testing.v1 import AppTest
 
 from research.runs.runner import ResearchRunner
 from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
+from tests.ui.canned import append_event
 from tests.ui.conftest import has_block, texts
 
 
@@ -16,6 +21,39 @@ def _run(data_dir: Path, topic: str, allocation: str = "111") -> str:
         _env_file=None, data_dir=data_dir, log_dir=data_dir.parent / "logs", sources="library", llm="offline"
     )
     return ResearchRunner(settings).run(ResearchRequest(topic=topic, allocation=allocation))
+
+
+# A claim check of draft v1 planted after the run's own: hostile Markdown in the sentence and passage.
+HOSTILE_CLAIM = {
+    "n": 1,
+    "sentence": "Penguins invented <b>it</b> [x](http://evil.example)",
+    "source_id": "s1",
+    "verdict": "unsupported",
+    "score": 0.1,
+    "passage": "![img](http://evil.example/i.png)",
+    "section": "",
+}
+# One whose quote is not faithful to its passage.
+CHANGED_QUOTE_CLAIM = {
+    "n": 2,
+    "sentence": "Use Tokio's spawnblocking for blocking work.",
+    "source_id": "s1",
+    "verdict": "unsupported",
+    "score": 1.0,
+    "passage": "Use Tokio's spawn_blocking for blocking work.",
+    "section": "Summary",
+    "failure": "changed",
+    "reason": 'not faithful: it quotes "spawn_blocking" as "spawnblocking"',
+}
+
+
+def _app_with_claim(make_app: Callable[..., AppTest], data_dir: Path, topic: str, claim: dict[str, Any]) -> AppTest:
+    """A real run on `topic`, then a claim check of its draft v1 holding just `claim`, rendered."""
+    run_id = _run(data_dir, topic)
+    append_event(
+        data_dir, run_id, "claims_checked", {"version": 1, "method": "offline", "claims": [claim], "precision": 0.0}
+    )
+    return make_app(run_id).run()
 
 
 def test_an_empty_run_shows_a_prominent_notice(make_app, data_dir):
@@ -54,29 +92,7 @@ def test_the_draft_panel_shows_claim_support_and_precision(make_app, data_dir):
 
 
 def test_unsupported_claims_are_marked(make_app, data_dir):
-    from research.events import Event
-    from research.runs.store import RunStore
-
-    run_id = _run(data_dir, "How do mRNA vaccines work?")
-    store = RunStore(data_dir / "runs.sqlite")
-    claim = {
-        "n": 1,
-        "sentence": "Penguins invented <b>it</b> [x](http://evil.example)",
-        "source_id": "s1",
-        "verdict": "unsupported",
-        "score": 0.1,
-        "passage": "![img](http://evil.example/i.png)",
-        "section": "",
-    }
-    store.append_event(
-        Event(
-            type="claims_checked",
-            run_id=run_id,
-            seq=store.last_seq(run_id) + 1,
-            data={"version": 1, "method": "offline", "claims": [claim], "precision": 0.0},
-        )
-    )
-    at = make_app(run_id).run()
+    at = _app_with_claim(make_app, data_dir, "How do mRNA vaccines work?", HOSTILE_CLAIM)
     marked = [w.value for w in at.warning if "unsupported" in w.value]
     assert marked and "Penguins" in marked[0]
     # Outside text is escaped: no live HTML, links or images.
@@ -87,31 +103,7 @@ def test_unsupported_claims_are_marked(make_app, data_dir):
 
 
 def test_a_failed_claim_says_why(make_app, data_dir):
-    from research.events import Event
-    from research.runs.store import RunStore
-
-    run_id = _run(data_dir, "Rust vs Go for backend services")
-    store = RunStore(data_dir / "runs.sqlite")
-    claim = {
-        "n": 2,
-        "sentence": "Use Tokio's spawnblocking for blocking work.",
-        "source_id": "s1",
-        "verdict": "unsupported",
-        "score": 1.0,
-        "passage": "Use Tokio's spawn_blocking for blocking work.",
-        "section": "Summary",
-        "failure": "changed",
-        "reason": 'not faithful: it quotes "spawn_blocking" as "spawnblocking"',
-    }
-    store.append_event(
-        Event(
-            type="claims_checked",
-            run_id=run_id,
-            seq=store.last_seq(run_id) + 1,
-            data={"version": 1, "method": "offline", "claims": [claim], "precision": 0.0},
-        )
-    )
-    at = make_app(run_id).run()
+    at = _app_with_claim(make_app, data_dir, "Rust vs Go for backend services", CHANGED_QUOTE_CLAIM)
     marked = [w.value for w in at.warning if "spawnblocking" in w.value]
     assert marked and "Why: not faithful\\: it quotes" in marked[0] and "spawn\\_blocking" in marked[0]
     listed = [m.value for e in at.expander for m in e.markdown if "spawnblocking" in m.value]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from research.api import Event, RunStore
-from tests.ui.canned import store_canned_run
+from tests.ui.canned import append_event, store_canned_run
 
 
 def _add_usage(data_dir, run_id: str) -> None:
@@ -52,22 +52,18 @@ def test_an_offline_run_shows_no_usage_panel(make_app, data_dir):
 
 def test_failed_attempts_are_counted_and_labelled(make_app, data_dir):
     run_id = store_canned_run(data_dir)
-    store = RunStore(data_dir / "runs.sqlite")
-    store.append_event(
-        Event(
-            type="usage",
-            run_id=run_id,
-            seq=store.last_seq(run_id) + 1,
-            ts=time.time(),
-            data={
-                "node": "supervisor",
-                "calls": 2,
-                "failed_calls": 1,
-                "prompt_tokens": 300,
-                "completion_tokens": 40,
-                "cost_usd": None,
-            },
-        )
+    append_event(
+        data_dir,
+        run_id,
+        "usage",
+        {
+            "node": "supervisor",
+            "calls": 2,
+            "failed_calls": 1,
+            "prompt_tokens": 300,
+            "completion_tokens": 40,
+            "cost_usd": None,
+        },
     )
     at = make_app(run_id).run()
     expander = next(e for e in at.expander if e.label.startswith("Model usage"))
@@ -79,15 +75,11 @@ def test_failed_attempts_are_counted_and_labelled(make_app, data_dir):
 def test_a_run_with_an_unpriced_model_says_price_unknown(make_app, data_dir):
     run_id = store_canned_run(data_dir)
     _add_usage(data_dir, run_id)  # three priced steps
-    store = RunStore(data_dir / "runs.sqlite")
-    store.append_event(
-        Event(
-            type="usage",
-            run_id=run_id,
-            seq=store.last_seq(run_id) + 1,
-            ts=time.time(),
-            data={"node": "writer", "calls": 1, "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": None},
-        )
+    append_event(
+        data_dir,
+        run_id,
+        "usage",
+        {"node": "writer", "calls": 1, "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": None},
     )
     at = make_app(run_id).run()
     expander = next(e for e in at.expander if e.label.startswith("Model usage"))

@@ -2,9 +2,12 @@
 
 A grammar makes the reply valid JSON of the schema, but a small model still writes the least it
 is allowed: empty lists, endless strings. So every list must hold 1..MAX_ITEMS items and every
-string 2..MAX_STRING_CHARS plain characters starting with a letter or digit; `$ref`s are inlined
-(a small model copies "#/$defs/..." from a schema it is shown as if it were content). The bounds
-also cap a looping model well before the reply's token cap.
+string 2..MAX_STRING_CHARS plain characters starting with a letter or digit; a field that declares
+its own `maxLength` (a sentence: "maxLength" in its json_schema_extra, so validation never rejects
+a longer one from a server that only reads the schema) gets that room, up to MAX_DECLARED_CHARS, so
+a long sentence is not cut mid-word. `$ref`s are inlined (a small model copies "#/$defs/..." from a
+schema it is shown as if it were content). The bounds also cap a looping model well before the
+reply's token cap.
 """
 
 from __future__ import annotations
@@ -12,23 +15,32 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from research.brains.llm.model_output import strict_json_schema
 
 MAX_ITEMS = 5
 MAX_STRING_CHARS = 160
+MAX_DECLARED_CHARS = 600
 _MAX_DEPTH = 8
 _WORD = "[A-Za-z0-9]"
-_TEXT = "[A-Za-z0-9 ,.;:()'?!&%/+-]"
+# Plain text as sources write it: identifiers keep `_`, numbers keep units and signs, names keep
+# their accents (Latin and Greek letters); no quote or backslash (JSON), no markup or brackets.
+_TEXT = "[A-Za-z0-9 ,.;:()'?!&%/+_=#\u00b0\u00b1\u00b5\u2019\u2013\u00c0-\u024f\u0370-\u03ff-]"
 
 
 @functools.lru_cache(maxsize=64)
 def _cached(schema: type[BaseModel]) -> dict[str, Any]:
-    strict = strict_json_schema(schema)
+    strict = strict_json_schema(schema, keep=frozenset({"maxLength"}))
     defs = strict.pop("$defs", {})
     bounded: dict[str, Any] = _bounded(_inline(strict, defs, 0))  # a dict stays a dict through both passes
     return bounded
+
+
+def text_field(description: str, max_chars: int) -> Any:
+    """A string field with room for `max_chars` in the grammar, never enforced by validation (a
+    longer string from a server that only reads the schema is the caller's to trim)."""
+    return Field(description=description, json_schema_extra={"maxLength": max_chars})
 
 
 def grammar_schema(schema: type[BaseModel]) -> dict[str, Any]:
@@ -60,7 +72,11 @@ def _bounded(node: Any) -> Any:
         out.setdefault("maxItems", MAX_ITEMS)
     elif out.get("type") == "string" and "enum" not in out:
         # Starts with a letter or digit (a small model otherwise writes "" or "-"), no quotes or
-        # backslashes (so the reply stays plain JSON), at most MAX_STRING_CHARS. A pattern, because
-        # llama-cpp-python's grammar builder ignores minLength/maxLength next to one.
-        out.setdefault("pattern", f"^{_WORD}{_TEXT}{{1,{MAX_STRING_CHARS - 1}}}$")
+        # backslashes (so the reply stays plain JSON), at most its declared room or MAX_STRING_CHARS.
+        # A pattern, because llama-cpp-python's grammar builder ignores minLength/maxLength.
+        declared = out.pop("maxLength", None)
+        room = max(2, min(declared, MAX_DECLARED_CHARS)) if isinstance(declared, int) else MAX_STRING_CHARS
+        out.setdefault("pattern", f"^{_WORD}{_TEXT}{{1,{room - 1}}}$")
+    else:
+        out.pop("maxLength", None)
     return out

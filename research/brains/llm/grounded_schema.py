@@ -13,15 +13,21 @@ import functools
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
+from research.brains.llm.grammar_schema import text_field
+
 NO_PASSAGE = 0
 MAX_PASSAGES = 8
+# Room for a long sentence copied or paraphrased from a passage: the grammar's default string cap
+# (160 characters) cut such sentences mid-word. Declared for the grammar only (json_schema_extra),
+# so a longer sentence from a server that merely reads the schema is trimmed, not a failed reply.
+MAX_SENTENCE_CHARS = 400
 
 
 class GroundedSentence(BaseModel):
     model_config = ConfigDict(extra="ignore")
     # The passage first: the model commits to what it rests on, then writes from it.
     passage: int = Field(description="the number of the passage this sentence rests on (0: none answers)")
-    text: str = Field(description="one sentence in your own words: no citation markers, no URLs")
+    text: str = text_field("one sentence in your own words: no citation markers, no URLs", MAX_SENTENCE_CHARS)
 
 
 class SectionSentences(BaseModel):

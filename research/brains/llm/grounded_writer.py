@@ -26,7 +26,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
 from research.brains.base import NumberedSource, TextLookup, WriteRequest
-from research.brains.llm.grounded_schema import NO_PASSAGE, SectionSentences, section_schema
+from research.brains.llm.grounded_schema import MAX_SENTENCE_CHARS, NO_PASSAGE, SectionSentences, section_schema
 from research.brains.llm.model_output import InvalidModelOutput
 from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_internal_markers
 from research.events import emit
@@ -39,7 +39,7 @@ PASSAGES_PER_SECTION = 4
 PASSAGE_CHARS = 420
 PASSAGE_SENTENCES = 2
 MIN_GROUNDING = 0.5  # share of a sentence's content words found in its passage
-MIN_WORDS, MAX_SENTENCE_CHARS = 4, 400
+MIN_WORDS = 4
 REPEAT_OVERLAP = 0.8
 NO_ANSWER = "The sources found do not answer this question."
 _LINKISH = re.compile(r"https?://|www\.|\]\(|</?[a-zA-Z][^>\n]{0,80}>", re.IGNORECASE)
@@ -87,7 +87,7 @@ def select_passages(
     When some match, `fill_with` (the topic) tops the list up from the other sources (all on the
     topic), so the model has context; when none match, there is nothing to write from. Source
     sentences the draft has already `said` are left out, so a later section gets fresh evidence."""
-    texts = [_unsaid(_text(ns, text_of), said or []) for ns in sources]
+    texts = [_unsaid(source_text(ns, text_of), said or []) for ns in sources]
     primary = _ranked_sources(query, texts, count)
     order = list(primary)
     if primary and fill_with is not None and len(order) < count:
@@ -105,7 +105,7 @@ def select_passages(
 def _unsaid(text: str, said: list[str]) -> str:
     if not said:
         return text
-    return " ".join(sentence for sentence in split_sentences(text) if not _repeats(sentence, said))
+    return " ".join(sentence for sentence in split_sentences(text) if not repeats(sentence, said))
 
 
 def _ranked_sources(query: str, texts: list[str], count: int) -> list[int]:
@@ -148,7 +148,7 @@ def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Call
     )
     summary = _section(request.topic, "Summary", summary_passages, ask, seen, question=None, layout=layout)
     everything = [summary, *sections]
-    _report(everything, note)
+    report_drops(everything, note)
     if request.sources and not any(s.sentences for s in everything):
         raise NoGroundedSentences(
             f"the model's draft rests on none of the passages of the {len(request.sources)} sources it was given"
@@ -174,10 +174,6 @@ def _section(
     section = Section(heading)
     if not passages:
         return section  # nothing on this question among the sources: said plainly, no call spent
-    blocks = [
-        prompts.render_source(f'n="{p.number}"', kind="passage", title=f"passage {p.number}", url="", text=p.text)
-        for p in passages
-    ]
     system = prompts.SECTION_SYSTEM.format(
         task=prompts.SECTION_TASK_QUESTION if question else prompts.SECTION_TASK_SUMMARY,
         count=layout.section_count if question else layout.summary_count,
@@ -188,8 +184,25 @@ def _section(
         if question
         else prompts.SECTION_FOCUS_SUMMARY
     )
-    user = prompts.SECTION_USER.format(topic=topic, focus=focus, passages=prompts.render_sources(blocks))
+    user = prompts.SECTION_USER.format(topic=topic, focus=focus, passages=passage_blocks(passages))
     reply = ask(section_schema(len(passages)), [SystemMessage(system), HumanMessage(user)])
+    keep_sentences(section, reply, passages, seen)
+    return section
+
+
+def passage_blocks(passages: list[Passage]) -> str:
+    """The numbered passages as the model sees them (between the sources delimiters)."""
+    return prompts.render_sources(
+        [
+            prompts.render_source(f'n="{p.number}"', kind="passage", title=f"passage {p.number}", url="", text=p.text)
+            for p in passages
+        ]
+    )
+
+
+def keep_sentences(section: Section, reply: SectionSentences, passages: list[Passage], seen: list[str]) -> None:
+    """Add to `section` each sentence of the reply that rests on a passage it was shown (counting
+    the rest by why they went); `seen` collects every kept sentence, so a later repeat is dropped."""
     by_number = {p.number: p for p in passages}
     for item in reply.sentences:
         if item.passage == NO_PASSAGE:
@@ -205,14 +218,13 @@ def _section(
             if not text:
                 section.unplain += len(piece.split()) >= MIN_WORDS  # a link or markup, not a short fragment
                 continue
-            if _repeats(text, seen):
+            if repeats(text, seen):
                 continue
             if grounding(text, passage.text) < MIN_GROUNDING:
                 section.ungrounded += 1
                 continue
             seen.append(text)
             section.sentences.append((text, passage.source_n))
-    return section
 
 
 def clean_sentence(text: str) -> str:
@@ -237,7 +249,7 @@ def grounding(sentence: str, passage: str) -> float:
     return len(wanted & set(tokenize(passage))) / len(wanted)
 
 
-def _repeats(text: str, others: list[str]) -> bool:
+def repeats(text: str, others: list[str]) -> bool:
     mine = set(tokenize(text))
     for other in others:
         theirs = set(tokenize(other))
@@ -252,7 +264,7 @@ def _with_marker(sentence: str, n: int) -> str:
     return f"{sentence[:-1].rstrip()} [{n}]{sentence[-1]}"
 
 
-def _report(sections: list[Section], note: Note) -> None:
+def report_drops(sections: list[Section], note: Note) -> None:
     invalid = sum(s.invalid for s in sections)
     ungrounded = sum(s.ungrounded for s in sections)
     if invalid:
@@ -267,7 +279,8 @@ def _report(sections: list[Section], note: Note) -> None:
         agent_log.info("Writer: no sentence rests on the sources for: %s", "; ".join(unanswered)[:300])
 
 
-def _text(ns: NumberedSource, text_of: TextLookup) -> str:
+def source_text(ns: NumberedSource, text_of: TextLookup) -> str:
+    """The source's stored text, or its snippet when none is stored (or it cannot be read)."""
     try:
         text = text_of(ns.source.id) if ns.source.id else ""
     except Exception:  # noqa: BLE001 - an unreadable stored text leaves the snippet

@@ -17,7 +17,8 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
 from research import prompts
-from research.brains.base import JudgeRequest, NumberedSource, Plan, ReviseRequest, TextLookup, WriteRequest
+from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
+from research.brains.llm.grounded_reviser import revise_grounded
 from research.brains.llm.grounded_schema import SectionSentences
 from research.brains.llm.grounded_writer import DraftPreview, write_grounded
 from research.brains.llm.model_caller import ModelCaller
@@ -29,6 +30,7 @@ from research.brains.llm.plan_decision import (
     reply_questions,
     validate_decision,
 )
+from research.brains.llm.relevance_judge import RelevanceJudge
 from research.brains.llm.usage_meter import UsageMeter
 from research.drafts import guard as draft_guard
 from research.drafts.markers import strip_internal_markers
@@ -51,8 +53,6 @@ NOTES_MAX_SOURCES = 8
 JUDGE_SOURCE_CHARS = 400
 JUDGE_MAX_SOURCES = 40
 JUDGE_NOTES_CHARS = 1200
-WRITER_SOURCE_CHARS = 1200
-WRITER_MAX_SOURCES = 40
 M = TypeVar("M", bound=BaseModel)
 _LIST_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 # A bare domain, with or without a path: "cdc.gov/vaccines" (a query word with a known TLD).
@@ -108,6 +108,10 @@ class LLMBrain:
         self.meter = meter or UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens)
         # `max_retries`: the project's retries on a transport fault, each a metered call.
         self.caller = ModelCaller(settings, self.meter, source=self.kind, retries=max_retries)
+        # The run's batched relevance judgement (used when RESEARCH_RELEVANCE_JUDGE=model).
+        self.relevance = RelevanceJudge(
+            lambda schema, messages: self._structured(self._fast, schema, messages, "judge")
+        )
         # Names the server in warnings without its URL (a URL may carry credentials).
         self.server_label = (
             f"model {self.name} at {'OpenAI' if self.caller.is_openai else 'the OPENAI_BASE_URL server'}"
@@ -221,17 +225,14 @@ class LLMBrain:
         return draft_guard.tidy_spacing(draft)
 
     def revise(self, request: ReviseRequest) -> str:
-        """The writer again, on the user's instruction, with the same numbered sources."""
-        sources, numbers = _citable_sources(request.sources, request.text_of)
-        draft = prompts.neutralise(request.draft)
-        messages = [
-            SystemMessage(prompts.REVISE_SYSTEM.format(numbers=numbers, untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
-            HumanMessage(prompts.REVISE_USER.format(instruction=request.instruction, draft=draft, sources=sources)),
-        ]
-        revised = strip_internal_markers(self._text(self._main, messages, role="writer"))
-        revised = draft_guard.strip_reference_section(revised)
+        """Section by section on the user's instruction, grounded like the writer (grounded_reviser.py)."""
+
+        def ask(schema: type[SectionSentences], messages: list[BaseMessage]) -> SectionSentences:
+            return self._structured(self._main, schema, messages, role="writer")
+
+        revised = revise_grounded(request, ask, lambda message: warn(self.kind, f"revise: {message}"))
         # Unknown citations and links are removed by revise_draft, which reports each as a warning.
-        return draft_guard.tidy_spacing(revised)
+        return draft_guard.tidy_spacing(draft_guard.strip_reference_section(revised))
 
     def take_usage(self) -> Usage:
         return self.meter.take()
@@ -245,7 +246,7 @@ class LLMBrain:
 
     # --- calls --------------------------------------------------------------------------------
 
-    # Streaming, reply caps, context fitting, per-server slots and metering: llm_calls.ModelCaller.
+    # Streaming, reply caps, context fitting, per-server slots and metering: model_caller.ModelCaller.
     def _structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage], role: str | None = None) -> M:
         return self.caller.structured(llm, schema, messages, role)
 
@@ -263,13 +264,6 @@ def _source_block(label: str, source: Source, text_of: TextLookup, limit: int, *
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return prompts.render_source(label, kind=source.kind, title=source.title, url=source.url, text=text)
-
-
-def _citable_sources(sources: list[NumberedSource], text_of: TextLookup) -> tuple[str, str]:
-    """What the writer (and the reviser) sees: the rendered [n] sources, and the numbers it may cite."""
-    shown = sources[:WRITER_MAX_SOURCES]
-    blocks = [_source_block(f'n="{ns.n}"', ns.source, text_of, WRITER_SOURCE_CHARS) for ns in shown]
-    return prompts.render_sources(blocks), ", ".join(str(ns.n) for ns in shown) or "none"
 
 
 def _report_block(report: ResearcherReport) -> str:
@@ -346,7 +340,8 @@ def _is_url(token: str) -> bool:
 def _url_words(token: str) -> str:
     """https://www.cdc.gov/vaccines/covid-19/mrna.html -> "cdc vaccines covid 19 mrna"."""
     parts = re.split(r"[^A-Za-z0-9]+", token.split("://", 1)[-1])
-    return " ".join(p for p in parts if len(p) > 1 and p.lower() not in _URL_NOISE)
+    # A long run of digits is a page id (npr.org/2021/03/14/875611177/...), not a search word.
+    return " ".join(p for p in parts if len(p) > 1 and p.lower() not in _URL_NOISE and not (p.isdigit() and len(p) > 4))
 
 
 def _unique_lines(items: Iterable[object]) -> list[str]:

@@ -87,7 +87,7 @@ class ModelCaller:
                 llm,
                 schema,
                 prompt,
-                invoke=lambda r, p: self._call(llm, role, r, p, structured=True),
+                invoke=lambda r, p: self._call(lambda: self._attempt(llm, role, r, p, structured=True)),
                 memory=self.memory,
             )
             return parsed
@@ -95,7 +95,9 @@ class ModelCaller:
         return self._fitted(role, messages, attempt)
 
     def text(self, llm: ChatOpenAI, messages: list[BaseMessage], role: str) -> AIMessage:
-        return self._fitted(role, messages, lambda prompt: self._call(llm, role, llm, prompt, structured=False))
+        return self._fitted(
+            role, messages, lambda prompt: self._call(lambda: self._attempt(llm, role, llm, prompt, structured=False))
+        )
 
     # --- context --------------------------------------------------------------------------------
     def _fitted(self, role: str, messages: list[BaseMessage], attempt: Callable[[list[BaseMessage]], T]) -> T:
@@ -134,20 +136,13 @@ class ModelCaller:
         return fitted
 
     # --- one request ----------------------------------------------------------------------------
-    def _call(
-        self,
-        llm: ChatOpenAI,
-        role: str,
-        runnable: Runnable[list[BaseMessage], Any],
-        prompt: list[BaseMessage],
-        *,
-        structured: bool,
-    ) -> AIMessage:
-        """One request, retried on a transport fault; every attempt reserves and meters a call."""
+    def _call(self, attempt_once: Callable[[], AIMessage]) -> AIMessage:
+        """One request (`attempt_once`, an `_attempt`), retried on a transport fault; every attempt
+        reserves and meters a call."""
         attempt = 0
         while True:
             try:
-                return self._attempt(llm, role, runnable, prompt, structured=structured)
+                return attempt_once()
             except Exception as exc:
                 if attempt >= self.retries or not is_transient(exc):
                     raise

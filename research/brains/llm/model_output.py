@@ -81,23 +81,24 @@ _UNSUPPORTED_KEYWORDS = frozenset(
 )
 
 
-def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+def strict_json_schema(model: type[BaseModel], *, keep: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The model's JSON schema in the strict form OpenAI requires: every property required,
-    additionalProperties false, and no `default` ("'default' is not permitted" is a 400)."""
-    schema: dict[str, Any] = _strictify(model.model_json_schema())
+    additionalProperties false, and no `default` ("'default' is not permitted" is a 400).
+    `keep` names dropped keywords to keep (the grammar schema reads `maxLength`)."""
+    schema: dict[str, Any] = _strictify(model.model_json_schema(), _UNSUPPORTED_KEYWORDS - keep)
     return schema
 
 
-def _strictify(node: Any) -> Any:
+def _strictify(node: Any, dropped: frozenset[str]) -> Any:
     if isinstance(node, list):
-        return [_strictify(item) for item in node]
+        return [_strictify(item, dropped) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _strictify(value) for key, value in node.items() if key not in _UNSUPPORTED_KEYWORDS}
+    out = {key: _strictify(value, dropped) for key, value in node.items() if key not in dropped}
     if "$defs" in node:
-        out["$defs"] = {name: _strictify(sub) for name, sub in node["$defs"].items()}
+        out["$defs"] = {name: _strictify(sub, dropped) for name, sub in node["$defs"].items()}
     if "properties" in node:
-        out["properties"] = {name: _strictify(prop) for name, prop in node["properties"].items()}
+        out["properties"] = {name: _strictify(prop, dropped) for name, prop in node["properties"].items()}
         out["required"] = list(node["properties"])
         out["additionalProperties"] = False
     return out

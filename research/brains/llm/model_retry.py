@@ -4,7 +4,7 @@ The SDK would retry a 429/5xx/timeout inside one `invoke`, unseen by the meter: 
 receive more requests than RESEARCH_MAX_LLM_CALLS. Here every attempt is a metered call that
 reserves its own budget unit, so the cap holds exactly. Only transport faults are retried: a
 rejection of the request's shape (structured.py tries the next method), a context overflow
-(llm_calls trims the prompt) and a reply cut at its cap are answers, not faults.
+(model_caller trims the prompt) and a reply cut at its cap are answers, not faults.
 """
 
 from __future__ import annotations

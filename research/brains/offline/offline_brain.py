@@ -26,8 +26,8 @@ from research.topic.offline_plan import (
     GUIDANCE_LABEL,
     classify_topic,
     research_questions,
-    subject_of,
 )
+from research.topic.subject import subject_of
 
 MIN_SENTENCE_CHARS = 60
 # Sentences that lean on the one before ("It...", "Second, ...") read badly when quoted alone.

@@ -17,7 +17,7 @@ from langgraph.types import interrupt
 
 from research.events import emit
 from research.events.payloads import Counts, PlanApproved, PlanReviewRequested
-from research.graph.allocation import AllocationError, parse_allocation
+from research.graph.allocation import AllocationError, decided_plan, parse_allocation
 from research.graph.nodes.common import agent_log
 from research.graph.nodes.supervisor import MAX_QUESTIONS
 from research.graph.services import RunEnv, services_of
@@ -91,15 +91,7 @@ def plan_review(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState
             allocation=allocation, origin="user", reasoning=f"Set by the user in plan review ({allocation.notation})."
         )
     edited = resolved is not current or questions != list(state["research_questions"])
-    emit(
-        PlanApproved(
-            allocation=Counts.model_validate(resolved.allocation.model_dump()),
-            origin=resolved.origin,
-            reasoning=resolved.reasoning,
-            research_questions=questions,
-            edited=edited,
-        )
-    )
+    emit(PlanApproved(**decided_plan(resolved, questions), edited=edited))
     summary = (
         f"Plan reviewed by the user{' and edited' if edited else ''}: allocation {resolved.allocation.notation}; "
         "questions: " + " | ".join(questions)

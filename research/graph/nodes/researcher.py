@@ -15,14 +15,18 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
+from research.brains.llm.relevance_judge import RelevanceJudge
 from research.events import emit
 from research.events.payloads import QueriesGenerated, SourcesDroppedData, SourcesFound
-from research.graph.context import RunSpec, controls_of
+from research.graph.context import RunContext, RunSpec, controls_of
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
 from research.graph.nodes.researcher_report import announce_start, failed_branch, report_branch
 from research.graph.services import RunEnv, services_of, spec_of
 from research.graph.state import ResearcherState, RetrieveTask
 from research.relevance.passages import carried_text
+from research.schemas.state_shapes import ResearcherTask
+from research.secrets import mask
+from research.sources.provider_base import Retrieval
 
 MAX_QUERIES = 3
 
@@ -56,6 +60,8 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunEnv]) -> ResearcherState:
     # Passed only when set: a router is anything with `retrieve(kind, query, limit, topic)`.
     limits = {"controls": controls} if controls.active else {}
     result = ctx.sources.retrieve(task.kind, query, limit, topic=task.topic, **limits)
+    if ctx.settings.relevance_judge == "model" and result.sources:
+        judge_relevance(ctx, task, result)
     sources = [s.model_copy(update={"researcher_id": task.researcher_id, "query": query}) for s in result.sources]
     cap = ctx.settings.max_source_text_chars  # every provider's page text, not only the library's
     ctx.store.put_texts(ctx.run_id, {sid: carried_text(query, text, cap) for sid, text in result.texts.items()})
@@ -82,6 +88,29 @@ def retrieve(state: RetrieveTask, runtime: Runtime[RunEnv]) -> ResearcherState:
         "sources": sources,
         "warnings": [w.model_copy(update={"researcher_id": task.researcher_id}) for w in result.warnings],
     }
+
+
+def judge_relevance(ctx: RunContext, task: ResearcherTask, result: Retrieval) -> None:
+    """The model's say on the sources the offline score kept (brains/relevance_judge.py): what it
+    rejects is dropped like an offline drop, with its reason; a failed call keeps the offline verdicts."""
+    judge = getattr(getattr(ctx.brain, "primary", ctx.brain), "relevance", None)
+    if not isinstance(judge, RelevanceJudge):
+        return  # the offline brain: the offline score alone
+    try:
+        judged = judge.judge(task.topic or task.question, task.question, result.sources)
+    except Exception as exc:  # noqa: BLE001 - budget or model failure: the offline score decides
+        message = mask(f"{type(exc).__name__}: {exc}", ctx.settings.secret_values())
+        warn("relevance", f"The model relevance judge failed ({message[:300]}); the offline score decided.")
+        judged = None
+    report_usage(ctx, "researcher", task.researcher_id)
+    if judged is None:
+        return
+    result.sources = judged.kept
+    for dropped in judged.dropped:
+        result.off_topic += 1
+        result.dropped.append(dropped)
+    kept = {s.id for s in judged.kept}
+    result.texts = {sid: text for sid, text in result.texts.items() if sid in kept}
 
 
 def write_notes(state: ResearcherState, runtime: Runtime[RunEnv]) -> ResearcherState:

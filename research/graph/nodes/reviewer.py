@@ -84,7 +84,8 @@ def _revise(ctx: RunContext, markdown: str, issues: ReviewIssues, numbered: dict
     if ctx.brain.kind != "offline":
         sources = [NumberedSource(n=n, source=s) for n, s in sorted(numbered.items())]
         try:
-            body = ctx.brain.revise(ReviseRequest(markdown, issues.instruction(), sources, ctx.text_of))
+            request = ReviseRequest(markdown, issues.instruction(), sources, ctx.text_of, tuple(issues.sections))
+            body = ctx.brain.revise(request)
             report_usage(ctx, Node.REVIEWER)
             return body, _model_reasons(issues)
         except Exception as exc:  # noqa: BLE001 - a failed model reviser falls back, never loses the draft

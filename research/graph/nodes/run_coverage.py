@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from research.brains.base import NumberedSource
+from research.brains.base import number_sources
 from research.brains.offline.offline_writer import answered_questions
 from research.drafts.evidence import EvidenceStatus
 from research.events import emit
@@ -41,7 +41,7 @@ def run_coverage(ctx: RunContext, topic: str, questions: list[str], sources: lis
     coverage = question_coverage(topic, questions, sources, ctx.text_of)
     if ctx.brain.kind != "offline" or not sources:
         return coverage
-    numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(sources), 1)]
+    numbered = number_sources(writing_order(sources))
     written = answered_questions(topic, questions, numbered, ctx.text_of, tuple(coverage))
     return [c if c.question in written else replace(c, covered=False, source_ids=(), origins=0) for c in coverage]
 

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from research.brains.base import Plan
 from research.events import emit
-from research.events.payloads import AllocationDecided, Counts, Phase
-from research.graph.allocation import parse_allocation, researcher_ids, resolve_allocation
+from research.events.payloads import AllocationDecided, Phase
+from research.graph.allocation import decided_plan, parse_allocation, researcher_ids, resolve_allocation
 from research.graph.context import RunContext
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
@@ -56,15 +56,7 @@ def supervisor(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     for message in warnings:
         warn("supervisor", message)
 
-    emit(
-        AllocationDecided(
-            allocation=Counts.model_validate(resolved.allocation.model_dump()),
-            origin=resolved.origin,
-            reasoning=resolved.reasoning,
-            research_questions=questions,
-            plan_reasoning=plan.reasoning,
-        )
-    )
+    emit(AllocationDecided(**decided_plan(resolved, questions), plan_reasoning=plan.reasoning))
     agent_log.info(
         "Supervisor decision: allocation %s (%s) | questions: %s",
         resolved.allocation.notation,

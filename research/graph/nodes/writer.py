@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from research.brains.base import BudgetExceeded, NumberedSource, WriteRequest
+from research.brains.base import BudgetExceeded, NumberedSource, WriteRequest, number_sources
 from research.drafts.citations import CitedDraft, finalize_citations
 from research.drafts.evidence import assess_coverage, empty_draft, with_known_gaps
 from research.drafts.guard import repair_draft
@@ -48,7 +48,7 @@ def _guarded(body: str, numbered: list[NumberedSource]) -> tuple[CitedDraft, lis
 def writer(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     ctx = services_of(runtime)
     emit(Phase(phase="writer"), iteration=state.get("research_iterations", 0))
-    numbered = [NumberedSource(n=i, source=s) for i, s in enumerate(writing_order(state.get("sources", [])), 1)]
+    numbered = number_sources(writing_order(state.get("sources", [])))
     sources = state.get("sources", [])
     coverage = run_coverage(ctx, state["topic"], state["research_questions"], sources)
     gaps = known_gaps(state, coverage)

@@ -1,0 +1,292 @@
+"""Figure 9: the desk beside open_deep_research and gpt-researcher (`python -m bench --only peers`).
+
+Same world (bench/peers/world.py), same model behind one metering proxy (bench/peers/meter.py),
+same reader of the reports (bench/peers/score.py), on covered, uncovered and near-miss topics, in
+up to three model settings: the scripted fake, then SmolLM2-135M and Qwen2.5-Coder-1.5B on
+llama-cpp-python (one server at a time) when the local-model setup has them. `PEERS_MODELS`
+(comma-separated: scripted, smollm2, qwen) and `PEERS_TOPICS` (how many of the topics) narrow it.
+
+Comparable sizes: one researcher each, one research round, two searches of five results, reply caps
+from the desk's local-model lane for every system (see SIZES, recorded in the results).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.harness import BenchContext, FigureSkipped, log, machine_info
+from bench.peers.desk import DESK_ALLOCATION, DESK_ITERATIONS, desk_settings, run_desk
+from bench.peers.meter import Adapters, MeteringProxy, fake_tokenizer, llama_tokenizer
+from bench.peers.score import Expectation, score_report
+from bench.peers.scripted import PeerScriptedModel
+from bench.peers.venvs import (
+    GPT_RESEARCHER,
+    OPEN_DEEP_RESEARCH,
+    PEERS,
+    PeerSpec,
+    PeerUnavailable,
+    ensure_venv,
+    installed_version,
+    peer_environ,
+    run_driver,
+)
+from bench.peers.world import PeerWorld
+from tests.fakes import lift_rate_limits
+from tests.fakes.openai_server import FakeOpenAIServer
+
+
+@dataclass(frozen=True)
+class PeerTopic:
+    topic: str
+    group: str  # covered | uncovered | near-miss
+    library_topic: str | None
+
+
+TOPICS = (
+    PeerTopic("How do mRNA vaccines work?", "covered", "mrna-vaccines"),
+    PeerTopic("How do you prevent rust on old cars?", "near-miss", None),
+    PeerTopic("How are bagpipes made?", "uncovered", None),
+    PeerTopic("What was the impact of the printing press?", "covered", "printing-press"),
+)
+N_CTX = 8192  # every system gets the same context; SmolLM2 and Qwen both take it
+CAPS = {"research": 480, "notes": 400, "writer": 600}
+SIZES = {
+    "desk": {"allocation": DESK_ALLOCATION, "max_iterations": DESK_ITERATIONS, "review_rounds": 0,
+             "queries_per_researcher": "2 (its planner's)", "results_per_query": 5},
+    "open_deep_research": {"allow_clarification": False, "max_concurrent_research_units": 1,
+                           "max_researcher_iterations": 2, "max_react_tool_calls": 2,
+                           "search_api": "tavily", "results_per_query": 5},
+    "gpt-researcher": {"report_type": "research_report", "MAX_ITERATIONS": 2, "MAX_SEARCH_RESULTS_PER_QUERY": 5,
+                       "TOTAL_WORDS": 500, "RETRIEVER": "custom", "CURATE_SOURCES": False},
+}  # fmt: skip
+WHY_SIZES = (
+    "one researcher each (the desk's allocation 100, open_deep_research's one research unit, gpt-researcher's "
+    "one research report), one research round (open_deep_research counts the supervisor's closing turn as its "
+    "second iteration), two searches of five results (the desk's planner writes two queries, the peers' scripts "
+    "and settings ask two), no clarifying question (nobody is there to answer it), and the same reply caps"
+)
+TIMEOUT = {"scripted": 600.0, "smollm2": 900.0, "qwen": 1800.0}
+
+
+@dataclass
+class ModelSetting:
+    name: str
+    model: str
+    proxy: MeteringProxy
+    scripted: PeerScriptedModel | None = None
+
+    @property
+    def local(self) -> bool:
+        return self.scripted is None
+
+
+@contextmanager
+def model_setting(name: str, scratch: Path) -> Iterator[ModelSetting]:
+    """The model of one setting behind a fresh metering proxy (llama-cpp: one server, stopped after)."""
+    if name == "scripted":
+        script = PeerScriptedModel()
+        with FakeOpenAIServer(script) as fake, MeteringProxy(fake.base_url, fake_tokenizer) as proxy:
+            yield ModelSetting(name, "bench-model", proxy, script)
+        return
+    from bench.llama_server import MODEL_ALIAS, QWEN_ALIAS, LlamaServer, model_path, qwen_model_path
+
+    path, alias = (model_path(), MODEL_ALIAS) if name == "smollm2" else (qwen_model_path(), QWEN_ALIAS)
+    if path is None:
+        raise PeerUnavailable(f"{name} is not set up (scripts/local_model_setup.sh)")
+    adapters = Adapters(json_object_for_json_schema=True, max_tokens_too=True)
+    with LlamaServer(scratch / f"{name}-server.log", model=path, alias=alias, n_ctx=N_CTX) as server:
+        log(f"{name}: llama-cpp-python on {server.threads} thread(s), n_ctx {N_CTX}")
+        with MeteringProxy(server.base_url, llama_tokenizer(server.base_url), adapters=adapters) as proxy:
+            yield ModelSetting(name, alias, proxy)
+
+
+def _odr_config(setting: ModelSetting, world: PeerWorld, topic: str) -> dict[str, Any]:
+    caps = {"research": CAPS["research"], "summarization": CAPS["notes"], "compression": CAPS["notes"],
+            "final_report": CAPS["writer"]}  # fmt: skip
+    sizes = {k: v for k, v in SIZES["open_deep_research"].items() if k != "results_per_query"}
+    return {"topic": topic, "model": setting.model, "tavily_url": world.tavily_url, "max_tokens": caps, "sizes": sizes}
+
+
+def _gptr_config(setting: ModelSetting, world: PeerWorld, topic: str) -> dict[str, Any]:
+    model = f"openai:{setting.model}"
+    sizes = {k: str(v) for k, v in SIZES["gpt-researcher"].items() if k != "report_type"}
+    env = {
+        **sizes,
+        "RETRIEVER_ENDPOINT": world.retriever_url,
+        "FAST_LLM": model,
+        "SMART_LLM": model,
+        "STRATEGIC_LLM": model,
+        "EMBEDDING": "openai:bench-embedding",
+        "FAST_TOKEN_LIMIT": str(CAPS["research"]),
+        "SMART_TOKEN_LIMIT": str(CAPS["writer"]),
+        "STRATEGIC_TOKEN_LIMIT": str(CAPS["research"]),
+        "SUMMARY_TOKEN_LIMIT": str(CAPS["notes"]),
+        "TEMPERATURE": "0",
+        "LANGUAGE": "english",
+    }
+    return {"topic": topic, "env": env, "report_type": SIZES["gpt-researcher"]["report_type"]}
+
+
+def _peer_run(spec: PeerSpec, python: Path, setting: ModelSetting, world: PeerWorld, topic: str, root: Path):
+    config = (_odr_config if spec is OPEN_DEEP_RESEARCH else _gptr_config)(setting, world, topic)
+    env = peer_environ({"OPENAI_API_KEY": "sk-bench-key", "OPENAI_BASE_URL": setting.proxy.base_url,
+                        "OPENAI_API_BASE": setting.proxy.base_url, "TAVILY_API_KEY": "tvly-bench-key"})  # fmt: skip
+    run = run_driver(python, spec, config, root, env, TIMEOUT[setting.name])
+    return {"finished": run.error is None and bool(run.report.strip()), "error": run.error,
+            "report": run.report, "seconds": run.seconds, "process_seconds": run.process_seconds}  # fmt: skip
+
+
+def _desk_run(setting: ModelSetting, world: PeerWorld, topic: str, root: Path) -> dict[str, Any]:
+    local: dict[str, Any] = {}
+    if setting.local:
+        local = dict(
+            llm_concurrency=1,
+            context_tokens=N_CTX,
+            llm_timeout=1800,
+            llm_reply_seconds=1800,
+            llm_temperature=0.0,
+            review_rounds=0,
+            reply_tokens_queries=CAPS["notes"] // 2,
+            reply_tokens_plan=CAPS["research"],
+            reply_tokens_notes=CAPS["notes"],
+            reply_tokens_judge=CAPS["research"],
+            reply_tokens_writer=CAPS["writer"],
+        )
+    return run_desk(desk_settings(world, setting.proxy.base_url, setting.model, root, local=local), topic)
+
+
+def _row(system: str, item: PeerTopic, run: dict[str, Any], setting: ModelSetting, world: PeerWorld) -> dict[str, Any]:
+    meter = setting.proxy.meter()
+    return {
+        "system": system,
+        "topic": item.topic,
+        "group": item.group,
+        "finished": run["finished"],
+        "seconds": run["seconds"],
+        **meter.as_dict(),
+        **world.searches(),
+        **score_report(run["report"], world, Expectation(item.library_topic)),
+        "error": run.get("error"),
+        "report_head": run["report"][:400],
+    }
+
+
+def _settings_wanted(quick: bool) -> list[str]:
+    wanted = os.environ.get("PEERS_MODELS")
+    if wanted:
+        return [w.strip() for w in wanted.split(",") if w.strip()]
+    return ["scripted"] if quick else ["scripted", "smollm2", "qwen"]
+
+
+def _topics_for(setting: str, quick: bool) -> list[PeerTopic]:
+    """`PEERS_TOPICS`: a count for every setting, or per setting ("scripted:4,qwen:1")."""
+    default = 2 if quick else len(TOPICS)
+    wanted = os.environ.get("PEERS_TOPICS", "").strip()
+    if wanted.isdigit():
+        return list(TOPICS[: int(wanted)])
+    counts = dict(part.split(":", 1) for part in wanted.split(",") if ":" in part)
+    count = counts.get(setting, "")
+    return list(TOPICS[: int(count) if count.isdigit() else default])
+
+
+def _systems_wanted(peers: list[str]) -> list[str]:
+    """`PEERS_SYSTEMS` (desk, open_deep_research, gpt-researcher) narrows the systems run."""
+    wanted = [w.strip() for w in os.environ.get("PEERS_SYSTEMS", "").split(",") if w.strip()]
+    return [s for s in ("desk", *peers) if not wanted or s in wanted]
+
+
+def _kept_rows(measured: list[str], systems: list[str]) -> list[dict[str, Any]]:
+    """Rows of the settings and systems not measured now, from the last results (a narrowed run keeps them)."""
+    from bench.report import RESULTS_JSON
+
+    try:
+        previous = json.loads(RESULTS_JSON.read_text()).get("peers") or []
+    except (OSError, ValueError):
+        return []
+    return [
+        r
+        for r in previous
+        if isinstance(r, dict) and (r.get("setting") not in measured or r.get("system") not in systems)
+    ]
+
+
+def measure(ctx: BenchContext) -> dict[str, Any]:
+    root = ctx.scratch("peers")
+    pythons: dict[str, Path] = {}
+    unavailable: dict[str, str] = {}
+    for spec in PEERS:
+        try:
+            log(f"peers: {spec.requirement} venv")
+            pythons[spec.name] = ensure_venv(spec)
+        except PeerUnavailable as exc:
+            unavailable[spec.name] = str(exc)
+            log(f"peers: {spec.name} unavailable: {exc}")
+    if not pythons:
+        raise FigureSkipped("no peer could be installed: " + "; ".join(f"{k}: {v}" for k, v in unavailable.items()))
+    lift_rate_limits("tavily", concurrency=64)
+    rows: list[dict[str, Any]] = []
+    skipped_settings: dict[str, str] = {}
+    with PeerWorld(root) as world:
+        for name in _settings_wanted(ctx.quick):
+            try:
+                with model_setting(name, root) as setting:
+                    for i, item in enumerate(_topics_for(name, ctx.quick)):
+                        rows += _topic_rows(setting, world, item, pythons, root / f"{name}-{i}")
+            except PeerUnavailable as exc:
+                skipped_settings[name] = str(exc)
+                log(f"peers: setting {name} skipped: {exc}")
+    measured_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    kept = _kept_rows(_settings_wanted(ctx.quick), _systems_wanted(list(pythons)))
+    rows = kept + [{**r, "measured_at": measured_at} for r in rows]
+    return {
+        "peers": rows,
+        "peers_details": {
+            "machine": machine_info(),  # the other figures' machine line may be another run's
+            "versions": {
+                spec.name: installed_version(pythons[spec.name], spec.package) for spec in PEERS if spec.name in pythons
+            },  # fmt: skip
+            "unavailable": unavailable,
+            "settings_skipped": skipped_settings,
+            "sizes": SIZES,
+            "why_these_sizes": WHY_SIZES,
+            "reply_caps": CAPS,
+            "n_ctx": N_CTX,
+            "adapters_on_llama_cpp": Adapters(json_object_for_json_schema=True, max_tokens_too=True).names(),
+            "tokens": "counted by the metering proxy over the wire text: the GGUF vocabulary on llama-cpp "
+            "(/extras/tokenize/count), the fake's 4 characters a token on the scripted fake",
+        },
+    }
+
+
+def _topic_rows(
+    setting: ModelSetting, world: PeerWorld, item: PeerTopic, pythons: dict[str, Path], root: Path
+) -> list[dict[str, Any]]:
+    rows = []
+    for system in _systems_wanted(list(pythons)):
+        setting.proxy.reset()
+        world.clear_log()
+        if setting.scripted is not None:
+            setting.scripted.topic = item.topic
+        log(f"peers: {setting.name} / {system} / {item.topic}")
+        scratch = root / system
+        if system == "desk":
+            run = _desk_run(setting, world, item.topic, scratch)
+        else:
+            spec = GPT_RESEARCHER if system == GPT_RESEARCHER.name else OPEN_DEEP_RESEARCH
+            run = _peer_run(spec, pythons[system], setting, world, item.topic, scratch)
+        row = {"setting": setting.name, **_row(system, item, run, setting, world)}
+        log(
+            f"peers: {'finished' if row['finished'] else 'FAILED'} in {row['seconds']} s, {row['requests']} requests "
+            f"({row['failed_requests']} failed), {row['prompt_tokens']:,}+{row['completion_tokens']:,} tokens, "
+            f"{row['searches']} searches, {row['sources_cited']} cited, {row['invented_citations']} invented"
+            + (f"; {row['error']}" if row["error"] else "")
+        )
+        rows.append(row)
+    return rows

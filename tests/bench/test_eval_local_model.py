@@ -1,0 +1,44 @@
+"""Keeps `make eval-local-model` (bench/eval/local_model.py) from rotting between real-model runs:
+one topic through the same code against the loopback model instead of llama-cpp, its row read
+from the typed run view, summarised and rendered as the README table. No figure is asserted:
+the real model's figures are the eval's, not a test's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.eval.local_model import TOPICS, run_topic
+from bench.eval.local_model_report import markdown, summarise
+from tests.fakes.openai_server import FakeOpenAIServer
+
+
+@dataclass
+class LoopbackServer:
+    """What the eval reads of its llama-cpp server."""
+
+    base_url: str
+    alias: str = "fake-model"
+    n_ctx: int = 4096
+
+
+def test_one_topic_runs_through_the_eval_and_renders_its_table(tmp_path: Path) -> None:
+    covered = next(t for t in TOPICS if t.group == "covered")
+    with FakeOpenAIServer() as fake:
+        row = run_topic(LoopbackServer(fake.base_url), covered, tmp_path / "run")
+    assert row["writer"] == "model" and row["calls"] > 0 and row["prompt_tokens"] > 0
+    assert row["claim_check_method"] == "model" and row["verdicts"]
+    assert row["model_relevance_drops"] == 0  # the scripted model finds every kept source relevant
+    assert not [w for w in row["steps_degraded"]]
+    assert row["factual_sentences"] >= row["factual_cited"] > 0
+    summary = summarise([row])
+    results = {
+        "generated_at": "now",
+        "model": "fake",
+        "server": "loopback",
+        "settings": {"load_average": 0.0},
+        "summary": summary,
+        "topics": [row],
+    }
+    table = markdown(results)
+    assert covered.topic in table and "| invented or unresolvable citations | 0 |" in table
