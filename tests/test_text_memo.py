@@ -82,8 +82,15 @@ def test_hostile_input_is_never_kept() -> None:
 _VOLATILE = {"ts", "seq", "run_id", "seconds"}
 
 
+def _step_path(task: str) -> str:
+    """A step's task path without LangGraph's task ids (new in every run): its node names."""
+    return "|".join(part.split(":", 1)[0] for part in task.split("|"))
+
+
 def _stable(value: Any) -> Any:
     if isinstance(value, dict):
+        if isinstance(value.get("task"), str) and "attempt" in value:  # an event's step
+            value = {**value, "task": _step_path(value["task"])}
         return {k: _stable(v) for k, v in value.items() if k not in _VOLATILE}
     if isinstance(value, list):
         return [_stable(v) for v in value]
