@@ -1,7 +1,7 @@
 """What a person sees of report shapes and source search, in a real browser: a brief with a target
 length, the shape named over its draft; a search over the Sources table that narrows it and
-highlights the passage; a claim's link to its passage. (Choosing the shape in Run options is
-covered by tests/ui/test_report_shape_page.py.)"""
+highlights the passage; a claim's link to its passage; the shape chosen in Run options becomes the
+run's (the same choice through AppTest: tests/ui/test_report_shape_page.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from research.runs.runner import ResearchRunner
 from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.browser.conftest import screenshot
+from tests.browser.research_form import fill_research_form
 
 pytestmark = pytest.mark.browser
 
@@ -47,3 +48,30 @@ def test_a_brief_then_search_and_a_claims_passage(page, app_url, app_data_dir):
     expect(search).not_to_have_value("lipid nanoparticle")
     expect(page.get_by_text("sources hold every word", exact=False)).to_be_visible()
     screenshot(page, "browser-claim-passage-link")
+
+
+def _choose(page, label: str, option: str) -> None:
+    """Pick `option` in the select box `label`, typing it as a person can. The first click on a box
+    just after its expander opened can land during the rerun and close the list: click until it is open."""
+    box = page.get_by_role("combobox", name=label)
+    for _ in range(5):
+        box.click()
+        try:
+            expect(page.get_by_role("option").first).to_be_visible(timeout=5_000)
+            break
+        except AssertionError:
+            continue
+    page.keyboard.type(option)
+    page.keyboard.press("Enter")
+    expect(box).to_have_value(f"{option}: a paragraph and bullets")
+
+
+def test_the_shape_chosen_in_run_options_is_the_runs(page, app_url):
+    page.goto(app_url)
+    fill_research_form(page, "How do mRNA vaccines work?", "110")
+    page.get_by_text("Run options", exact=True).click()
+    _choose(page, "Report shape", "Brief")
+    page.get_by_role("button", name="Run research").click()
+    expect(page.get_by_text("Report shape: Brief", exact=False)).to_be_visible(timeout=120_000)
+    expect(page.locator("[data-testid=stMain]").get_by_role("heading", name="Key points")).to_be_visible()
+    screenshot(page, "browser-report-shape-chosen")
