@@ -17,6 +17,20 @@ from research.settings import Settings
 from tests.environment import clean_environ
 from tests.finished_run import finished, log_dir  # noqa: F401 - fixtures shared by runs/, export/, cli/
 
+# A test that starts a child server (Streamlit, Chromium, `langgraph dev`) pays its start-up inside its
+# own time limit; with every core busy that alone can pass pyproject's 120 s. The limit is a hang
+# guard, not a speed goal, so these get a wider one (a test's own `timeout` mark still wins).
+CHILD_PROCESS_MARKS = ("browser", "server")
+CHILD_PROCESS_TIMEOUT_S = 900
+
+
+@pytest.hookimpl(trylast=True)  # after tests/server/conftest.py has marked its items
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        starts_children = any(item.get_closest_marker(mark) for mark in CHILD_PROCESS_MARKS)
+        if starts_children and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(CHILD_PROCESS_TIMEOUT_S))
+
 
 class NetworkBlockedError(RuntimeError):
     """A test tried to reach a non-loopback address.

@@ -15,7 +15,7 @@ from tests.child_server import ROOT, ServerKind, free_port
 from tests.streamlit_server import offline_env
 
 LANGGRAPH = Path(sys.executable).with_name("langgraph")
-LANGGRAPH_DEV = ServerKind("langgraph dev", "/ok", start_timeout=90, poll=0.3, stop_timeout=15)
+LANGGRAPH_DEV = ServerKind("langgraph dev", "/ok", start_timeout=240, poll=0.3, stop_timeout=15)
 
 
 def langgraph_available() -> bool:

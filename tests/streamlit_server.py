@@ -13,7 +13,7 @@ from tests import child_server
 from tests.child_server import ROOT, ServerKind, free_port
 
 _KEYS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "GITHUB_TOKEN")
-STREAMLIT = ServerKind("streamlit", "/_stcore/health", start_timeout=60, poll=0.2, stop_timeout=10)
+STREAMLIT = ServerKind("streamlit", "/_stcore/health", start_timeout=180, poll=0.2, stop_timeout=10)
 
 # ROOT and free_port stay importable from here (the server-lane and login tests take them from here).
 __all__ = ["ROOT", "free_port", "offline_env", "start_streamlit", "streamlit_server"]
