@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import RUN_TIMEOUT_MS, screenshot
 from tests.browser.research_form import fill_research_form
 from tests.streamlit_server import offline_env, streamlit_server
 
@@ -37,18 +37,18 @@ def test_agent_mode_run_shows_tool_calls_live_and_the_worker_transcript(page, he
 
     card = page.locator(".st-key-researcher-card-web-1")
     # Live: the first call is on the card while the run is still running.
-    expect(card).to_contain_text(re.compile(r"1 tool call|2 tool calls"), timeout=60_000)
+    expect(card).to_contain_text(re.compile(r"1 tool call|2 tool calls"))
     expect(page.locator(".st-key-run-header")).to_contain_text("Running")
     expect(card).to_contain_text("search_library query=Impressionism")
     screenshot(page, "agent-01-live-tool-calls")
     hold.unlink()
 
-    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=120_000)
+    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
     expect(card).to_contain_text("done")
     page.get_by_text("Worker transcripts").click()
     transcript = page.get_by_role("tabpanel").first
     # The expander's tabs render after a rerun: on a loaded machine that takes longer than 5 s.
-    expect(transcript).to_contain_text("Supervisor Directive: web-1 (web, angle 1", timeout=60_000)
+    expect(transcript).to_contain_text("Supervisor Directive: web-1 (web, angle 1")
     expect(transcript).to_contain_text("calls search_library query=")
     expect(transcript).to_contain_text("closing note")
     transcript.scroll_into_view_if_needed()

@@ -36,8 +36,8 @@ def test_a_tracking_pixel_in_a_source_never_loads(page, app_url, app_data_dir):
             note="hostile edit",
         )
         page.goto(f"{app_url}/?run={run_id}")
-        expect(page.locator("[data-testid=stDataFrame]").first).to_be_visible(timeout=30_000)
-        expect(page.get_by_text("directive", exact=False).first).to_be_visible(timeout=30_000)
+        expect(page.locator("[data-testid=stDataFrame]").first).to_be_visible()
+        expect(page.get_by_text("directive", exact=False).first).to_be_visible()
         page.get_by_text("Transcript", exact=True).click()
         page.wait_for_timeout(2500)
         screenshot(page, "browser-13-inert-content")
@@ -63,8 +63,8 @@ def test_every_commonmark_image_form_and_a_data_link_stay_text_in_a_real_browser
         run_id = runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="100"))
         runner.store.save_draft_version(run_id, hostile_draft(base) + "\nEnd of the hostile draft.\n", note="hostile")
         page.goto(f"{app_url}/?run={run_id}")
-        expect(page.get_by_text("End of the hostile draft.", exact=False).first).to_be_visible(timeout=30_000)
-        expect(page.get_by_text("a [b] c", exact=False).first).to_be_visible(timeout=30_000)  # the alt text
+        expect(page.get_by_text("End of the hostile draft.", exact=False).first).to_be_visible()
+        expect(page.get_by_text("a [b] c", exact=False).first).to_be_visible()  # the alt text
         page.wait_for_timeout(2500)
         screenshot(page, "browser-21-commonmark-forms")
         assert hits == [], f"the browser fetched {hits}"

@@ -46,7 +46,7 @@ def test_a_run_fills_the_panels_live_and_a_saved_edit_survives_reload(page, app_
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
 
-    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=60_000)
+    expect(page.locator(".st-key-run-header")).to_contain_text("Finished")
     expect(card).to_contain_text("done")
     expect(page.locator("[data-testid=stDataFrame]").first).to_be_visible()
     # The grid draws on a canvas; its accessible twin counts the rows (header + sources).
@@ -83,5 +83,5 @@ def test_a_refresh_mid_run_reattaches_to_the_running_run(page, app_url):
     page.reload()
     assert page.url == run_url
     expect(page.locator(".st-key-researcher-card-book-1")).to_be_visible()
-    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=60_000)
+    expect(page.locator(".st-key-run-header")).to_contain_text("Finished")
     expect(page.locator(".st-key-critique-round-1")).to_be_visible()

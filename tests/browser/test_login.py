@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from research.runs.store import RunStore
 from research.runs.view import fold
-from tests.browser.conftest import _require_browser, screenshot
+from tests.browser.conftest import RUN_TIMEOUT_MS, _require_browser, screenshot
 from tests.fakes.oidc_issuer import CLIENT_ID, CLIENT_SECRET, oidc_issuer
 from tests.streamlit_server import free_port, offline_env, streamlit_server
 
@@ -42,28 +42,28 @@ def test_sign_in_with_oidc_then_guarded_actions_and_started_by(page, login_desk)
     url, issuer, data_dir = login_desk
     # The app first (a deep link's first load on a fresh server is tests/browser/test_pages.py's concern).
     page.goto(url)
-    expect(page.get_by_role("heading", name="Research Desk")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="Research Desk")).to_be_visible()
     page.goto(f"{url}/settings")
-    expect(page.get_by_text("Sign in to check connections.")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Sign in to check connections.")).to_be_visible()
     assert page.get_by_role("button", name="Check connections").count() == 0
     page.goto(f"{url}/library")
-    expect(page.get_by_text("Sign in to add documents.")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Sign in to add documents.")).to_be_visible()
 
     page.get_by_role("button", name="Sign in").first.click()
-    expect(page.get_by_text("Signed in as ada@example.org")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Signed in as ada@example.org")).to_be_visible()
     assert {"/authorize", "/token"} <= set(issuer.requests)
     page.goto(f"{url}/library")
-    expect(page.get_by_role("button", name="Import")).to_be_visible(timeout=30_000)  # the upload form
+    expect(page.get_by_role("button", name="Import")).to_be_visible()  # the upload form
     page.goto(f"{url}/settings")
-    expect(page.get_by_role("button", name="Check connections")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("button", name="Check connections")).to_be_visible()
 
     page.goto(f"{url}/")
     page.get_by_role("textbox", name="Research topic", exact=True).fill("How do mRNA vaccines work?")
     page.get_by_role("textbox", name="Allocation", exact=True).fill("100")
     page.get_by_role("textbox", name="Allocation", exact=True).press("Enter")
-    expect(page.get_by_role("button", name="Run research")).to_be_enabled(timeout=30_000)
+    expect(page.get_by_role("button", name="Run research")).to_be_enabled()
     page.get_by_role("button", name="Run research").click()
-    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=90_000)
+    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
     expect(page.locator(".st-key-run-header")).to_contain_text("by ada@")  # who started it
     screenshot(page, "browser-13-signed-in")
     store = RunStore(data_dir / "runs.sqlite")
@@ -71,9 +71,9 @@ def test_sign_in_with_oidc_then_guarded_actions_and_started_by(page, login_desk)
     assert fold(store.events(record.run_id)).started_by == "ada@example.org"
 
     page.get_by_role("button", name="Sign out").click()
-    expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
     page.goto(f"{url}/settings")
-    expect(page.get_by_text("Sign in to check connections.")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Sign in to check connections.")).to_be_visible()
 
 
 def test_a_desk_on_the_network_without_a_login_refuses_to_serve(page, tmp_path: Path) -> None:
@@ -83,11 +83,11 @@ def test_a_desk_on_the_network_without_a_login_refuses_to_serve(page, tmp_path: 
     # 0.0.0.0 without [auth]: the page shows only the refusal (reached through loopback here).
     with streamlit_server(env, tmp_path / "streamlit.log", port=port, extra_args=("--server.address", "0.0.0.0")):
         page.goto(f"http://127.0.0.1:{port}/")
-        expect(page.get_by_text("without a login")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("without a login")).to_be_visible()
         assert page.get_by_role("button", name="Run research").count() == 0
     env["RESEARCH_ALLOW_UNAUTHENTICATED"] = "1"
     with streamlit_server(
         env, tmp_path / "streamlit2.log", port=free_port(), extra_args=("--server.address", "0.0.0.0")
     ) as url:
         page.goto(f"{url}/")
-        expect(page.get_by_role("button", name="Run research")).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("button", name="Run research")).to_be_visible()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import _require_browser, screenshot
+from tests.browser.conftest import RUN_TIMEOUT_MS, _require_browser, screenshot
 from tests.browser.research_form import fill_research_form
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.streamlit_server import offline_env, streamlit_server
@@ -43,14 +43,14 @@ def test_a_long_model_call_shows_live_progress_on_the_card_and_the_draft(page, s
     page.get_by_role("button", name="Run research").click()
 
     card = page.locator(".st-key-researcher-card-web-1")
-    expect(card).to_contain_text(re.compile(r"writing notes, \d+ tokens"), timeout=90_000)
+    expect(card).to_contain_text(re.compile(r"writing notes, \d+ tokens"), timeout=RUN_TIMEOUT_MS)
     screenshot(page, "browser-model-progress-card")
 
     preview = page.locator("[class*=st-key-draft-preview-]")
-    expect(preview).to_be_visible(timeout=120_000)
+    expect(preview).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(page.get_by_text(re.compile(r"The writer is writing… \d+ tokens? so far"))).to_be_visible()
     screenshot(page, "browser-model-progress-draft")
 
-    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=180_000)
+    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
     expect(page.locator("[class*=st-key-draft-body-]")).to_be_visible()
     expect(preview).to_have_count(0)  # the checked draft replaced the preview

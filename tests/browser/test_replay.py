@@ -64,7 +64,7 @@ def test_a_stored_run_replays_panel_by_panel_with_pause(page, clocked_app, app_d
     page.get_by_role("button", name="Resume").click()
     expect(progress).to_contain_text("playing at 1x")
     clock.set(clock.now + offsets[-1] + 5)
-    expect(progress).to_contain_text("done", timeout=60_000)
+    expect(progress).to_contain_text("done")
     expect(card).to_contain_text("done")
     expect(page.locator(".st-key-critique-round-1")).to_contain_text(re.compile("APPROVED|NEEDS_IMPROVEMENT"))
     expect(page.locator(f".st-key-draft-body-{run_id}")).to_contain_text("Sources")
@@ -120,7 +120,7 @@ def test_the_first_load_of_a_page_url_shows_the_app_not_the_pages_folder(browser
         for _ in range(15):
             assert page.locator("[data-testid=stSidebarNav]").count() == 0
             page.wait_for_timeout(100)
-        expect(page.get_by_role("heading", name="History", level=1)).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("heading", name="History", level=1)).to_be_visible()
         sidebar = page.locator("[data-testid=stSidebar]")
         expect(sidebar.get_by_role("link", name="Compare")).to_be_visible()
         expect(sidebar.get_by_role("link", name="History")).to_be_visible()

@@ -14,7 +14,7 @@ from research.report_shape import ReportShape
 from research.runs.runner import ResearchRunner
 from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import RUN_TIMEOUT_MS, screenshot
 from tests.browser.research_form import fill_research_form
 
 pytestmark = pytest.mark.browser
@@ -30,7 +30,7 @@ def _brief_run(data_dir: Path) -> str:
 
 def test_a_brief_then_search_and_a_claims_passage(page, app_url, app_data_dir):
     page.goto(f"{app_url}/?run={_brief_run(app_data_dir)}")
-    expect(page.get_by_text("Report shape: Brief, about 150 words", exact=False)).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Report shape: Brief, about 150 words", exact=False)).to_be_visible()
     main = page.locator("[data-testid=stMain]")
     expect(main.get_by_role("heading", name="Key points")).to_be_visible()
 
@@ -72,6 +72,6 @@ def test_the_shape_chosen_in_run_options_is_the_runs(page, app_url):
     page.get_by_text("Run options", exact=True).click()
     _choose(page, "Report shape", "Brief")
     page.get_by_role("button", name="Run research").click()
-    expect(page.get_by_text("Report shape: Brief", exact=False)).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("Report shape: Brief", exact=False)).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(page.locator("[data-testid=stMain]").get_by_role("heading", name="Key points")).to_be_visible()
     screenshot(page, "browser-report-shape-chosen")

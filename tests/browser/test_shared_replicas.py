@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from research.runs.store import RunStore
-from tests.browser.conftest import ARTIFACTS, EXPECT_TIMEOUT_MS
+from tests.browser.conftest import ARTIFACTS, EXPECT_TIMEOUT_MS, RUN_TIMEOUT_MS
 from tests.browser.research_form import fill_research_form
 from tests.child_server import stop_group
 from tests.streamlit_server import offline_env, start_streamlit
@@ -47,14 +47,13 @@ def _shot(page, name: str) -> None:
 def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(
     browser, tmp_path: Path, pg_url: str
 ) -> None:
-    expect.set_options(timeout=45_000)  # a cold replica's first page, on 2 shared cores
     a, url_a = _replica(tmp_path / "a", pg_url, "a")
     b, url_b = _replica(tmp_path / "b", pg_url, "b")
     try:
         contexts = [browser.new_context(viewport={"width": 1440, "height": 900}) for _ in range(2)]
         page_a, page_b = (c.new_page() for c in contexts)
         for p in (page_a, page_b):
-            p.set_default_timeout(45_000)
+            p.set_default_timeout(EXPECT_TIMEOUT_MS)
 
         page_b.goto(url_b)  # warm replica B up (its first script run imports the engine)
         expect(page_b.get_by_role("textbox", name="Research topic", exact=True)).to_be_visible()
@@ -69,7 +68,7 @@ def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(
         seen = len(store.events(first))
         _shot(page_a, "replicas-01-a-running")
         _shot(page_b, "replicas-02-b-watching")
-        expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=120_000)
+        expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
         expect(page_b.locator(f".st-key-draft-body-{first}")).to_contain_text("Sources")
         assert len(store.events(first)) > seen  # B drew events A wrote after B opened the run
         _shot(page_b, "replicas-03-b-saw-it-finish")
@@ -82,10 +81,10 @@ def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(
         # Replica A dies mid-run (kill -9: no cleanup). B sees the run stopped and resumes it.
         stop_group(a, sig=signal.SIGKILL)
         assert store.get_run(run_id).status == "running"
-        expect(page_b.get_by_text("This run stopped when the app that ran it did")).to_be_visible(timeout=30_000)
+        expect(page_b.get_by_text("This run stopped when the app that ran it did")).to_be_visible()
         _shot(page_b, "replicas-04-b-after-a-died")
         page_b.get_by_role("button", name="Resume run").click()
-        expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=120_000)
+        expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
         expect(page_b.locator("[class*=st-key-draft-body-]")).to_contain_text("Sources")
         _shot(page_b, "replicas-05-b-resumed-and-finished")
         for c in contexts:
@@ -97,6 +96,5 @@ def test_two_replicas_show_one_run_live_and_a_killed_replica_loses_nothing(
         writer_drafts = [d for d in store.draft_versions(run_id) if d.note == "Writer's draft"]
         assert store.get_run(run_id).status == "finished" and len(writer_drafts) == 1  # the reviewer's come on top
     finally:
-        expect.set_options(timeout=EXPECT_TIMEOUT_MS)
         stop_group(a)
         stop_group(b)

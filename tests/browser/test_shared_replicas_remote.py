@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from research.runs.store import RunStore
-from tests.browser.conftest import ARTIFACTS, EXPECT_TIMEOUT_MS
+from tests.browser.conftest import ARTIFACTS, RUN_TIMEOUT_MS
 from tests.browser.research_form import fill_research_form
 from tests.child_server import stop_group
 from tests.langgraph_server import langgraph_available, langgraph_dev, server_env
@@ -41,7 +41,6 @@ def _shot(page, name: str) -> None:
 def test_a_replica_killed_mid_run_costs_nothing_on_a_team_desk(browser, tmp_path: Path, pg_url: str) -> None:
     if not langgraph_available():
         pytest.skip('langgraph-cli not installed (pip install "langgraph-cli[inmem]", in requirements-dev.txt)')
-    expect.set_options(timeout=45_000)  # cold replicas on 2 shared cores
     # 4 s per library search: the run lasts long enough to kill A mid-run.
     env = server_env(tmp_path / "server", RESEARCH_DEMO_DELAY="4", RESEARCH_DATABASE_URL=pg_url)
     with langgraph_dev(env, tmp_path) as server_url:
@@ -65,14 +64,13 @@ def test_a_replica_killed_mid_run_costs_nothing_on_a_team_desk(browser, tmp_path
             assert store.get_run(run_id).status == "running"
             seen = len(store.events(run_id))
 
-            expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=150_000)
+            expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
             expect(page_b.get_by_role("button", name="Reattach")).to_have_count(0)
             expect(page_b.locator(f".st-key-draft-body-{run_id}")).to_contain_text("Sources")
             _shot(page_b, "team-02-b-saw-it-finish-after-a-died")
             for c in contexts:
                 c.close()
         finally:
-            expect.set_options(timeout=EXPECT_TIMEOUT_MS)
             stop_group(a)
             stop_group(b)
     events = store.events(run_id)

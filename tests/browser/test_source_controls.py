@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from research.runs.store import RunStore
 from research.schemas.source_quality import SourceControls
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import RUN_TIMEOUT_MS, screenshot
 from tests.browser.research_form import fill_research_form
 
 pytestmark = pytest.mark.browser
@@ -35,7 +35,7 @@ def test_source_controls_apply_to_a_run_and_the_table_filters_by_reliability(pag
     screenshot(page, "browser-source-controls")
     page.get_by_role("button", name="Run research").click()
 
-    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=120_000)
+    expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
     run_id = re.search(r"\?run=([0-9a-f]{12})", page.url).group(1)  # type: ignore[union-attr]
     [started] = [e for e in RunStore(app_data_dir / "runs.sqlite").events(run_id) if e.type == "run_started"]
     assert started.data.source_controls == SourceControls(

@@ -33,7 +33,7 @@ def test_the_draft_panel_shows_claim_support(page, app_url, app_data_dir, monkey
     monkeypatch.setattr(OfflineBrain, "write", write)
     run_id = _run(app_data_dir, "How do mRNA vaccines work?")
     page.goto(f"{app_url}/?run={run_id}")
-    expect(page.get_by_text("Claim check (v2", exact=False)).to_be_visible(timeout=20_000)
+    expect(page.get_by_text("Claim check (v2", exact=False)).to_be_visible()
     expect(page.get_by_text("Citation precision: 100%", exact=False)).to_be_visible()
     expect(page.get_by_text("(the writer's v1:", exact=False)).to_be_visible()
     page.get_by_text("Why the reviewer wrote v2", exact=False).click()
@@ -47,6 +47,6 @@ def test_the_draft_panel_shows_claim_support(page, app_url, app_data_dir, monkey
 def test_an_empty_run_shows_the_evidence_notice(page, app_url, app_data_dir):
     run_id = _run(app_data_dir, "How are bagpipes made?")
     page.goto(f"{app_url}/?run={run_id}")
-    expect(page.get_by_text("No relevant evidence.", exact=False)).to_be_visible(timeout=20_000)
+    expect(page.get_by_text("No relevant evidence.", exact=False)).to_be_visible()
     expect(page.get_by_text("No relevant sources were found for this topic", exact=False)).to_be_visible()
     screenshot(page, "browser-trust-empty")
