@@ -9,6 +9,7 @@ from typing import Any
 from bench import report
 from bench.ab_compare import _ratios, markdown_table
 from bench.gil_profile import profiling, summary
+from bench.loopback import MODEL_SLOTS, LoopbackWorld
 from bench.phases import phase_costs
 from research.events import Event
 
@@ -123,3 +124,11 @@ def test_the_alternating_comparison_reports_medians_of_new_over_old() -> None:
     table = markdown_table({"cases": {"333": ratios}})
     assert "| writer | +2.50 | +0.60 |" in table
     assert "| new / old wall time (median of rounds) |  | 0.70 |" in table
+
+
+def test_the_loopback_world_gives_every_researcher_of_333_a_model_slot(tmp_path) -> None:
+    """Nine researchers start their first model call together; with the desk's default 8 slots the
+    ninth would wait for one, and the figure would measure the cap instead of the desk."""
+    with LoopbackWorld(tmp_path / "data", tmp_path / "logs") as world:
+        assert world.settings(max_researchers=9).llm_concurrency >= 9
+        assert world.settings(max_researchers=3).llm_concurrency == MODEL_SLOTS
