@@ -31,7 +31,6 @@ from research.runs.event_effects import apply_event
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.ledger import PlanEdit, PlanReviewError, RunNotResumableError
 from research.runs.store import DuplicateEventError, RunRecord
-from research.runs.switching import shorten_switch_interval
 from research.runs.tracing import run_trace_config
 from research.schemas.researchers import ResearcherAllocation
 from research.schemas.state_shapes import ResearchRequest
@@ -57,7 +56,6 @@ class ResearchRunner:
         self.store = self.ledger.store
         self.store.mask_secrets(settings.secret_values())  # also a store handed in (a key echoed by a model)
         self.owner = new_owner_id()  # this runner's name on the leases it holds
-        shorten_switch_interval()  # its runs' threads mostly wait: hand the GIL to an answered one sooner
         # The graph's nodes find this runner's services here, through their runtime's RunEnv.
         self.services = ServiceRegistry(settings)
 
