@@ -4,7 +4,8 @@ measured alternately in one run, so a busy machine's load falls on both alike.
 REV is checked out into a temporary git worktree. Each round runs one child process per tree (the
 order alternates between rounds); a child warms up, then runs every case once and prints its
 figures as JSON. The report is the median over rounds of new / old, per case: the wall time, the
-measured / ideal ratio, and each phase's overhead. A ratio below 1 means this tree is faster.
+measured / ideal ratio, each phase's overhead, and the CPU seconds the child spent on the run
+(steadier than the wall time on a loaded machine). A ratio below 1 means this tree is faster.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from bench.harness import REPO_ROOT, clean_environ, log, median
 CASES = ("111", "333")
 # The child: what one tree measures, one run per case (the code of that tree's bench).
 _CHILD = """
-import json, sys
+import json, sys, time
 from bench.harness import isolate_environment, BenchContext
 isolate_environment()
 from bench.critical_path import critical_path
@@ -37,9 +38,11 @@ try:
         world.run("111", max_iterations=0)
         for allocation in sys.argv[3:]:
             cap = 9 if allocation == "333" else 3
+            cpu = time.process_time()
             run = world.run(allocation, max_iterations=1, max_researchers=cap)
+            cpu = time.process_time() - cpu
             path = critical_path(run.events, model, search)
-            case = {"wall": run.wall_seconds, "ideal": path.seconds, "status": run.status}
+            case = {"wall": run.wall_seconds, "ideal": path.seconds, "status": run.status, "cpu": cpu}
             rows = phase_costs(run.events, run.started_at, run.ended_at, [r["researchers"] for r in path.rounds], model)
             case["phases"] = {r.phase: r.overhead for r in rows}
             out[allocation] = case
@@ -78,6 +81,10 @@ def _ratios(old: list[dict[str, Any]], new: list[dict[str, Any]], case: str) -> 
         "ideal_old_s": round(median([o[case]["ideal"] for o in old]), 3),
         "ideal_new_s": round(median([n[case]["ideal"] for n in new]), 3),
     }
+    if all("cpu" in r[case] for r in old + new):  # the process's CPU seconds over the run: steadier under load
+        out["old_cpu_s"] = round(median([o[case]["cpu"] for o in old]), 3)
+        out["new_cpu_s"] = round(median([n[case]["cpu"] for n in new]), 3)
+        out["cpu_new_over_old"] = round(median([n[case]["cpu"] / o[case]["cpu"] for o, n in pairs]), 3)
     phases = [p for p in new[0][case].get("phases", {}) if all(p in r[case].get("phases", {}) for r in old + new)]
     out["phase_overhead_s"] = {
         p: {
@@ -142,15 +149,20 @@ def markdown_table(result: dict[str, Any]) -> str:
             row = result["cases"][c]["phase_overhead_s"].get(phase, {})
             cells += [f"{row.get('old', 0):+.2f}", f"{row.get('new', 0):+.2f}"]
         lines.append(f"| {phase} | " + " | ".join(cells) + " |")
-    totals = (
+    totals = [
         ("wall time, s (median)", "old_wall_s", "new_wall_s"),
         ("measured / ideal (median)", "old_ratio", "new_ratio"),
-    )
+    ]
+    if all("old_cpu_s" in result["cases"][c] for c in cases):
+        totals.append(("CPU of the run, s (median; the fakes' included)", "old_cpu_s", "new_cpu_s"))
     for label, old, new in totals:
         cells = [f"{result['cases'][c][k]:.2f}" for c in cases for k in (old, new)]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     shares = [cell for c in cases for cell in ("", f"{result['cases'][c]['wall_new_over_old']:.2f}")]
     lines.append("| new / old wall time (median of rounds) | " + " | ".join(shares) + " |")
+    if all("cpu_new_over_old" in result["cases"][c] for c in cases):
+        cpu = [cell for c in cases for cell in ("", f"{result['cases'][c]['cpu_new_over_old']:.2f}")]
+        lines.append("| new / old CPU (median of rounds) | " + " | ".join(cpu) + " |")
     return "\n".join(lines) + "\n"
 
 

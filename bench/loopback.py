@@ -49,6 +49,7 @@ TAVILY_PATH = "/search"
 # the others answer in one request. Every request costs the search latency.
 PROVIDER_REQUEST_DEPTH = {"tavily": 1, "arxiv": 1, "openalex": 1, "openlibrary": 2, "wikipedia": 2, "library": 0}
 BENCH_PROVIDERS = ("tavily", "arxiv", "openalex", "openlibrary", "wikipedia")
+MODEL_SLOTS: int = Settings.model_fields["llm_concurrency"].default  # the desk's default model slots
 
 _WORDS = [
     "evidence",
@@ -368,6 +369,10 @@ class LoopbackWorld:
             openai_api_key="sk-bench-key",
             model="bench-model",
             max_researchers=max_researchers,
+            # The fake answers any number of calls at once, as a hosted API does. With the default
+            # 8 slots the ninth researcher of 333 would queue its first call behind the others
+            # (0.2 s on the critical path when it is a book researcher): that measures the cap.
+            llm_concurrency=max(MODEL_SLOTS, max_researchers),
             http_timeout=10,
             llm_timeout=30,
             **self._search.settings_overrides(),

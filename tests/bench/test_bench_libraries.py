@@ -8,6 +8,7 @@ import pytest
 
 from bench import libraries
 from bench.harness import BenchContext
+from research.text import sentences
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,28 @@ def test_split_and_stem_checks_count_the_test_cases(docs) -> None:
     stemming = libraries._stemming(docs[:4], repeats=1)["check"]
     assert stemming["own_cases_passed"] == stemming["stem_cases"]
     assert stemming["library_cases_passed"] < stemming["stem_cases"]  # Porter2: studies -> "studi"
+
+
+def test_our_splitter_is_timed_without_its_memo(docs, monkeypatch) -> None:
+    """The memo keeps each text's split, so a timed repeat of the same documents would time a
+    lookup (the figure once read 4e4x): every timed call must split every document again."""
+    pytest.importorskip("pysbd")
+    split: list[str] = []
+    blocks = sentences._blocks
+    monkeypatch.setattr(sentences, "_blocks", lambda text: split.append(text) or blocks(text))
+    work: list[int] = []
+    timed = libraries._time
+
+    def counting(fn, repeats):
+        before = len(split)
+        seconds = timed(fn, repeats)
+        work.append(len(split) - before)
+        return seconds
+
+    monkeypatch.setattr(libraries, "_time", counting)
+    few = docs[:3]
+    libraries._sentences(few, repeats=3)
+    assert work[0] == (1 + 3) * len(few)  # our splitter's timing: a warm-up and 3 repeats, all split afresh
 
 
 def test_the_figure_reports_every_piece(tmp_path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from bench import report
 from bench.ab_compare import _ratios, markdown_table
 from bench.gil_profile import profiling, summary
+from bench.loopback import MODEL_SLOTS, LoopbackWorld
 from bench.phases import phase_costs
 from research.events import Event
 
@@ -123,3 +124,27 @@ def test_the_alternating_comparison_reports_medians_of_new_over_old() -> None:
     table = markdown_table({"cases": {"333": ratios}})
     assert "| writer | +2.50 | +0.60 |" in table
     assert "| new / old wall time (median of rounds) |  | 0.70 |" in table
+
+
+def test_the_loopback_world_gives_every_researcher_of_333_a_model_slot(tmp_path) -> None:
+    """Nine researchers start their first model call together; with the desk's default 8 slots the
+    ninth would wait for one, and the figure would measure the cap instead of the desk."""
+    with LoopbackWorld(tmp_path / "data", tmp_path / "logs") as world:
+        assert world.settings(max_researchers=9).llm_concurrency >= 9
+        assert world.settings(max_researchers=3).llm_concurrency == MODEL_SLOTS
+
+
+def test_the_comparison_reports_each_runs_cpu_seconds_beside_its_wall_time() -> None:
+    def child(wall: float, cpu: float) -> dict[str, Any]:
+        return {"333": {"wall": wall, "ideal": 4.0, "status": "finished", "phases": {}, "cpu": cpu}}
+
+    old = [child(8.0, 1.0), child(12.0, 1.2), child(10.0, 1.1)]
+    new = [child(9.0, 0.8), child(11.0, 0.6), child(10.0, 0.99)]
+    ratios = _ratios(old, new, "333")
+    assert ratios["old_cpu_s"] == 1.1 and ratios["new_cpu_s"] == 0.8
+    assert ratios["cpu_new_over_old"] == 0.8  # median of 0.8, 0.5, 0.9
+    table = markdown_table({"cases": {"333": ratios}})
+    assert "| CPU of the run, s (median; the fakes' included) | 1.10 | 0.80 |" in table
+    assert "| new / old CPU (median of rounds) |  | 0.80 |" in table
+    without = _ratios([child(8.0, 1.0)], [{"333": {"wall": 6.0, "ideal": 4.0, "phases": {}}}], "333")
+    assert "cpu_new_over_old" not in without  # no CPU figures in: no CPU rows out
