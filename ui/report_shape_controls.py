@@ -11,8 +11,8 @@ import streamlit as st
 from research.api import MAX_TARGET_WORDS, MIN_TARGET_WORDS, SHAPES, ReportShape
 
 TARGET_HELP = (
-    f"{MIN_TARGET_WORDS:,}-{MAX_TARGET_WORDS:,} words; 0 keeps the shape's own length. The writer stays within "
-    "its token caps and says plainly when the evidence cannot fill the length, rather than pad."
+    f"{MIN_TARGET_WORDS:,}-{MAX_TARGET_WORDS:,} words; left empty, the shape keeps its own length. The writer "
+    "stays within its token caps and says plainly when the evidence cannot fill the length, rather than pad."
 )
 
 
@@ -33,8 +33,9 @@ def shape_inputs(key: str) -> ReportShape:
         "Target words",
         min_value=0,
         max_value=MAX_TARGET_WORDS,
-        value=0,
+        value=None,  # empty, not 0: a bare "0" read as a length of nothing
         step=50,
+        placeholder="the shape's own length",
         key=f"{key}-words",
         help=TARGET_HELP,
     )

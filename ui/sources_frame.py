@@ -24,9 +24,10 @@ COLUMNS = [
     "Snippet",
     "URL",
 ]
-# What the table shows: "Link" is displayed as the title (see ui/panels/sources_table.py).
-SHOWN = ["Link", "Cited", "Reliability", "Kind", "Provider", "Domain", "Year"]
-SHOWN += ["Researcher", "Relevance", "Why", "Snippet"]
+# What the table shows: "Link" is displayed as the title (see ui/panels/sources_table.py). The
+# reasons ("Why") sit beside the score: st.dataframe has no per-cell tooltip to carry them on hover.
+SHOWN = ["Link", "Cited", "Reliability", "Why", "Kind", "Provider", "Domain", "Year"]
+SHOWN += ["Researcher", "Relevance", "Snippet"]
 RELIABILITY_LABELS = ("high", "medium", "low", "unrated")  # "unrated": a run recorded before the signal
 # How the table can be sorted: the columns, best first.
 SORTS = {

@@ -1,5 +1,6 @@
 """Sources as CSV: one row per source, UTF-8 with a byte-order mark so spreadsheet apps read
-non-Latin titles correctly, and cells that a spreadsheet would run as a formula neutralised."""
+non-Latin titles correctly, and cells that a spreadsheet would run as a formula neutralised.
+Each row carries its reliability: the score, its label and the reasons, factor by factor."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ COLUMNS = (
     "researcher_id",
     "query",
     "relevance",
+    "reliability",
+    "reliability_label",
+    "reliability_reasons",
     "id",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -59,6 +63,7 @@ def render_sources_csv(sources: list[Source], cited_as: dict[str, int]) -> bytes
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for s in sources:
+        rating = s.reliability  # None: a run recorded before the signal (empty cells, label "unrated")
         writer.writerow(
             [
                 cited_as.get(s.id, ""),
@@ -73,6 +78,9 @@ def render_sources_csv(sources: list[Source], cited_as: dict[str, int]) -> bytes
                 _cell(s.researcher_id),
                 _cell(s.query),
                 "" if s.relevance is None else s.relevance,
+                "" if rating is None else rating.score,
+                "unrated" if rating is None else rating.label,
+                "" if rating is None else _cell(rating.reasons),
                 s.id,
             ]
         )

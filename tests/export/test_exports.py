@@ -91,6 +91,20 @@ def test_sources_csv_lists_every_source_cited_ones_first_with_their_numbers(doc)
         assert doc.numbered[int(row["cited_as"])].title == row["title"]
 
 
+def test_sources_csv_carries_each_sources_reliability_and_its_reasons(doc) -> None:
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(export_document(doc, "csv").data.decode("utf-8-sig")))}
+    rated = [s for s in doc.sources if s.reliability is not None]
+    assert rated, "the sample library's sources are scored by the router"
+    for source in rated:
+        row, rating = rows[source.id], source.reliability
+        assert float(row["reliability"]) == rating.score and row["reliability_label"] == rating.label
+        assert row["reliability_reasons"] == rating.reasons  # each factor's reason and points
+    # A source recorded before the signal: empty score and reasons, labelled as the table labels it.
+    unrated = doc.sources[0].model_copy(update={"reliability": None})
+    [row] = list(csv.DictReader(io.StringIO(render_sources_csv([unrated], {}).decode("utf-8-sig"))))
+    assert (row["reliability"], row["reliability_label"], row["reliability_reasons"]) == ("", "unrated", "")
+
+
 def test_bibtex_has_one_entry_per_source_typed_by_kind(doc) -> None:
     text = export_document(doc, "bib").data.decode("utf-8")
     entries = re.findall(r"^@(\w+)\{([^,]+),", text, re.M)

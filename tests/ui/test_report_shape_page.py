@@ -29,6 +29,7 @@ def test_run_options_choose_a_brief_with_a_target(make_app, data_dir):
 def test_run_options_left_alone_write_the_standard_report(make_app, data_dir):
     at = make_app().run()
     assert at.selectbox(key="opt-report-shape").value == "standard"
+    assert at.number_input(key="opt-report-words").value is None  # empty (the shape's length), not a "0"
     run_id = _start(at, "How do mRNA vaccines work?", "100")
     _wait_finished(data_dir, run_id)
     [started] = [e for e in RunStore(data_dir / "runs.sqlite").events(run_id) if e.type == "run_started"]

@@ -34,6 +34,9 @@ def test_the_run_options_set_the_runs_source_controls(make_app, data_dir) -> Non
     )
     reopened = make_app(run_id).run()  # the stored run's page (as after a refresh, or in History)
     assert any("Sources kept: years 2010–…; never from medium.com, example.net" in t for t in texts(reopened))
+    # The reasons stand beside the score, on screen without scrolling the table sideways.
+    [table] = [d for d in reopened.dataframe if d.proto.id.endswith(f"sources-table-{run_id}")]
+    assert list(table.proto.column_order)[:4] == ["Link", "Cited", "Reliability", "Why"]
     view = fold(events)
     assert view.sources and all(s.year is not None and s.year >= 2010 for s in view.sources.values())
 
