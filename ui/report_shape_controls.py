@@ -17,15 +17,16 @@ TARGET_HELP = (
 
 
 def shape_inputs(key: str) -> ReportShape:
-    """The shape select box and the target-words box, side by side; returns the choice."""
+    """The shape radios and the target-words box, side by side; returns the choice."""
     shape_col, words_col = st.columns([2, 1])
     names = list(SHAPES)
-    shape = shape_col.selectbox(
+    shape = shape_col.radio(  # radios: one click chooses (see ui/run_options.py `_choice`)
         "Report shape",
         names,
         index=names.index("standard"),  # a run that chooses nothing gets the standard report
-        format_func=lambda name: SHAPES.get(name, name),
+        format_func=lambda name: SHAPES.get(name, name).split(":", 1)[0],  # the short name; help says the rest
         key=f"{key}-shape",
+        horizontal=True,
         help="Brief: a paragraph and bullets. Detailed: longer sections, more sources per question. "
         "Outline first: the sections listed before the report.",
     )

@@ -27,10 +27,20 @@ Option = Callable[[Settings], dict[str, Any]]
 
 
 def _choice(label: str, labels: dict[str, str], setting: str, *, key: str, help: str | None = None) -> str | None:
-    """A select box over `labels` that starts at the setting: the choice, or None when it is the setting."""
+    """Radio buttons over `labels` that start at the setting: the choice, or None when it is the setting.
+
+    Radios, not a select box: every option is in sight and one click chooses it. Streamlit's select
+    box sometimes closes its list again just after the first click (its ComboBox refocuses the input).
+    """
     options: list[str] = list(labels)
-    choice = st.selectbox(
-        label, options, index=options.index(setting), format_func=lambda o: labels.get(o, o), key=key, help=help
+    choice = st.radio(
+        label,
+        options,
+        index=options.index(setting),
+        format_func=lambda o: labels.get(o, o),
+        key=key,
+        help=help,
+        horizontal=True,
     )
     return None if choice == setting else choice
 

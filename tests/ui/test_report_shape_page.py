@@ -12,7 +12,7 @@ from tests.ui.test_run_lifecycle import _start, _wait_finished
 
 def test_run_options_choose_a_brief_with_a_target(make_app, data_dir):
     at = make_app().run()
-    at.selectbox(key="opt-report-shape").select("brief").run()
+    at.radio(key="opt-report-shape").set_value("brief").run()
     at.number_input(key="opt-report-words").set_value(150).run()
     run_id = _start(at, "How do mRNA vaccines work?", "100")
     _wait_finished(data_dir, run_id)
@@ -28,7 +28,7 @@ def test_run_options_choose_a_brief_with_a_target(make_app, data_dir):
 
 def test_run_options_left_alone_write_the_standard_report(make_app, data_dir):
     at = make_app().run()
-    assert at.selectbox(key="opt-report-shape").value == "standard"
+    assert at.radio(key="opt-report-shape").value == "standard"
     assert at.number_input(key="opt-report-words").value is None  # empty (the shape's length), not a "0"
     run_id = _start(at, "How do mRNA vaccines work?", "100")
     _wait_finished(data_dir, run_id)
@@ -41,7 +41,7 @@ def test_the_revise_panel_writes_the_report_again_in_another_shape(make_app, dat
     store = RunStore(data_dir / "runs.sqlite")
     at = make_app(run_id).run()
 
-    at.selectbox(key=f"reshape-{run_id}-shape").select("outline").run()
+    at.radio(key=f"reshape-{run_id}-shape").set_value("outline").run()
     next(b for b in at.button if b.label == "Rewrite in shape").click().run()
 
     versions = store.draft_versions(run_id)

@@ -19,7 +19,7 @@ def test_run_options_switch_one_run_to_a_model_server_and_set_its_rounds(make_ap
         at = make_app().run()
         at.text_area(key="topic").input("How do mRNA vaccines work?").run()
         at.text_input(key="alloc_notation").input("100").run()
-        at.selectbox(key="opt_brain").select("openai").run()
+        at.radio(key="opt_brain").set_value("openai").run()
         at.text_input(key="opt_model").input("local-llama").run()
         at.number_input(key="opt_rounds").set_value(0).run()
         next(b for b in at.button if b.label == "Run research").click().run()
@@ -95,7 +95,7 @@ def test_choosing_a_model_brain_with_no_model_configured_says_so_and_starts_noth
     at = make_app().run()
     at.text_area(key="topic").input("How do mRNA vaccines work?").run()
     at.text_input(key="alloc_notation").input("100").run()
-    at.selectbox(key="opt_brain").select("openai").run()
+    at.radio(key="opt_brain").set_value("openai").run()
     errors = [e.value for e in at.error]
     assert any("No model: a model brain needs OPENAI_API_KEY or OPENAI_BASE_URL" in e for e in errors), errors
     next(b for b in at.button if b.label == "Run research").click().run()
