@@ -59,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             log(f"--- {name}")
             with figure_timer(results, name):
                 try:
-                    results.figures.update(importlib.import_module(MODULES.get(name, f"bench.{name}")).measure(ctx))
+                    measured = importlib.import_module(MODULES.get(name, f"bench.{name}")).measure(ctx)
+                    results.figures.update(measured)
+                    results.sections[name]["keys"] = sorted(measured)
                 except FigureSkipped as exc:
                     results.skipped[name] = str(exc)
                     log(f"{name} skipped: {exc}")

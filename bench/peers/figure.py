@@ -4,7 +4,8 @@ Same world (bench/peers/world.py), same model behind one metering proxy (bench/p
 same reader of the reports (bench/peers/score.py), on covered, uncovered and near-miss topics, in
 up to three model settings: the scripted fake, then SmolLM2-135M and Qwen2.5-Coder-1.5B on
 llama-cpp-python (one server at a time) when the local-model setup has them. `PEERS_MODELS`
-(comma-separated: scripted, smollm2, qwen) and `PEERS_TOPICS` (how many of the topics) narrow it.
+(comma-separated: scripted, smollm2, qwen), `PEERS_GROUPS` (covered, near-miss, uncovered) and
+`PEERS_TOPICS` (how many of those topics) narrow it; a narrowed run replaces only the rows it measured.
 
 Comparable sizes: one researcher each, one research round, two searches of five results, reply caps
 from the desk's local-model lane for every system (see SIZES, recorded in the results).
@@ -186,14 +187,17 @@ def _settings_wanted(quick: bool) -> list[str]:
 
 
 def _topics_for(setting: str, quick: bool) -> list[PeerTopic]:
-    """`PEERS_TOPICS`: a count for every setting, or per setting ("scripted:4,qwen:1")."""
-    default = 2 if quick else len(TOPICS)
+    """The topics of `PEERS_GROUPS` (default: every group), then the first `PEERS_TOPICS` of them:
+    a count for every setting, or per setting ("scripted:4,qwen:1")."""
+    groups = {g.strip() for g in os.environ.get("PEERS_GROUPS", "").split(",") if g.strip()}
+    topics = [t for t in TOPICS if not groups or t.group in groups]
+    default = 2 if quick else len(topics)
     wanted = os.environ.get("PEERS_TOPICS", "").strip()
     if wanted.isdigit():
-        return list(TOPICS[: int(wanted)])
+        return topics[: int(wanted)]
     counts = dict(part.split(":", 1) for part in wanted.split(",") if ":" in part)
     count = counts.get(setting, "")
-    return list(TOPICS[: int(count) if count.isdigit() else default])
+    return topics[: int(count) if count.isdigit() else default]
 
 
 def _systems_wanted(peers: list[str]) -> list[str]:
@@ -202,19 +206,33 @@ def _systems_wanted(peers: list[str]) -> list[str]:
     return [s for s in ("desk", *peers) if not wanted or s in wanted]
 
 
-def _kept_rows(measured: list[str], systems: list[str]) -> list[dict[str, Any]]:
-    """Rows of the settings and systems not measured now, from the last results (a narrowed run keeps them)."""
+def _row_key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    return row.get("setting"), row.get("system"), row.get("topic")
+
+
+def merged_rows(previous: list[Any], measured: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last results' rows with the runs measured now in their place: a run narrowed to some
+    settings, systems or topics replaces those rows only (each row keeps its own date and load)."""
+    new = {_row_key(r): r for r in measured}
+    rows: list[dict[str, Any]] = []
+    for old in previous:
+        if isinstance(old, dict):
+            rows.append(new.pop(_row_key(old), old))
+    return rows + list(new.values())
+
+
+def _previous_rows() -> list[Any]:
     from bench.report import RESULTS_JSON
 
     try:
         previous = json.loads(RESULTS_JSON.read_text()).get("peers") or []
     except (OSError, ValueError):
         return []
-    return [
-        r
-        for r in previous
-        if isinstance(r, dict) and (r.get("setting") not in measured or r.get("system") not in systems)
-    ]
+    return previous if isinstance(previous, list) else []
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
 def measure(ctx: BenchContext) -> dict[str, Any]:
@@ -242,11 +260,8 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
             except PeerUnavailable as exc:
                 skipped_settings[name] = str(exc)
                 log(f"peers: setting {name} skipped: {exc}")
-    measured_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    kept = _kept_rows(_settings_wanted(ctx.quick), _systems_wanted(list(pythons)))
-    rows = kept + [{**r, "measured_at": measured_at} for r in rows]
     return {
-        "peers": rows,
+        "peers": merged_rows(_previous_rows(), rows),
         "peers_details": {
             "machine": machine_info(),  # the other figures' machine line may be another run's
             "versions": {
@@ -276,12 +291,14 @@ def _topic_rows(
             setting.scripted.topic = item.topic
         log(f"peers: {setting.name} / {system} / {item.topic}")
         scratch = root / system
+        started_at, load_before = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), _load()
         if system == "desk":
             run = _desk_run(setting, world, item.topic, scratch)
         else:
             spec = GPT_RESEARCHER if system == GPT_RESEARCHER.name else OPEN_DEEP_RESEARCH
             run = _peer_run(spec, pythons[system], setting, world, item.topic, scratch)
-        row = {"setting": setting.name, **_row(system, item, run, setting, world)}
+        row = {"setting": setting.name, **_row(system, item, run, setting, world), "measured_at": started_at,
+               "load_average_1m": [load_before, _load()]}  # fmt: skip
         log(
             f"peers: {'finished' if row['finished'] else 'FAILED'} in {row['seconds']} s, {row['requests']} requests "
             f"({row['failed_requests']} failed), {row['prompt_tokens']:,}+{row['completion_tokens']:,} tokens, "

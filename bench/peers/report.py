@@ -84,10 +84,15 @@ def section(doc: dict[str, Any]) -> str:
         return f"Not measured: {reason}.\n"
     dates = sorted({r.get("measured_at", "?") for r in rows})
     versions = ", ".join(f"{k} {v}" for k, v in (details.get("versions") or {}).items())
+    loads = [float(x) for r in rows for x in r.get("load_average_1m") or []]
+    load = (
+        f"1-minute load average {min(loads):.1f}-{max(loads):.1f} over the runs that recorded it"
+        if loads
+        else f"1-minute load average {machine.get('load_average_1m', '?')} at the start"
+    )
     lines = [
         f"Measured {dates[0]}{' to ' + dates[-1] if len(dates) > 1 else ''} on {machine.get('cores', '?')} shared "
-        f"cores ({machine.get('cpu', '?')}, Python {machine.get('python', '?')}, 1-minute load average "
-        f"{machine.get('load_average_1m', '?')} at the start); peers: {versions}. Topics: "
+        f"cores ({machine.get('cpu', '?')}, Python {machine.get('python', '?')}, {load}); peers: {versions}. Topics: "
         "covered, near miss and uncovered (bench/peers/figure.py); every number from the metering proxy, the "
         "world's request log and one reader of the reports, none from a system's own account.",
         "",
@@ -113,8 +118,8 @@ def run_rows(doc: dict[str, Any]) -> str:
         "## Peers, every run",
         "",
         "| model | system | topic (group) | finished | wall s | requests (failed) | tokens | searches | cited | "
-        "invented | off-subject | supported | words |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "invented | off-subject | supported | words | measured (load before-after) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         share = f"{r['supported_sentences']} of {r['cited_sentences']}"
@@ -132,6 +137,7 @@ def run_rows(doc: dict[str, Any]) -> str:
             str(r["off_subject_citations"]),
             share,
             str(r["report_words"]),
+            f"{r.get('measured_at', '?')} ({'-'.join(str(x) for x in r.get('load_average_1m') or []) or '?'})",
         ]
         lines.append(f"| {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
