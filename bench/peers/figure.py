@@ -74,6 +74,7 @@ WHY_SIZES = (
     "and settings ask two), no clarifying question (nobody is there to answer it), and the same reply caps"
 )
 TIMEOUT = {"scripted": 600.0, "smollm2": 900.0, "qwen": 1800.0}
+MAX_LOG_BYTES = 4 * 1024 * 1024  # of the server's log read after a run
 
 
 @dataclass
@@ -82,6 +83,23 @@ class ModelSetting:
     model: str
     proxy: MeteringProxy
     scripted: PeerScriptedModel | None = None
+    server_log: Path | None = None  # llama-cpp's log: the only place a failed stream says why
+
+    def log_offset(self) -> int:
+        return self.server_log.stat().st_size if self.server_log and self.server_log.exists() else 0
+
+    def server_errors(self, since: int) -> list[str]:
+        """The server's exceptions logged after byte `since` ("n x message", most frequent first)."""
+        if self.server_log is None or not self.server_log.exists():
+            return []
+        with self.server_log.open("rb") as log_file:
+            log_file.seek(since)
+            text = log_file.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
+        counts: dict[str, int] = {}
+        for line in text.splitlines():  # a traceback's last line; exception groups repeat it indented
+            if line[:1].isalpha() and "Error: " in line[:60]:
+                counts[line[:200]] = counts.get(line[:200], 0) + 1
+        return [f"{n} x {message}" for message, n in sorted(counts.items(), key=lambda kv: -kv[1])][:3]
 
     @property
     def local(self) -> bool:
@@ -102,10 +120,11 @@ def model_setting(name: str, scratch: Path) -> Iterator[ModelSetting]:
     if path is None:
         raise PeerUnavailable(f"{name} is not set up (scripts/local_model_setup.sh)")
     adapters = Adapters(json_object_for_json_schema=True, max_tokens_too=True)
-    with LlamaServer(scratch / f"{name}-server.log", model=path, alias=alias, n_ctx=N_CTX) as server:
+    server_log = scratch / f"{name}-server.log"
+    with LlamaServer(server_log, model=path, alias=alias, n_ctx=N_CTX) as server:
         log(f"{name}: llama-cpp-python on {server.threads} thread(s), n_ctx {N_CTX}")
         with MeteringProxy(server.base_url, llama_tokenizer(server.base_url), adapters=adapters) as proxy:
-            yield ModelSetting(name, alias, proxy)
+            yield ModelSetting(name, alias, proxy, server_log=server_log)
 
 
 def _odr_config(setting: ModelSetting, world: PeerWorld, topic: str) -> dict[str, Any]:
@@ -291,14 +310,18 @@ def _topic_rows(
             setting.scripted.topic = item.topic
         log(f"peers: {setting.name} / {system} / {item.topic}")
         scratch = root / system
-        started_at, load_before = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), _load()
+        started_at, load_before, log_from = (
+            time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            _load(),
+            setting.log_offset(),
+        )
         if system == "desk":
             run = _desk_run(setting, world, item.topic, scratch)
         else:
             spec = GPT_RESEARCHER if system == GPT_RESEARCHER.name else OPEN_DEEP_RESEARCH
             run = _peer_run(spec, pythons[system], setting, world, item.topic, scratch)
         row = {"setting": setting.name, **_row(system, item, run, setting, world), "measured_at": started_at,
-               "load_average_1m": [load_before, _load()]}  # fmt: skip
+               "load_average_1m": [load_before, _load()], "server_errors": setting.server_errors(log_from)}  # fmt: skip
         log(
             f"peers: {'finished' if row['finished'] else 'FAILED'} in {row['seconds']} s, {row['requests']} requests "
             f"({row['failed_requests']} failed), {row['prompt_tokens']:,}+{row['completion_tokens']:,} tokens, "

@@ -8,7 +8,10 @@ for the prompt; content and tool-call arguments for the reply), with the model's
 count. What the server says about usage is kept beside it, never instead of it, because servers
 report usage for some requests (JSON) and not others (llama-cpp streams none).
 
-Streaming replies are passed through chunk by chunk (a peer sees its server's timing). Adapters a
+Streaming replies are passed through chunk by chunk (a peer sees its server's timing). A stream
+that ends before `[DONE]` is a failed request: llama-cpp-python 0.3.x answers a streamed request
+whose prompt exceeds the context with HTTP 200 and an empty stream (the error is only in its log),
+so the status alone would count it as served. Adapters a
 setting may turn on, named in the results: `json_object_for_json_schema` (llama-cpp 0.3.x answers
 `json_schema` with HTTP 500 and accepts `json_object` with the schema), `max_tokens_too` (it
 ignores `max_completion_tokens`). `/v1/embeddings` is answered by the proxy itself with a
@@ -37,6 +40,7 @@ Tokenizer = Callable[[str], int]
 EMBEDDING_DIMENSIONS = 64
 MAX_BODY_BYTES = 16 * 1024 * 1024  # a peer's request, bounded
 _WORD = re.compile(r"[a-z0-9]+")
+STREAM_CUT = "the stream ended before [DONE] (llama-cpp logs why, e.g. a prompt longer than the context)"
 _HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "keep-alive", "host", "accept-encoding"})
 
 
@@ -89,7 +93,7 @@ class MeteredCall:
 
     @property
     def failed(self) -> bool:
-        return self.status != 200
+        return self.status != 200 or self.error is not None
 
 
 @dataclass
@@ -334,9 +338,11 @@ class MeteringProxy(LoopbackHTTPServer):
             http.wfile.write(b"0\r\n\r\n")
             http.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            call.error = "the client hung up mid-stream"
-        if not record.done:  # a stream without [DONE]
+            if not record.done:
+                call.error = "the client hung up mid-stream"
+        if not record.done:  # a stream without [DONE]: the server failed (or the client left) mid-reply
             call.completion_text = "".join(content) + "".join(arguments)
+            call.error = call.error or STREAM_CUT
 
     @staticmethod
     def _read_chunk(data: str, call: MeteredCall, content: list[str], arguments: list[str]) -> None:

@@ -69,6 +69,7 @@ def _failures(rows: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         problems = [r["error"]] if r.get("error") else []
         problems += [e for e in r.get("request_errors") or [] if e]
+        problems += [f"the server logged {e}" for e in r.get("server_errors") or [] if e]
         for problem in problems:
             key = f"{SETTING_NAMES.get(r['setting'], r['setting'])}, {r['system']}: {str(problem)[:220]}"
             seen.setdefault(key, []).append(r["topic"])

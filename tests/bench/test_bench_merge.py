@@ -119,3 +119,18 @@ def test_each_peers_run_shows_its_own_date_and_load() -> None:
     assert "1-minute load average 3.2-20.5 over the runs that recorded it" in peers_report.section(doc)
     table = peers_report.run_rows(doc)
     assert "| 2026-12-02 02:20 UTC (9.0-20.5) |" in table and "| 2026-12-02 03:05 UTC (3.25-4.0) |" in table
+
+
+def test_the_server_log_names_why_a_run_failed_counting_only_its_own_lines(tmp_path: Path) -> None:
+    from bench.peers.figure import ModelSetting
+
+    log_file = tmp_path / "server.log"
+    log_file.write_text("ValueError: Requested tokens (9100) exceed context window of 8192\n")
+    setting = ModelSetting("smollm2", "m", proxy=None, server_log=log_file)  # type: ignore[arg-type]
+    since = setting.log_offset()
+    cut = "ValueError: Requested tokens (9031) exceed context window of 8192"
+    with log_file.open("a") as out:  # a traceback, as llama-cpp's server logs a failed stream
+        out.write(f'INFO: "POST /v1/chat/completions HTTP/1.1" 200 OK\n    | {cut}\n{cut}\n{cut}\n')
+        out.write("RuntimeError: another failure\n")
+    assert setting.server_errors(since) == [f"2 x {cut}", "1 x RuntimeError: another failure"]
+    assert ModelSetting("scripted", "m", proxy=None).server_errors(0) == []  # type: ignore[arg-type]
