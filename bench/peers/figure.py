@@ -65,13 +65,18 @@ SIZES = {
                            "max_researcher_iterations": 2, "max_react_tool_calls": 2,
                            "search_api": "tavily", "results_per_query": 5},
     "gpt-researcher": {"report_type": "research_report", "MAX_ITERATIONS": 2, "MAX_SEARCH_RESULTS_PER_QUERY": 5,
-                       "TOTAL_WORDS": 500, "RETRIEVER": "custom", "CURATE_SOURCES": False},
+                       "TOTAL_WORDS": 500, "RETRIEVER": "custom", "CURATE_SOURCES": False,
+                       "CONTEXT_FILTER": "keyword", "KEYWORD_MAX_RESULTS": 5},
 }  # fmt: skip
 WHY_SIZES = (
     "one researcher each (the desk's allocation 100, open_deep_research's one research unit, gpt-researcher's "
     "one research report), one research round (open_deep_research counts the supervisor's closing turn as its "
     "second iteration), two searches of five results (the desk's planner writes two queries, the peers' scripts "
-    "and settings ask two), no clarifying question (nobody is there to answer it), and the same reply caps"
+    "and settings ask two), no clarifying question (nobody is there to answer it), and the same reply caps; "
+    "gpt-researcher's report prompt holds up to 25 chunks of 1,000 characters per sub-query (three sub-queries: "
+    "about 11k tokens, over the 8,192-token context, so llama-cpp cut every report stream and the package retried "
+    "ten times), so KEYWORD_MAX_RESULTS=5 keeps it near 4k tokens of context (5 chunks a sub-query, as the "
+    "desk's and open_deep_research's five results a query)"
 )
 TIMEOUT = {"scripted": 600.0, "smollm2": 900.0, "qwen": 1800.0}
 MAX_LOG_BYTES = 4 * 1024 * 1024  # of the server's log read after a run
