@@ -367,9 +367,18 @@ def write(
     doc = results_document(results, previous)
     peers_report.keep_last(doc, json_path)
     json_path.write_text(json.dumps(doc, indent=2) + "\n")
+    _write_tables(doc, md_path, readme)
+    return doc
+
+
+def render(*, json_path: Path = RESULTS_JSON, md_path: Path = RESULTS_MD, readme: Path | None = README) -> None:
+    """The tables again from the stored results (nothing measured)."""
+    _write_tables(json.loads(json_path.read_text()), md_path, readme)
+
+
+def _write_tables(doc: dict[str, Any], md_path: Path, readme: Path | None) -> None:
     table = markdown(doc)
     md_path.write_text("# Benchmark results\n\n" + table + peers_report.results_md(doc))
     if readme is not None:
         update_readme(table, readme)
         peers_report.update_readme(doc, readme)
-    return doc

@@ -59,7 +59,11 @@ def test_a_partial_run_keeps_the_header_and_records_its_own_time_and_load(tmp_pa
     assert doc["sections"]["fanout"]["run_started"] == header["measured_at"]
     apart = report.measured_apart(doc)
     assert len(apart) == 1 and apart[0].startswith("local_model ") and "full mode" in apart[0]
-    assert "Measured by later partial runs" in (tmp_path / "results.md").read_text()
+    written = (tmp_path / "results.md").read_text()
+    assert "Measured by later partial runs" in written
+    (tmp_path / "results.md").write_text("stale")
+    report.render(json_path=tmp_path / "results.json", md_path=tmp_path / "results.md", readme=None)
+    assert (tmp_path / "results.md").read_text() == written  # `--render`: the same tables, nothing measured
 
 
 def test_a_figure_run_again_replaces_its_own_skip() -> None:
