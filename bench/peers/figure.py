@@ -163,7 +163,7 @@ def _peer_run(spec: PeerSpec, python: Path, setting: ModelSetting, world: PeerWo
     config = (_odr_config if spec is OPEN_DEEP_RESEARCH else _gptr_config)(setting, world, topic)
     env = peer_environ({"OPENAI_API_KEY": "sk-bench-key", "OPENAI_BASE_URL": setting.proxy.base_url,
                         "OPENAI_API_BASE": setting.proxy.base_url, "TAVILY_API_KEY": "tvly-bench-key"})  # fmt: skip
-    run = run_driver(python, spec, config, root, env, TIMEOUT[setting.name])
+    run = run_driver(python, spec, config, root, env, _timeout(setting.name))
     return {"finished": run.error is None and bool(run.report.strip()), "error": run.error,
             "report": run.report, "seconds": run.seconds, "process_seconds": run.process_seconds}  # fmt: skip
 
@@ -201,6 +201,12 @@ def _row(system: str, item: PeerTopic, run: dict[str, Any], setting: ModelSettin
         "error": run.get("error"),
         "report_head": run["report"][:400],
     }
+
+
+def _timeout(setting: str) -> float:
+    """A peer run's ceiling: TIMEOUT, or `PEERS_TIMEOUT` seconds (a shorter session on a busy machine)."""
+    wanted = os.environ.get("PEERS_TIMEOUT", "").strip()
+    return float(wanted) if wanted.isdigit() else TIMEOUT[setting]
 
 
 def _settings_wanted(quick: bool) -> list[str]:

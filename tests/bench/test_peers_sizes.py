@@ -23,3 +23,12 @@ def test_gpt_researchers_report_prompt_fits_the_context() -> None:
     # the package's default (25 chunks a sub-query) would not fit: why the size is set
     assert sub_queries * 25 * CHUNK_CHARS // CHARS_A_TOKEN > N_CTX
     assert SIZES["gpt-researcher"]["KEYWORD_MAX_RESULTS"] == int(env["KEYWORD_MAX_RESULTS"])
+
+
+def test_peers_timeout_shortens_a_peer_runs_ceiling(monkeypatch) -> None:
+    from bench.peers.figure import TIMEOUT, _timeout
+
+    monkeypatch.delenv("PEERS_TIMEOUT", raising=False)
+    assert _timeout("qwen") == TIMEOUT["qwen"]
+    monkeypatch.setenv("PEERS_TIMEOUT", "900")
+    assert _timeout("qwen") == 900.0
