@@ -51,16 +51,24 @@ def summary_row(setting: str, system: str, rows: list[dict[str, Any]]) -> str:
         str(sum(int(r["off_subject_citations"]) for r in rows)),
         f"{supported / cited:.2f} ({cited})" if cited else "–",
         f"{sum(bool(r['cites_nothing']) for r in no_answer)} of {len(no_answer)}" if no_answer else "–",
+        _says_so(no_answer),
         _mean([r["report_words"] for r in rows]),
     ]
     return f"| {' | '.join(cells)} |"
 
 
+def _says_so(no_answer: list[dict[str, Any]]) -> str:
+    """No-answer runs whose report says it found nothing (rows measured before this was read: not counted)."""
+    read = [r for r in no_answer if "says_nothing_found" in r]
+    return f"{sum(bool(r['says_nothing_found']) for r in read)} of {len(read)}" if read else "–"
+
+
 HEADER = [
     "| model | system | finished | wall s, median (range) | requests a run (failed, all runs) | "
     "prompt / completion tokens a run | searches a run | sources cited (covered) | invented citations | "
-    "off-subject citations | supported share (cited sentences) | no-answer topics citing nothing | words |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "off-subject citations | supported share (cited sentences) | no-answer topics citing nothing | "
+    "no-answer topics saying nothing was found | words |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
 ]
 
 
@@ -101,9 +109,9 @@ def section(doc: dict[str, Any]) -> str:
         *[summary_row(setting, system, mine) for setting, system, mine in _groups(rows)],
     ]
     for name, reason in (details.get("unavailable") or {}).items():
-        lines.append(f"| | {name} | not run: {reason} | | | | | | | | | | |")
+        lines.append(f"| | {name} | not run: {reason} | | | | | | | | | | | |")
     for name, reason in (details.get("settings_skipped") or {}).items():
-        lines.append(f"| {SETTING_NAMES.get(name, name)} | all | not run: {reason} | | | | | | | | | | |")
+        lines.append(f"| {SETTING_NAMES.get(name, name)} | all | not run: {reason} | | | | | | | | | | | |")
     failures = _failures(rows)
     if failures:
         lines += ["", "What failed:", "", *failures]
