@@ -9,9 +9,8 @@ count. What the server says about usage is kept beside it, never instead of it, 
 report usage for some requests (JSON) and not others (llama-cpp streams none).
 
 Streaming replies are passed through chunk by chunk (a peer sees its server's timing). A stream
-that ends before `[DONE]` is a failed request: llama-cpp-python 0.3.x answers a streamed request
-whose prompt exceeds the context with HTTP 200 and an empty stream (the error is only in its log),
-so the status alone would count it as served. Adapters a
+that ends before `[DONE]` failed: llama-cpp-python 0.3.x answers a streamed over-context prompt
+with HTTP 200 and an empty stream (the error is only in its log). Adapters a
 setting may turn on, named in the results: `json_object_for_json_schema` (llama-cpp 0.3.x answers
 `json_schema` with HTTP 500 and accepts `json_object` with the schema), `max_tokens_too` (it
 ignores `max_completion_tokens`). `/v1/embeddings` is answered by the proxy itself with a
