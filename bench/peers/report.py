@@ -52,6 +52,7 @@ def summary_row(setting: str, system: str, rows: list[dict[str, Any]]) -> str:
         f"{supported / cited:.2f} ({cited})" if cited else "–",
         f"{sum(bool(r['cites_nothing']) for r in no_answer)} of {len(no_answer)}" if no_answer else "–",
         _says_so(no_answer),
+        _resolving(rows),
         _mean([r["report_words"] for r in rows]),
     ]
     return f"| {' | '.join(cells)} |"
@@ -63,12 +64,19 @@ def _says_so(no_answer: list[dict[str, Any]]) -> str:
     return f"{sum(bool(r['says_nothing_found']) for r in read)} of {len(read)}" if read else "–"
 
 
+def _resolving(rows: list[dict[str, Any]]) -> str:
+    """Distinct citations (pages, URLs and [n] markers) that lead to a page the world served, over all runs."""
+    served = sum(int(r["sources_cited"]) for r in rows)
+    total = served + sum(int(r["invented_citations"]) for r in rows)
+    return f"{served} of {total}" if total else "–"
+
+
 HEADER = [
     "| model | system | finished | wall s, median (range) | requests a run (failed, all runs) | "
     "prompt / completion tokens a run | searches a run | sources cited (covered) | invented citations | "
     "off-subject citations | supported share (cited sentences) | no-answer topics citing nothing | "
-    "no-answer topics saying nothing was found | words |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "no-answer topics saying nothing was found | citations that resolve | words |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
 ]
 
 
@@ -109,9 +117,9 @@ def section(doc: dict[str, Any]) -> str:
         *[summary_row(setting, system, mine) for setting, system, mine in _groups(rows)],
     ]
     for name, reason in (details.get("unavailable") or {}).items():
-        lines.append(f"| | {name} | not run: {reason} | | | | | | | | | | | |")
+        lines.append(f"| | {name} | not run: {reason} | | | | | | | | | | | | |")
     for name, reason in (details.get("settings_skipped") or {}).items():
-        lines.append(f"| {SETTING_NAMES.get(name, name)} | all | not run: {reason} | | | | | | | | | | | |")
+        lines.append(f"| {SETTING_NAMES.get(name, name)} | all | not run: {reason} | | | | | | | | | | | | |")
     failures = _failures(rows)
     if failures:
         lines += ["", "What failed:", "", *failures]
