@@ -43,10 +43,18 @@ def main(argv: list[str] | None = None) -> int:
         help="measure only these figures (the other figures of bench/results.json are kept)",
     )
     parser.add_argument("--no-readme", action="store_true", help="do not update README.md")
+    parser.add_argument(
+        "--render", action="store_true", help="measure nothing: rewrite results.md and the README from results.json"
+    )
     args = parser.parse_args(argv)
     isolate_environment()  # before the engine reads any setting
 
     from bench import report
+
+    if args.render:
+        report.render(readme=None if args.no_readme else report.README)
+        log(f"rendered {report.RESULTS_MD.name}{'' if args.no_readme else ' and the README'} from results.json")
+        return 0
 
     ctx = BenchContext(quick=args.quick)
     results = Results(quick=args.quick)
@@ -59,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
             log(f"--- {name}")
             with figure_timer(results, name):
                 try:
-                    results.figures.update(importlib.import_module(MODULES.get(name, f"bench.{name}")).measure(ctx))
+                    measured = importlib.import_module(MODULES.get(name, f"bench.{name}")).measure(ctx)
+                    results.figures.update(measured)
+                    results.sections[name]["keys"] = sorted(measured)
                 except FigureSkipped as exc:
                     results.skipped[name] = str(exc)
                     log(f"{name} skipped: {exc}")

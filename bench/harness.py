@@ -116,14 +116,13 @@ def _memory_gb() -> float | None:
 
 def machine_info() -> dict[str, Any]:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {
         "cores": cores,
         "memory_gb": _memory_gb(),
         "python": platform.python_version(),
         "cpu": _cpu_model(),
         "platform": f"{platform.system()} {platform.release()} {platform.machine()}",
-        "load_average_1m": round(load, 2) if load is not None else None,
+        "load_average_1m": load_average(),
     }
 
 
@@ -166,23 +165,45 @@ class Results:
     skipped: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    # Per figure: when and at what load it was measured, and which keys of the results it wrote.
+    sections: dict[str, dict[str, Any]] = field(default_factory=dict)
     started_at: float = field(default_factory=time.time)
 
+    @property
+    def mode(self) -> str:
+        return "quick" if self.quick else "full"
+
+    @property
+    def measured_at(self) -> str:
+        return timestamp(self.started_at)
+
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "machine": self.machine,
-            "mode": "quick" if self.quick else "full",
-            "measured_at": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(self.started_at)),
-        }
+        out: dict[str, Any] = {"machine": self.machine, "mode": self.mode, "measured_at": self.measured_at}
         out.update(self.figures)
         out["skipped"] = dict(self.skipped)
         out["errors"] = dict(self.errors)
         out["bench_seconds"] = {k: round(v, 1) for k, v in self.seconds.items()}
+        out["sections"] = {k: dict(v) for k, v in self.sections.items()}
         return out
+
+
+def timestamp(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(seconds))
+
+
+def load_average() -> float | None:
+    return round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
 
 
 @contextmanager
 def figure_timer(results: Results, name: str) -> Iterator[None]:
+    """Times one figure and records its own header (time, load at its start, the run it belongs to)."""
+    results.sections[name] = {
+        "run_started": results.measured_at,
+        "measured_at": timestamp(time.time()),
+        "mode": results.mode,
+        "load_average_1m": load_average(),
+    }
     start = time.perf_counter()
     try:
         yield

@@ -31,17 +31,43 @@ REQUIRED_KEYS = (
 )
 
 
+HEADER_KEYS = ("machine", "mode", "measured_at")
+# Keyed by figure name: a partial run replaces the entries of the figures it ran, keeps the others.
+PER_FIGURE_KEYS = ("skipped", "errors", "bench_seconds", "sections")
+
+
 def results_document(results: Results, previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON document: figures measured now, over those of `previous` (a partial run keeps the
-    other figures of the last full one), with the changes log."""
+    other figures of the last full one), with the changes log.
+
+    A partial run (`previous` given) keeps the header (machine, mode, measured_at) of the run that
+    wrote it; the time, mode and load of the figures it measured go to their own "sections" entry."""
+    now = results.as_dict()
     document = dict(previous or {})
-    for stale in ("skipped", "errors"):
-        document.pop(stale, None)
-    document.update(results.as_dict())
+    if previous is not None and all(previous.get(key) for key in HEADER_KEYS):
+        for key in HEADER_KEYS:
+            now.pop(key)
+    ran = set(results.seconds) | set(results.sections) | set(results.skipped) | set(results.errors)
+    for key in PER_FIGURE_KEYS:
+        kept = document.get(key) if isinstance(document.get(key), dict) else {}
+        document[key] = {name: value for name, value in kept.items() if name not in ran} | now.pop(key)
+    document.update(now)
     for key in REQUIRED_KEYS:  # the full shape even when a figure was skipped (see "skipped")
         document.setdefault(key, {})
     document["changes"] = CHANGES
     return document
+
+
+def measured_apart(doc: dict[str, Any]) -> list[str]:
+    """The figures measured by another run than the one in the header, with their own time and load."""
+    out = []
+    for name, section in (doc.get("sections") or {}).items():
+        if isinstance(section, dict) and section.get("run_started") != doc.get("measured_at"):
+            out.append(
+                f"{name} {section.get('measured_at', '?')} ({section.get('mode', '?')} mode, load "
+                f"{section.get('load_average_1m', '?')})"
+            )
+    return out
 
 
 def _ok(value: float | None, target: float, *, below: bool = True) -> str:
@@ -269,6 +295,11 @@ def markdown(doc: dict[str, Any]) -> str:
         f"Measured {doc.get('measured_at', '?')} ({doc.get('mode', '?')} mode) on {machine.get('cores', '?')} cores, "
         f"{machine.get('memory_gb', '?')} GB, Python {machine.get('python', '?')} ({machine.get('cpu', '?')}; "
         f"1-minute load average {machine.get('load_average_1m', '?')} at the start).",
+    ]
+    apart = measured_apart(doc)
+    if apart:
+        lines += ["", f"Measured by later partial runs (`--only`), each at its own time and load: {'; '.join(apart)}."]
+    lines += [
         "",
         "| figure | measure | result | target | met |",
         "| --- | --- | --- | --- | --- |",
@@ -336,9 +367,18 @@ def write(
     doc = results_document(results, previous)
     peers_report.keep_last(doc, json_path)
     json_path.write_text(json.dumps(doc, indent=2) + "\n")
+    _write_tables(doc, md_path, readme)
+    return doc
+
+
+def render(*, json_path: Path = RESULTS_JSON, md_path: Path = RESULTS_MD, readme: Path | None = README) -> None:
+    """The tables again from the stored results (nothing measured)."""
+    _write_tables(json.loads(json_path.read_text()), md_path, readme)
+
+
+def _write_tables(doc: dict[str, Any], md_path: Path, readme: Path | None) -> None:
     table = markdown(doc)
     md_path.write_text("# Benchmark results\n\n" + table + peers_report.results_md(doc))
     if readme is not None:
         update_readme(table, readme)
         peers_report.update_readme(doc, readme)
-    return doc

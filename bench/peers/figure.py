@@ -4,7 +4,8 @@ Same world (bench/peers/world.py), same model behind one metering proxy (bench/p
 same reader of the reports (bench/peers/score.py), on covered, uncovered and near-miss topics, in
 up to three model settings: the scripted fake, then SmolLM2-135M and Qwen2.5-Coder-1.5B on
 llama-cpp-python (one server at a time) when the local-model setup has them. `PEERS_MODELS`
-(comma-separated: scripted, smollm2, qwen) and `PEERS_TOPICS` (how many of the topics) narrow it.
+(comma-separated: scripted, smollm2, qwen), `PEERS_GROUPS` (covered, near-miss, uncovered) and
+`PEERS_TOPICS` (how many of those topics) narrow it; a narrowed run replaces only the rows it measured.
 
 Comparable sizes: one researcher each, one research round, two searches of five results, reply caps
 from the desk's local-model lane for every system (see SIZES, recorded in the results).
@@ -64,15 +65,21 @@ SIZES = {
                            "max_researcher_iterations": 2, "max_react_tool_calls": 2,
                            "search_api": "tavily", "results_per_query": 5},
     "gpt-researcher": {"report_type": "research_report", "MAX_ITERATIONS": 2, "MAX_SEARCH_RESULTS_PER_QUERY": 5,
-                       "TOTAL_WORDS": 500, "RETRIEVER": "custom", "CURATE_SOURCES": False},
+                       "TOTAL_WORDS": 500, "RETRIEVER": "custom", "CURATE_SOURCES": False,
+                       "CONTEXT_FILTER": "keyword", "KEYWORD_MAX_RESULTS": 5},
 }  # fmt: skip
 WHY_SIZES = (
     "one researcher each (the desk's allocation 100, open_deep_research's one research unit, gpt-researcher's "
     "one research report), one research round (open_deep_research counts the supervisor's closing turn as its "
     "second iteration), two searches of five results (the desk's planner writes two queries, the peers' scripts "
-    "and settings ask two), no clarifying question (nobody is there to answer it), and the same reply caps"
+    "and settings ask two), no clarifying question (nobody is there to answer it), and the same reply caps; "
+    "gpt-researcher's report prompt holds up to 25 chunks of 1,000 characters per sub-query (three sub-queries: "
+    "about 11k tokens, over the 8,192-token context, so llama-cpp cut every report stream and the package retried "
+    "ten times), so KEYWORD_MAX_RESULTS=5 keeps it near 4k tokens of context (5 chunks a sub-query, as the "
+    "desk's and open_deep_research's five results a query)"
 )
 TIMEOUT = {"scripted": 600.0, "smollm2": 900.0, "qwen": 1800.0}
+MAX_LOG_BYTES = 4 * 1024 * 1024  # of the server's log read after a run
 
 
 @dataclass
@@ -81,6 +88,23 @@ class ModelSetting:
     model: str
     proxy: MeteringProxy
     scripted: PeerScriptedModel | None = None
+    server_log: Path | None = None  # llama-cpp's log: the only place a failed stream says why
+
+    def log_offset(self) -> int:
+        return self.server_log.stat().st_size if self.server_log and self.server_log.exists() else 0
+
+    def server_errors(self, since: int) -> list[str]:
+        """The server's exceptions logged after byte `since` ("n x message", most frequent first)."""
+        if self.server_log is None or not self.server_log.exists():
+            return []
+        with self.server_log.open("rb") as log_file:
+            log_file.seek(since)
+            text = log_file.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
+        counts: dict[str, int] = {}
+        for line in text.splitlines():  # a traceback's last line; exception groups repeat it indented
+            if line[:1].isalpha() and "Error: " in line[:60]:
+                counts[line[:200]] = counts.get(line[:200], 0) + 1
+        return [f"{n} x {message}" for message, n in sorted(counts.items(), key=lambda kv: -kv[1])][:3]
 
     @property
     def local(self) -> bool:
@@ -101,10 +125,11 @@ def model_setting(name: str, scratch: Path) -> Iterator[ModelSetting]:
     if path is None:
         raise PeerUnavailable(f"{name} is not set up (scripts/local_model_setup.sh)")
     adapters = Adapters(json_object_for_json_schema=True, max_tokens_too=True)
-    with LlamaServer(scratch / f"{name}-server.log", model=path, alias=alias, n_ctx=N_CTX) as server:
+    server_log = scratch / f"{name}-server.log"
+    with LlamaServer(server_log, model=path, alias=alias, n_ctx=N_CTX) as server:
         log(f"{name}: llama-cpp-python on {server.threads} thread(s), n_ctx {N_CTX}")
         with MeteringProxy(server.base_url, llama_tokenizer(server.base_url), adapters=adapters) as proxy:
-            yield ModelSetting(name, alias, proxy)
+            yield ModelSetting(name, alias, proxy, server_log=server_log)
 
 
 def _odr_config(setting: ModelSetting, world: PeerWorld, topic: str) -> dict[str, Any]:
@@ -138,7 +163,7 @@ def _peer_run(spec: PeerSpec, python: Path, setting: ModelSetting, world: PeerWo
     config = (_odr_config if spec is OPEN_DEEP_RESEARCH else _gptr_config)(setting, world, topic)
     env = peer_environ({"OPENAI_API_KEY": "sk-bench-key", "OPENAI_BASE_URL": setting.proxy.base_url,
                         "OPENAI_API_BASE": setting.proxy.base_url, "TAVILY_API_KEY": "tvly-bench-key"})  # fmt: skip
-    run = run_driver(python, spec, config, root, env, TIMEOUT[setting.name])
+    run = run_driver(python, spec, config, root, env, _timeout(setting.name))
     return {"finished": run.error is None and bool(run.report.strip()), "error": run.error,
             "report": run.report, "seconds": run.seconds, "process_seconds": run.process_seconds}  # fmt: skip
 
@@ -178,6 +203,12 @@ def _row(system: str, item: PeerTopic, run: dict[str, Any], setting: ModelSettin
     }
 
 
+def _timeout(setting: str) -> float:
+    """A peer run's ceiling: TIMEOUT, or `PEERS_TIMEOUT` seconds (a shorter session on a busy machine)."""
+    wanted = os.environ.get("PEERS_TIMEOUT", "").strip()
+    return float(wanted) if wanted.isdigit() else TIMEOUT[setting]
+
+
 def _settings_wanted(quick: bool) -> list[str]:
     wanted = os.environ.get("PEERS_MODELS")
     if wanted:
@@ -186,14 +217,17 @@ def _settings_wanted(quick: bool) -> list[str]:
 
 
 def _topics_for(setting: str, quick: bool) -> list[PeerTopic]:
-    """`PEERS_TOPICS`: a count for every setting, or per setting ("scripted:4,qwen:1")."""
-    default = 2 if quick else len(TOPICS)
+    """The topics of `PEERS_GROUPS` (default: every group), then the first `PEERS_TOPICS` of them:
+    a count for every setting, or per setting ("scripted:4,qwen:1")."""
+    groups = {g.strip() for g in os.environ.get("PEERS_GROUPS", "").split(",") if g.strip()}
+    topics = [t for t in TOPICS if not groups or t.group in groups]
+    default = 2 if quick else len(topics)
     wanted = os.environ.get("PEERS_TOPICS", "").strip()
     if wanted.isdigit():
-        return list(TOPICS[: int(wanted)])
+        return topics[: int(wanted)]
     counts = dict(part.split(":", 1) for part in wanted.split(",") if ":" in part)
     count = counts.get(setting, "")
-    return list(TOPICS[: int(count) if count.isdigit() else default])
+    return topics[: int(count) if count.isdigit() else default]
 
 
 def _systems_wanted(peers: list[str]) -> list[str]:
@@ -202,19 +236,33 @@ def _systems_wanted(peers: list[str]) -> list[str]:
     return [s for s in ("desk", *peers) if not wanted or s in wanted]
 
 
-def _kept_rows(measured: list[str], systems: list[str]) -> list[dict[str, Any]]:
-    """Rows of the settings and systems not measured now, from the last results (a narrowed run keeps them)."""
+def _row_key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    return row.get("setting"), row.get("system"), row.get("topic")
+
+
+def merged_rows(previous: list[Any], measured: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last results' rows with the runs measured now in their place: a run narrowed to some
+    settings, systems or topics replaces those rows only (each row keeps its own date and load)."""
+    new = {_row_key(r): r for r in measured}
+    rows: list[dict[str, Any]] = []
+    for old in previous:
+        if isinstance(old, dict):
+            rows.append(new.pop(_row_key(old), old))
+    return rows + list(new.values())
+
+
+def _previous_rows() -> list[Any]:
     from bench.report import RESULTS_JSON
 
     try:
         previous = json.loads(RESULTS_JSON.read_text()).get("peers") or []
     except (OSError, ValueError):
         return []
-    return [
-        r
-        for r in previous
-        if isinstance(r, dict) and (r.get("setting") not in measured or r.get("system") not in systems)
-    ]
+    return previous if isinstance(previous, list) else []
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
 def measure(ctx: BenchContext) -> dict[str, Any]:
@@ -242,11 +290,8 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
             except PeerUnavailable as exc:
                 skipped_settings[name] = str(exc)
                 log(f"peers: setting {name} skipped: {exc}")
-    measured_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    kept = _kept_rows(_settings_wanted(ctx.quick), _systems_wanted(list(pythons)))
-    rows = kept + [{**r, "measured_at": measured_at} for r in rows]
     return {
-        "peers": rows,
+        "peers": merged_rows(_previous_rows(), rows),
         "peers_details": {
             "machine": machine_info(),  # the other figures' machine line may be another run's
             "versions": {
@@ -276,12 +321,18 @@ def _topic_rows(
             setting.scripted.topic = item.topic
         log(f"peers: {setting.name} / {system} / {item.topic}")
         scratch = root / system
+        started_at, load_before, log_from = (
+            time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            _load(),
+            setting.log_offset(),
+        )
         if system == "desk":
             run = _desk_run(setting, world, item.topic, scratch)
         else:
             spec = GPT_RESEARCHER if system == GPT_RESEARCHER.name else OPEN_DEEP_RESEARCH
             run = _peer_run(spec, pythons[system], setting, world, item.topic, scratch)
-        row = {"setting": setting.name, **_row(system, item, run, setting, world)}
+        row = {"setting": setting.name, **_row(system, item, run, setting, world), "measured_at": started_at,
+               "load_average_1m": [load_before, _load()], "server_errors": setting.server_errors(log_from)}  # fmt: skip
         log(
             f"peers: {'finished' if row['finished'] else 'FAILED'} in {row['seconds']} s, {row['requests']} requests "
             f"({row['failed_requests']} failed), {row['prompt_tokens']:,}+{row['completion_tokens']:,} tokens, "

@@ -1,18 +1,16 @@
 """One metering proxy in front of the model, shared by the desk and every peer.
 
 Every chat request goes through it to the real server (the scripted fake or llama-cpp-python), so
-all three systems are counted the same way: each request (and whether it failed), and its tokens
-counted by the proxy itself over the same wire text (message contents, tools and response format
-for the prompt; content and tool-call arguments for the reply), with the model's own vocabulary
-(`llama_tokenizer`: the GGUF's, through llama-cpp-python's /extras/tokenize/count) or the fake's
-count. What the server says about usage is kept beside it, never instead of it, because servers
-report usage for some requests (JSON) and not others (llama-cpp streams none).
+all systems are counted the same way: each request (failed or not) and its tokens, counted by the
+proxy over the same wire text (prompt: contents, tools, response format; reply: content and tool
+arguments) in the model's own vocabulary (the GGUF's, via /extras/tokenize/count) or the fake's.
+Server-reported usage is kept beside it, never instead (llama-cpp streams none).
 
-Streaming replies are passed through chunk by chunk (a peer sees its server's timing). Adapters a
-setting may turn on, named in the results: `json_object_for_json_schema` (llama-cpp 0.3.x answers
-`json_schema` with HTTP 500 and accepts `json_object` with the schema), `max_tokens_too` (it
-ignores `max_completion_tokens`). `/v1/embeddings` is answered by the proxy itself with a
-deterministic hashed bag of words when the upstream has none, counted apart from chat requests.
+Streams are relayed chunk by chunk. One that ends before `[DONE]` failed: llama-cpp-python 0.3.x
+answers a streamed over-context prompt with HTTP 200 and an empty stream (the error is only in its
+log). Adapters, named in the results: `json_object_for_json_schema` (llama-cpp 0.3.x answers
+`json_schema` with HTTP 500, accepts `json_object` with the schema), `max_tokens_too` (it ignores
+`max_completion_tokens`). `/v1/embeddings` is answered here with a hashed bag of words, counted apart.
 """
 
 from __future__ import annotations
@@ -37,6 +35,7 @@ Tokenizer = Callable[[str], int]
 EMBEDDING_DIMENSIONS = 64
 MAX_BODY_BYTES = 16 * 1024 * 1024  # a peer's request, bounded
 _WORD = re.compile(r"[a-z0-9]+")
+STREAM_CUT = "the stream ended before [DONE] (llama-cpp logs why, e.g. a prompt longer than the context)"
 _HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "keep-alive", "host", "accept-encoding"})
 
 
@@ -89,7 +88,7 @@ class MeteredCall:
 
     @property
     def failed(self) -> bool:
-        return self.status != 200
+        return self.status != 200 or self.error is not None
 
 
 @dataclass
@@ -331,12 +330,18 @@ class MeteringProxy(LoopbackHTTPServer):
                 elif data:
                     self._read_chunk(data, call, content, arguments)
                 _write_chunk(http, (line + "\n").encode())
+            self._cut(call, content, arguments, record, STREAM_CUT)  # no [DONE]: metered before the last byte
             http.wfile.write(b"0\r\n\r\n")
             http.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            call.error = "the client hung up mid-stream"
-        if not record.done:  # a stream without [DONE]
+            self._cut(call, content, arguments, record, "the client hung up mid-stream")
+
+    @staticmethod
+    def _cut(call: MeteredCall, content: list[str], arguments: list[str], record: _Recorder, why: str) -> None:
+        if not record.done:
             call.completion_text = "".join(content) + "".join(arguments)
+            call.error = why
+            record()
 
     @staticmethod
     def _read_chunk(data: str, call: MeteredCall, content: list[str], arguments: list[str]) -> None:

@@ -51,16 +51,32 @@ def summary_row(setting: str, system: str, rows: list[dict[str, Any]]) -> str:
         str(sum(int(r["off_subject_citations"]) for r in rows)),
         f"{supported / cited:.2f} ({cited})" if cited else "–",
         f"{sum(bool(r['cites_nothing']) for r in no_answer)} of {len(no_answer)}" if no_answer else "–",
+        _says_so(no_answer),
+        _resolving(rows),
         _mean([r["report_words"] for r in rows]),
     ]
     return f"| {' | '.join(cells)} |"
 
 
+def _says_so(no_answer: list[dict[str, Any]]) -> str:
+    """No-answer runs whose report says it found nothing (rows measured before this was read: not counted)."""
+    read = [r for r in no_answer if "says_nothing_found" in r]
+    return f"{sum(bool(r['says_nothing_found']) for r in read)} of {len(read)}" if read else "–"
+
+
+def _resolving(rows: list[dict[str, Any]]) -> str:
+    """Distinct citations (pages, URLs and [n] markers) that lead to a page the world served, over all runs."""
+    served = sum(int(r["sources_cited"]) for r in rows)
+    total = served + sum(int(r["invented_citations"]) for r in rows)
+    return f"{served} of {total}" if total else "–"
+
+
 HEADER = [
     "| model | system | finished | wall s, median (range) | requests a run (failed, all runs) | "
     "prompt / completion tokens a run | searches a run | sources cited (covered) | invented citations | "
-    "off-subject citations | supported share (cited sentences) | no-answer topics citing nothing | words |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "off-subject citations | supported share (cited sentences) | no-answer topics citing nothing | "
+    "no-answer topics saying nothing was found | citations that resolve | words |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
 ]
 
 
@@ -69,6 +85,7 @@ def _failures(rows: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         problems = [r["error"]] if r.get("error") else []
         problems += [e for e in r.get("request_errors") or [] if e]
+        problems += [f"the server logged {e}" for e in r.get("server_errors") or [] if e]
         for problem in problems:
             key = f"{SETTING_NAMES.get(r['setting'], r['setting'])}, {r['system']}: {str(problem)[:220]}"
             seen.setdefault(key, []).append(r["topic"])
@@ -84,10 +101,15 @@ def section(doc: dict[str, Any]) -> str:
         return f"Not measured: {reason}.\n"
     dates = sorted({r.get("measured_at", "?") for r in rows})
     versions = ", ".join(f"{k} {v}" for k, v in (details.get("versions") or {}).items())
+    loads = [float(x) for r in rows for x in r.get("load_average_1m") or []]
+    load = (
+        f"1-minute load average {min(loads):.1f}-{max(loads):.1f} over the runs that recorded it"
+        if loads
+        else f"1-minute load average {machine.get('load_average_1m', '?')} at the start"
+    )
     lines = [
         f"Measured {dates[0]}{' to ' + dates[-1] if len(dates) > 1 else ''} on {machine.get('cores', '?')} shared "
-        f"cores ({machine.get('cpu', '?')}, Python {machine.get('python', '?')}, 1-minute load average "
-        f"{machine.get('load_average_1m', '?')} at the start); peers: {versions}. Topics: "
+        f"cores ({machine.get('cpu', '?')}, Python {machine.get('python', '?')}, {load}); peers: {versions}. Topics: "
         "covered, near miss and uncovered (bench/peers/figure.py); every number from the metering proxy, the "
         "world's request log and one reader of the reports, none from a system's own account.",
         "",
@@ -95,9 +117,9 @@ def section(doc: dict[str, Any]) -> str:
         *[summary_row(setting, system, mine) for setting, system, mine in _groups(rows)],
     ]
     for name, reason in (details.get("unavailable") or {}).items():
-        lines.append(f"| | {name} | not run: {reason} | | | | | | | | | | |")
+        lines.append(f"| | {name} | not run: {reason} | | | | | | | | | | | | |")
     for name, reason in (details.get("settings_skipped") or {}).items():
-        lines.append(f"| {SETTING_NAMES.get(name, name)} | all | not run: {reason} | | | | | | | | | | |")
+        lines.append(f"| {SETTING_NAMES.get(name, name)} | all | not run: {reason} | | | | | | | | | | | | |")
     failures = _failures(rows)
     if failures:
         lines += ["", "What failed:", "", *failures]
@@ -113,8 +135,8 @@ def run_rows(doc: dict[str, Any]) -> str:
         "## Peers, every run",
         "",
         "| model | system | topic (group) | finished | wall s | requests (failed) | tokens | searches | cited | "
-        "invented | off-subject | supported | words |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "invented | off-subject | supported | words | measured (load before-after) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         share = f"{r['supported_sentences']} of {r['cited_sentences']}"
@@ -132,6 +154,7 @@ def run_rows(doc: dict[str, Any]) -> str:
             str(r["off_subject_citations"]),
             share,
             str(r["report_words"]),
+            f"{r.get('measured_at', '?')} ({'-'.join(str(x) for x in r.get('load_average_1m') or []) or '?'})",
         ]
         lines.append(f"| {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"

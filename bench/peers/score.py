@@ -7,7 +7,8 @@ reference line (`[n] ... URL`) resolves. A cited URL the world never served is i
 a marker no reference line resolves. A cited sentence is supported when its best passage in a
 cited page holds at least SUPPORTED_AT of its terms (the desk's offline claim check,
 research/drafts/claims.py). A page about another subject than the topic's is an off-subject
-citation (on an uncovered or near-miss topic, every cited page is).
+citation (on an uncovered or near-miss topic, every cited page is). A report says it found nothing
+when it holds one of NOTHING_FOUND (the honest answer on a no-answer topic, in any system's words).
 """
 
 from __future__ import annotations
@@ -28,6 +29,20 @@ _REFERENCE_HEADING = re.compile(r"^#{1,6}\s{0,4}(sources|references|bibliography
 _HEADING = re.compile(r"^#{1,6}\s")
 _LINK = re.compile(r"\]\((https?://[^\s()]{1,2000})\)")
 _TRAILING = ".,;:!?"
+NOTHING_FOUND = (
+    "no relevant source",
+    "no relevant information",
+    "no sources were found",
+    "no information was found",
+    "found no source",
+    "could not find",
+    "did not find",
+    "were unable to find",
+    "was unable to find",
+    "no results",
+    "not enough information",
+    "insufficient information",
+)
 
 
 @dataclass(frozen=True)
@@ -109,4 +124,10 @@ def score_report(report: str, world: PeerWorld, expect: Expectation) -> dict[str
         "supported_sentences": supported,
         "supported_share": round(supported / cited_sentences, 3) if cited_sentences else None,
         "cites_nothing": not served,
+        "says_nothing_found": says_nothing_found(text),
     }
+
+
+def says_nothing_found(report: str) -> bool:
+    folded = " ".join(report[:MAX_REPORT_CHARS].lower().replace("’", "'").split())
+    return any(phrase in folded for phrase in NOTHING_FOUND)

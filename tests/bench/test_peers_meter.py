@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import openai
 import pytest
 
-from bench.peers.meter import Adapters, MeteringProxy, hashed_embedding, llama_tokenizer
-from tests.fakes import FakeServer, json_reply
+from bench.peers.meter import STREAM_CUT, Adapters, MeteringProxy, hashed_embedding, llama_tokenizer
+from tests.fakes import FakeServer, json_reply, text_reply
 from tests.fakes.openai_server import ChatReply, FakeOpenAIServer
 
 SCHEMA = {"type": "object", "properties": {"queries": {"type": "array", "items": {"type": "string"}}}}
@@ -71,6 +71,22 @@ def test_a_failed_request_is_counted_with_its_message(fake: FakeOpenAIServer) ->
     assert (meter.requests, meter.failed) == (2, 1)
     assert meter.errors() == ["HTTP 500: the model fell over"]
     assert meter.as_dict()["failed_requests"] == 1
+
+
+def test_a_stream_cut_before_done_is_a_failed_request() -> None:
+    # llama-cpp-python 0.3.36 answers a streamed prompt longer than its context with HTTP 200 and an
+    # empty event stream (checked against the real server; the ValueError is only in its log).
+    with FakeServer() as server, MeteringProxy(server.url("/v1")) as proxy:
+        server.route("/v1/chat/completions", text_reply("", "text/event-stream"), method="POST")
+        chunks = list(
+            _client(proxy).chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "word " * 900}], stream=True
+            )
+        )
+        meter = proxy.meter()
+    assert chunks == []  # the client sees no error at all
+    assert (meter.requests, meter.failed) == (1, 1)
+    assert meter.errors() == [f"HTTP 200: {STREAM_CUT}"]
 
 
 def test_json_schema_fails_on_a_llama_cpp_server_unless_the_adapter_rewrites_it(fake: FakeOpenAIServer) -> None:

@@ -122,6 +122,7 @@ def test_the_table_has_a_row_per_model_and_system_and_names_each_failure(tmp_pat
         "| scripted fake | desk | 2 of 2 | 2.0 (2.0-2.0) | 4 (0) | 1,000 / 100 | 2 | 3 | 0 | 0 | 0.75 (4) | 1 of 1 |"
         in text
     )
+    assert "| 0.75 (4) | 1 of 1 | – | 3 of 3 | 200 |" in text  # says-so not read on these rows; all resolve
     assert "| SmolLM2-135M (llama-cpp) | open_deep_research | 0 of 1 |" in text
     assert "- SmolLM2-135M (llama-cpp), open_deep_research: no final report (1 of the runs)" in text
     assert "HTTP 400: context length exceeded" in text

@@ -81,6 +81,10 @@ def test_one_scorer_reads_links_and_numbered_references_alike(world: PeerWorld) 
     assert nothing["cites_nothing"] is True and nothing["supported_share"] is None
     off = score_report(f"Bagpipes are made of wood [{cold.title}]({cold.url}).", world, Expectation(None))
     assert off["off_subject_citations"] == 1  # nothing answers an uncovered topic: every citation is off
+    assert off["says_nothing_found"] is False and nothing["says_nothing_found"] is False  # cites nothing, says less
+    honest = "# Bagpipes\n\nNo relevant  sources were found, so this draft makes no claims.\n"
+    assert score_report(honest, world, Expectation(None))["says_nothing_found"] is True
+    assert score_report("We could NOT find anything on bagpipes.", world, Expectation(None))["says_nothing_found"]
 
 
 def test_the_desk_runs_in_the_world_through_the_meter(world: PeerWorld, tmp_path: Path) -> None:
