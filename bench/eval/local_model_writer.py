@@ -11,6 +11,7 @@ eval (bench/eval/local_model_figures.py). Results: bench/eval_local_model_writer
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -85,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     questions = int(args.pop(args.index("--questions") + 1)) if "--questions" in args else None
     if "--questions" in args:
         args.remove("--questions")
+    threads = int(args.pop(args.index("--threads") + 1)) if "--threads" in args else 1
+    if "--threads" in args:
+        args.remove("--threads")
     topics = args or [t.topic for t in TOPICS if t.group == "covered"][:1]
     model = qwen_model_path()
     if model is None:
@@ -92,13 +96,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = []
     with tempfile.TemporaryDirectory(prefix="eval-qwen-writer-") as tmp:
-        server = LlamaServer(Path(tmp) / "server.log", model=model, alias=QWEN_ALIAS, n_ctx=N_CTX, threads=1)
+        server = LlamaServer(Path(tmp) / "server.log", model=model, alias=QWEN_ALIAS, n_ctx=N_CTX, threads=threads)
         with server:
             for i, topic in enumerate(topics):
                 print(f"[eval-local-model-writer] {topic}", file=sys.stderr, flush=True)
                 rows.append(write_one(server, topic, Path(tmp) / f"t{i}", questions))
                 print(json.dumps({k: v for k, v in rows[-1].items() if k != "draft"}), file=sys.stderr, flush=True)
-    out = {"generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "threads": 1, "rows": rows}
+    out = {"generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "threads": threads, "load_average": round(os.getloadavg()[0], 1), "rows": rows}
     (ROOT / "bench" / "eval_local_model_writer.json").write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))
     return 0
