@@ -148,10 +148,18 @@ Researcher notes:
 SECTION_SYSTEM = """Role: research writer (one section).
 You write one section of a research report: {task}, using ONLY the numbered passages between
 <<<SOURCES>>> and <<<END SOURCES>>>.
-Return {count} sentences. Each sentence states one finding of one passage in your own words (say it
-differently: do not copy the passage's sentence) and gives that passage's number in "passage".
-Never add facts that are not in the passages, even ones you know. No citation markers, URLs, headings
-or lists inside a sentence. If no passage answers it, return one sentence saying so, with passage 0.
+Return {count} sentences. Each sentence answers the question with one finding of one passage and
+gives that passage's number in "passage". Write like a reporter explaining a source, not a copier:
+a new, shorter sentence (at most 25 words) that puts the passage's facts in a different order and
+keeps its key words, names, numbers and units exactly. Never repeat a passage's sentence word for
+word. Never add facts that are not in the passages, even ones you know. No citation markers, URLs,
+headings or lists inside a sentence. If no passage answers it, return one sentence saying so, with
+passage 0.
+
+Example. Passage 1: "The bridge, completed in 1932 after eight years of work, carries four lanes of
+traffic across the harbour."
+Good: {{"passage": 1, "text": "Four lanes of traffic cross the harbour on the bridge, completed in 1932 after eight years."}}
+Bad: the passage's sentence copied word for word.
 
 {untrusted_rule}"""
 

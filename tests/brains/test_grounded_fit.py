@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from research.brains.base import ReviseRequest
+from research.brains.base import ReviseRequest, number_sources
 from research.brains.llm.grounded_writer import NO_ANSWER
+from research.schemas.state_shapes import Source
 from tests.brains.test_grounded_writer import (
     QUESTIONS,
     SOURCES,
@@ -95,3 +96,23 @@ def test_the_reviser_offers_a_section_no_passage_off_its_question(server: FakeOp
     [call] = section_requests(server)
     shown = passages_in(call["messages"][1]["content"])
     assert shown and all(text in TEXTS["s-safety"] for text in shown.values())
+
+
+def test_a_passage_holds_no_sentence_a_presenter_could_not_read_aloud(server: FakeOpenAIServer) -> None:
+    texts = {
+        "s-review": (
+            "This review summarises 40 studies of myocarditis after the second mRNA dose. "
+            "We searched three databases for reports of myocarditis. "
+            "Myocarditis after the second mRNA dose was rare and mostly mild."
+        )
+    }
+    only = number_sources(
+        [Source(id="s-review", title="Review", url="https://j.example/r", kind="academic", provider="fake")]
+    )
+    server.responder = sections(copy_first)
+    brain_for(server).write(request(questions=[MYOCARDITIS], sources=only, text_of=lambda sid: texts.get(sid, "")))
+
+    asked = next(r for r in section_requests(server) if MYOCARDITIS in r["messages"][1]["content"])
+    assert passages_in(asked["messages"][1]["content"]) == {
+        1: "Myocarditis after the second mRNA dose was rare and mostly mild."
+    }

@@ -35,6 +35,7 @@ from research.events.agent_log import agent_log
 from research.events.payloads_model import DraftDeltaData
 from research.report_shape import ShapeLayout
 from research.text import best_snippet, split_sentences, tokenize, top_sentences
+from research.text.prose import flaws
 
 PASSAGES_PER_SECTION = 4
 PASSAGE_CHARS = 420
@@ -86,11 +87,12 @@ def select_passages(
     count: int = PASSAGES_PER_SECTION,
 ) -> list[Passage]:
     """The best passage of each source that matches `query` best, one per source, in rank order.
-    Only source sentences that `fits` (the section's question, research/drafts/fit.py) are
-    candidates: a passage that shares only the topic's words with the question is not evidence
-    for it, and a small model files whatever it is shown under the question it is asked. When no
-    sentence fits, there is nothing to write from. Source sentences the draft has already `said`
-    are left out, so a later section gets fresh evidence."""
+    Only source sentences that `fits` (the section's question, research/drafts/fit.py) and that
+    could be read aloud (research/text/prose.py: no method boilerplate, no author's "we", no
+    referent left outside) are candidates: a passage that shares only the topic's words with the
+    question is not evidence for it, and a small model files whatever it is shown under the
+    question it is asked. When no sentence fits, there is nothing to write from. Source sentences
+    the draft has already `said` are left out, so a later section gets fresh evidence."""
     texts = [_candidates(source_text(ns, text_of), said or [], fits) for ns in sources]
     passages: list[Passage] = []
     for i in _ranked_sources(query, texts, count):
@@ -108,12 +110,10 @@ def fits_section(question: str | None, topic: str) -> Callable[[str], bool]:
 
 
 def _candidates(text: str, said: list[str], fits: Callable[[str], bool] | None) -> str:
-    if not said and fits is None:
-        return text
     return " ".join(
         sentence
         for sentence in split_sentences(text)
-        if not repeats(sentence, said) and (fits is None or fits(sentence))
+        if not repeats(sentence, said) and not flaws(sentence) and (fits is None or fits(sentence))
     )
 
 
