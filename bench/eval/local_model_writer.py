@@ -102,7 +102,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[eval-local-model-writer] {topic}", file=sys.stderr, flush=True)
                 rows.append(write_one(server, topic, Path(tmp) / f"t{i}", questions))
                 print(json.dumps({k: v for k, v in rows[-1].items() if k != "draft"}), file=sys.stderr, flush=True)
-    out = {"generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "threads": threads, "load_average": round(os.getloadavg()[0], 1), "rows": rows}
+    out = {
+        "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "threads": threads,
+        "load_average": round(os.getloadavg()[0], 1),
+        "rows": rows,
+    }
     (ROOT / "bench" / "eval_local_model_writer.json").write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))
     return 0
