@@ -68,6 +68,7 @@ def run_topic(server: Any, item: Topic, root: Path, allocation: str = ALLOCATION
         llm_timeout=1800,
         llm_reply_seconds=1800,
         relevance_judge="model",
+        writer_restate_copies=True,  # a 1.5B model copies its passages whole unless asked to restate them
         **{f"reply_tokens_{role}": cap for role, cap in CAPS.items()},
     )
     runner = ResearchRunner(settings)
@@ -158,6 +159,7 @@ def _results(
             "reply_caps": CAPS,
             "temperature": 0.0,
             "relevance_judge": "model",
+            "writer_restate_copies": True,
             "load_average": round(os.getloadavg()[0], 1),
             "load_average_at_start": load_at_start,
             "topics_measured": f"{len(rows)} of {asked}",

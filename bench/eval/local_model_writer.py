@@ -24,7 +24,9 @@ from bench.eval.local_model_figures import draft_figures
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def write_one(server: Any, topic: str, root: Path, questions: int | None = None) -> dict[str, Any]:
+def write_one(
+    server: Any, topic: str, root: Path, questions: int | None = None, restate: bool = True
+) -> dict[str, Any]:
     from bench.llama_server import lane_settings
     from research.brains.base import NumberedSource, WriteRequest
     from research.brains.llm.llm_brain import LLMBrain
@@ -48,7 +50,9 @@ def write_one(server: Any, topic: str, root: Path, questions: int | None = None)
 
     caps = {f"reply_tokens_{role}": cap for role, cap in CAPS.items()}
     # A busy machine serves about a token a second: no deadline shorter than the reply can take.
-    settings = lane_settings(server, root / "llm", llm_timeout=1800, llm_reply_seconds=1800, **caps)
+    settings = lane_settings(
+        server, root / "llm", llm_timeout=1800, llm_reply_seconds=1800, writer_restate_copies=restate, **caps
+    )
     brain = LLMBrain(settings)
     started = time.perf_counter()
     error = None
@@ -86,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     questions = int(args.pop(args.index("--questions") + 1)) if "--questions" in args else None
     if "--questions" in args:
         args.remove("--questions")
+    restate = "--no-restate" not in args
+    if not restate:
+        args.remove("--no-restate")
     threads = int(args.pop(args.index("--threads") + 1)) if "--threads" in args else 1
     if "--threads" in args:
         args.remove("--threads")
@@ -100,11 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         with server:
             for i, topic in enumerate(topics):
                 print(f"[eval-local-model-writer] {topic}", file=sys.stderr, flush=True)
-                rows.append(write_one(server, topic, Path(tmp) / f"t{i}", questions))
+                rows.append(write_one(server, topic, Path(tmp) / f"t{i}", questions, restate))
                 print(json.dumps({k: v for k, v in rows[-1].items() if k != "draft"}), file=sys.stderr, flush=True)
     out = {
         "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "threads": threads,
+        "writer_restate_copies": restate,
         "load_average": round(os.getloadavg()[0], 1),
         "rows": rows,
     }

@@ -56,3 +56,30 @@ def section_schema(passages: int) -> type[SectionSentences]:
         __base__=SectionSentences,
         sentences=(list[sentence], Field(max_length=20)),
     )
+
+
+# A restatement is shorter than the sentence it restates: the grammar's room says so too.
+MAX_RESTATED_CHARS = 220
+
+
+class Restatement(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    sentence: int = Field(description="the number of the sentence restated")
+    text: str = text_field("the sentence restated: shorter, in plain words, the facts kept", MAX_RESTATED_CHARS)
+
+
+class Restatements(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    restated: list[Restatement] = Field(max_length=20)
+
+
+@functools.lru_cache(maxsize=MAX_PASSAGES + 1)
+def restatement_schema(sentences: int) -> type[Restatements]:
+    """Restatements whose `sentence` may only be 1..sentences in the JSON schema sent."""
+    numbers: list[JsonValue] = list(range(1, max(1, min(sentences, 20)) + 1))
+    item = create_model(
+        "Restatement",
+        __base__=Restatement,
+        sentence=(int, Field(description="the number of the sentence restated", json_schema_extra={"enum": numbers})),
+    )
+    return create_model("Restatements", __base__=Restatements, restated=(list[item], Field(max_length=20)))

@@ -26,6 +26,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
 from research.brains.base import NumberedSource, TextLookup, WriteRequest
+from research.brains.llm.grounded_restate import AskRestated, Restated, restate_copies
 from research.brains.llm.grounded_schema import MAX_SENTENCE_CHARS, NO_PASSAGE, SectionSentences, section_schema
 from research.brains.llm.model_output import InvalidModelOutput
 from research.drafts.fit import addresses
@@ -71,6 +72,7 @@ class Section:
     declined: int = 0  # the model said no passage answers (passage 0)
     unplain: int = 0  # held a link or markup
     off_question: int = 0  # rests on its passage but does not address the section's question
+    grounds: list[str] = field(default_factory=list)  # the passage each kept sentence rests on (aligned)
 
     def markdown(self) -> str:
         body = " ".join(_with_marker(text, n) for text, n in self.sentences) if self.sentences else NO_ANSWER
@@ -139,9 +141,19 @@ class DraftPreview:
         emit(DraftDeltaData(text=piece, chars=self.chars))
 
 
-def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Callable[[str], None] | None = None) -> str:
-    """The draft's markdown (title, summary, one section per question, known gaps), every sentence cited."""
+def write_grounded(
+    request: WriteRequest,
+    ask: Ask,
+    note: Note,
+    on_section: Callable[[str], None] | None = None,
+    restate: AskRestated | None = None,
+) -> str:
+    """The draft's markdown (title, summary, one section per question, known gaps), every sentence
+    cited; with `restate`, the sentences a model copied whole from its passage are restated
+    (grounded_restate.py)."""
     sections: list[Section] = []
+    tally = Restated()
+    rewrite = _Restater(request.topic, restate, tally) if restate is not None else None
     seen: list[str] = []  # every sentence kept so far: a later repeat is dropped
     layout = request.layout  # the report shape: sentences asked for and passages shown per section
     for question in request.questions:
@@ -150,16 +162,24 @@ def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Call
         passages = select_passages(
             question, request.sources, request.text_of, fits=fits, said=seen, count=layout.passages
         )
-        sections.append(_section(request.topic, passages, ask, seen, question=question, layout=layout, fits=fits))
+        sections.append(
+            _section(request.topic, passages, ask, seen, question=question, layout=layout, fits=fits, restate=rewrite)
+        )
         if on_section is not None:
             on_section(sections[-1].markdown())
     fits = fits_section(None, request.topic)
     summary_passages = select_passages(
         request.topic, request.sources, request.text_of, fits=fits, said=seen, count=layout.passages
     )
-    summary = _section(request.topic, summary_passages, ask, seen, question=None, layout=layout, fits=fits)
+    summary = _section(
+        request.topic, summary_passages, ask, seen, question=None, layout=layout, fits=fits, restate=rewrite
+    )
     everything = [summary, *sections]
     report_drops(everything, note)
+    if tally.asked:
+        agent_log.info("Writer: restated %d of %d copied sentence(s)", tally.replaced, tally.asked)
+    if tally.failed_calls:
+        note(f"kept {tally.failed_calls} section(s)' copied sentences as they were: the restating call failed")
     if request.sources and not any(s.sentences for s in everything):
         raise NoGroundedSentences(
             f"the model's draft rests on none of the passages of the {len(request.sources)} sources it was given"
@@ -181,6 +201,7 @@ def _section(
     question: str | None,
     layout: ShapeLayout,
     fits: Callable[[str], bool],
+    restate: _Restater | None = None,
 ) -> Section:
     section = Section(question or "Summary")
     if not passages:
@@ -198,7 +219,34 @@ def _section(
     user = prompts.SECTION_USER.format(topic=topic, focus=focus, passages=passage_blocks(passages))
     reply = ask(section_schema(len(passages)), [SystemMessage(system), HumanMessage(user)])
     keep_sentences(section, reply, passages, seen, fits)
+    if restate is not None:
+        restate(section, seen, fits)
     return section
+
+
+class _Restater:
+    """The writer's restating pass for one draft: a section's copied sentences, restated in place."""
+
+    def __init__(self, topic: str, ask: AskRestated, tally: Restated) -> None:
+        self.topic, self.ask, self.tally = topic, ask, tally
+
+    def __call__(self, section: Section, seen: list[str], fits: Callable[[str], bool]) -> None:
+        mine = [text for text, _n in section.sentences]
+        prior = [text for text in seen if text not in mine]
+
+        def accept(raw: str, ground: str, others: list[str]) -> str:
+            text = clean_sentence(raw)
+            if not text or repeats(text, prior + others) or grounding(text, ground) < MIN_GROUNDING:
+                return ""
+            return text if fits(text) else ""
+
+        before = list(section.sentences)
+        section.sentences = restate_copies(
+            self.topic, section.heading, section.sentences, section.grounds, self.ask, accept, self.tally
+        )
+        for (old, _), (new, _) in zip(before, section.sentences, strict=True):
+            if new != old:
+                seen[seen.index(old)] = new
 
 
 def passage_blocks(passages: list[Passage]) -> str:
@@ -246,6 +294,7 @@ def keep_sentences(
                 continue
             seen.append(text)
             section.sentences.append((text, passage.source_n))
+            section.grounds.append(passage.text)
 
 
 def clean_sentence(text: str) -> str:

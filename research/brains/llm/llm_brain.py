@@ -19,7 +19,7 @@ from pydantic import BaseModel, SecretStr
 from research import prompts
 from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
 from research.brains.llm.grounded_reviser import revise_grounded
-from research.brains.llm.grounded_schema import SectionSentences
+from research.brains.llm.grounded_schema import Restatements, SectionSentences
 from research.brains.llm.grounded_writer import DraftPreview, write_grounded
 from research.brains.llm.model_caller import ModelCaller
 from research.brains.llm.model_output import InvalidModelOutput, strip_think
@@ -221,7 +221,16 @@ class LLMBrain:
         def ask(schema: type[SectionSentences], messages: list[BaseMessage]) -> SectionSentences:
             return self._structured(self._main, schema, messages, role="writer")
 
-        draft = write_grounded(request, ask, lambda message: warn(self.kind, f"write: {message}"), preview.section)
+        def restate(schema: type[Restatements], messages: list[BaseMessage]) -> Restatements:
+            return self._structured(self._main, schema, messages, role="writer")
+
+        draft = write_grounded(
+            request,
+            ask,
+            lambda message: warn(self.kind, f"write: {message}"),
+            preview.section,
+            restate if self.settings.writer_restate_copies else None,
+        )
         return draft_guard.tidy_spacing(draft)
 
     def revise(self, request: ReviseRequest) -> str:
