@@ -11,6 +11,7 @@ eval (bench/eval/local_model_figures.py). Results: bench/eval_local_model_writer
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -54,6 +55,9 @@ def write_one(
         server, root / "llm", llm_timeout=1800, llm_reply_seconds=1800, writer_restate_copies=restate, **caps
     )
     brain = LLMBrain(settings)
+    writer_lines = _WriterLines()
+    logging.getLogger("research.agents").addHandler(writer_lines)
+    logging.getLogger("research.agents").setLevel(logging.INFO)
     started = time.perf_counter()
     error = None
     try:
@@ -62,6 +66,7 @@ def write_one(
     except Exception as exc:  # noqa: BLE001 - a failed step is a figure too
         body, error = "", f"{type(exc).__name__}: {exc}"
     seconds = round(time.perf_counter() - started, 1)
+    logging.getLogger("research.agents").removeHandler(writer_lines)
     usage = brain.take_usage()
     repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
     cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
@@ -79,8 +84,22 @@ def write_one(
         "citations": len(cited.citations),
         "invented_citations": len(cited.dropped) + len(repair.citations.removed),
         **draft_figures(cited.markdown, known, texts),
+        "writer_log": writer_lines.lines,
         "draft": cited.markdown,
     }
+
+
+class _WriterLines(logging.Handler):
+    """The writer's own log lines (drops, restatements) for the row: why a figure is what it is."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "rite" in message[:40]:  # "Writer: ..." and "write: ..." warnings
+            self.lines.append(message[:400])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,8 +19,9 @@ other draft, so nothing here can make a sentence look supported that is not.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
@@ -40,6 +41,7 @@ class Restated:
     asked: int = 0  # copied sentences sent to be restated
     replaced: int = 0  # restatements that passed and took their sentence's place
     failed_calls: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)  # why a restatement was left out
 
 
 def restate_copies(
@@ -76,8 +78,19 @@ def restate_copies(
         i = wanted[item.sentence - 1]
         others = [text for j, (text, _n) in enumerate(out) if j != i]
         text = accept(str(item.text), grounds[i], others)
-        if text and not copied(text, grounds[i]) and not changed_tokens(text, grounds[i]):
-            out[i] = (text, out[i][1])
-            done.add(item.sentence)
-            tally.replaced += 1
+        why = (
+            "not plain, grounded or on the question"
+            if not text
+            else "still a copy"
+            if copied(text, grounds[i])
+            else "changed a number or name"
+            if changed_tokens(text, grounds[i])
+            else ""
+        )
+        if why:
+            tally.rejected[why] += 1
+            continue
+        out[i] = (text, out[i][1])
+        done.add(item.sentence)
+        tally.replaced += 1
     return out

@@ -96,8 +96,11 @@ def select_passages(
     question it is asked. When no sentence fits, there is nothing to write from. Source sentences
     the draft has already `said` are left out, so a later section gets fresh evidence."""
     texts = [_candidates(source_text(ns, text_of), said or [], fits) for ns in sources]
+    order = _ranked_sources(query, texts, count)
+    if fits is not None:  # a sentence may fit through a related word ("safe": "adverse events") alone
+        order += [i for i, text in enumerate(texts) if text and i not in order]
     passages: list[Passage] = []
-    for i in _ranked_sources(query, texts, count):
+    for i in order[:count]:
         text = best_snippet(query, texts[i], max_chars=PASSAGE_CHARS, max_sentences=PASSAGE_SENTENCES)
         if text:
             passages.append(Passage(len(passages) + 1, sources[i].n, text))
@@ -177,7 +180,12 @@ def write_grounded(
     everything = [summary, *sections]
     report_drops(everything, note)
     if tally.asked:
-        agent_log.info("Writer: restated %d of %d copied sentence(s)", tally.replaced, tally.asked)
+        agent_log.info(
+            "Writer: restated %d of %d copied sentence(s); restatements left out: %s",
+            tally.replaced,
+            tally.asked,
+            ", ".join(f"{n} {why}" for why, n in sorted(tally.rejected.items())) or "none",
+        )
     if tally.failed_calls:
         note(f"kept {tally.failed_calls} section(s)' copied sentences as they were: the restating call failed")
     if request.sources and not any(s.sentences for s in everything):
@@ -246,7 +254,7 @@ class _Restater:
         )
         for (old, _), (new, _) in zip(before, section.sentences, strict=True):
             if new != old:
-                seen[seen.index(old)] = new
+                seen.append(new)  # the copied original stays in `seen`: no later section repeats either
 
 
 def passage_blocks(passages: list[Passage]) -> str:
