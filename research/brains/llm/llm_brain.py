@@ -348,8 +348,10 @@ def _is_url(token: str) -> bool:
 
 def _url_words(token: str) -> str:
     """https://www.cdc.gov/vaccines/covid-19/mrna.html -> "cdc vaccines covid 19 mrna"."""
-    parts = re.split(r"[^A-Za-z0-9]+", token.split("://", 1)[-1])
-    # A long run of digits is a page id (npr.org/2021/03/14/875611177/...), not a search word.
+    # A path segment of digits alone is a date or a page id (npr.org/2021/03/14/875611177/...),
+    # and a long run of digits anywhere is an id: neither is a search word.
+    segments = [seg for seg in token.split("://", 1)[-1].split("/") if not seg.isdigit()]
+    parts = re.split(r"[^A-Za-z0-9]+", " ".join(segments))
     return " ".join(p for p in parts if len(p) > 1 and p.lower() not in _URL_NOISE and not (p.isdigit() and len(p) > 4))
 
 
