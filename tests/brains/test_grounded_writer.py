@@ -312,3 +312,12 @@ def test_a_sentence_ends_with_one_full_stop_and_keeps_its_marker() -> None:
 
     assert clean_sentence("The dataset covered millions of doses..") == "The dataset covered millions of doses."
     assert clean_sentence("mRNA is a fragile molecule, ") == "mRNA is a fragile molecule."
+
+
+def test_a_services_query_syntax_becomes_its_search_words_and_an_identifier_goes(server: FakeOpenAIServer) -> None:
+    # What Qwen2.5-Coder-1.5B wrote as academic queries on the rust near miss.
+    reply = {"queries": ["OpenAlex:search?q=prevention+of+rust+on+old+cars&fq=type:article", "arXiv:1804.07325"]}
+    default = ScriptedModel()
+    server.responder = lambda req: reply if requested_schema_name(req) == "QueryPlan" else default(req)
+    task = ResearcherTask(researcher_id="academic-1", kind="academic", question=QUESTIONS[0], topic=TOPIC)
+    assert brain_for(server).queries(task, "academic") == ["prevention of rust on old cars"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
@@ -57,6 +58,8 @@ M = TypeVar("M", bound=BaseModel)
 _LIST_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 # A bare domain, with or without a path: "cdc.gov/vaccines" (a query word with a known TLD).
 _DOMAIN = re.compile(r"(?:[a-z0-9-]{1,63}\.){1,6}(?:com|org|net|gov|edu|io|int|info|co|uk|eu|de|fr)(?:/\S*)?")
+_SERVICE_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,30}:(\S+)")
+_IDENTIFIER = re.compile(r"[0-9][0-9./v]*")
 _URL_NOISE = frozenset(
     {"http", "https", "www", "com", "org", "net", "gov", "edu", "io", "int", "info", "co", "uk", "eu", "de", "fr"}
     | {"html", "htm", "php", "aspx", "asp", "pdf", "index", "en", "us"}
@@ -337,8 +340,21 @@ def _matched_coverage(given: list[QuestionCoverage], questions: list[str]) -> li
 def _clean_query(query: str) -> str:
     """A search query: no list marker, no quotes, and no URL (a URL's words stand in for it)."""
     query = _LIST_MARKER.sub("", " ".join(str(query).split()))  # "1. foo" / "- foo" -> "foo"
-    query = " ".join(_url_words(token) if _is_url(token) else token for token in query.split())
+    query = " ".join(_url_words(token) if _is_url(token) else _service_words(token) for token in query.split())
     return " ".join(query.strip().strip("\"'").split())[:MAX_QUERY_CHARS].strip()
+
+
+def _service_words(token: str) -> str:
+    """A service's query syntax is not a search query: "OpenAlex:search?q=rust+on+cars&fq=..." ->
+    "rust on cars"; an identifier ("arXiv:1804.07325", which a small model invents) -> ""."""
+    match = _SERVICE_TOKEN.fullmatch(token)
+    if match is None:
+        return token
+    rest = match.group(1)
+    if "?" in rest or "=" in rest:
+        params = parse_qs(rest.split("?", 1)[-1])
+        return " ".join(" ".join(params.get("q") or params.get("query") or params.get("search") or []).split())
+    return "" if _IDENTIFIER.fullmatch(rest) else token
 
 
 def _is_url(token: str) -> bool:
