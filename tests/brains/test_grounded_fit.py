@@ -75,7 +75,7 @@ def test_a_sentence_true_to_its_passage_but_not_to_its_question_is_dropped_and_s
         return copy_first(user)
 
     server.responder = sections(answer)
-    with caplog.at_level(logging.WARNING, logger="research.agents"):
+    with caplog.at_level(logging.INFO, logger="research.agents"):
         draft = brain_for(server).write(request())
 
     lipid = draft.split(f"## {QUESTIONS[0]}")[1].split("##")[0]

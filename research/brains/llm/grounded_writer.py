@@ -353,8 +353,8 @@ def report_drops(sections: list[Section], note: Note) -> None:
     if unplain:
         note(f"dropped {unplain} sentence(s) that held a link or markup")
     off_question = sum(s.off_question for s in sections)
-    if off_question:
-        note(f"dropped {off_question} sentence(s) that did not address their section's question")
+    if off_question:  # true to a passage that fits, only not an answer: the desk's editing, logged
+        agent_log.info("Writer: dropped %d sentence(s) that did not address their section's question", off_question)
     unanswered = [s.heading for s in sections if not s.sentences and s.heading != "Summary"]
     if unanswered:  # said in the draft itself: a note in the log, not a warning
         agent_log.info("Writer: no sentence rests on the sources for: %s", "; ".join(unanswered)[:300])
