@@ -12,7 +12,7 @@ from research.drafts.citations import SOURCES_HEADING
 from research.drafts.claims import check_claims, cited_sentences
 from research.drafts.markers import CITATION_MARKER
 from research.text import split_sentences
-from research.text.overlap import COPIED_AT, copied_share
+from research.text.copying import COPIED_AT, copied_share
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 # The desk's own lines, not findings: a section with nothing to rest on, an empty run's draft.

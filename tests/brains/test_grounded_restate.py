@@ -12,7 +12,7 @@ import pytest
 
 from research.brains.llm.llm_brain import LLMBrain
 from research.settings import Settings
-from research.text.overlap import copied
+from research.text.copying import copied
 from tests.brains.test_grounded_writer import QUESTIONS, TEXTS, passages_in, request
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name

@@ -3,7 +3,7 @@
 Asked to write from numbered passages, a small model (Qwen2.5-Coder-1.5B measured) copies each
 passage's sentence word for word, whatever the prompt says: grounded, but not writing. A focused
 task it does follow is "restate this sentence, shorter". So after a section's sentences are kept
-(grounded_writer.keep_sentences), the ones copied from their passage (research/text/overlap.py)
+(grounded_writer.keep_sentences), the ones copied from their passage (research/text/copying.py)
 go to the model in one call per section, numbered, and each restatement replaces its sentence only
 when it still passes every rule the original passed, and then some:
 
@@ -29,7 +29,7 @@ from research import prompts
 from research.brains.llm.grounded_schema import Restatements, restatement_schema
 from research.brains.llm.model_output import InvalidModelOutput
 from research.drafts.faithful import changed_tokens
-from research.text.overlap import copied
+from research.text.copying import copied
 
 # The structured call: (schema, messages) -> a validated instance (the brain's metered call).
 AskRestated = Callable[[type[Restatements], list[BaseMessage]], Restatements]

@@ -1,9 +1,9 @@
 """copied_share: the longest unbroken run of a source's words inside a sentence, over its length,
-which the writer's restating pass and the local-model eval both read (research/text/overlap.py)."""
+which the writer's restating pass and the local-model eval both read (research/text/copying.py)."""
 
 from __future__ import annotations
 
-from research.text.overlap import COPIED_AT, MAX_SENTENCE_WORDS, copied, copied_share
+from research.text.copying import COPIED_AT, MAX_SENTENCE_WORDS, copied, copied_share
 
 SOURCE = "The bridge, completed in 1932 after eight years of work, carries four lanes of traffic across the harbour."
 
