@@ -66,7 +66,8 @@ class Restatement(_Reply):
 
 
 class Restatements(_Reply):
-    restated: list[Restatement] = Field(min_length=0, max_length=20, description="one per numbered sentence")
+    # At least one in the grammar (as every list there), any number in validation.
+    restated: list[Restatement] = Field(max_length=20, json_schema_extra={"minItems": 1}, description="one each")
 
 
 @functools.lru_cache(maxsize=MAX_PASSAGES + 1)
