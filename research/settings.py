@@ -77,6 +77,10 @@ class Settings(BaseSettings):
     # Who has the last word on a kept source's relevance: the offline score alone, or with an LLM
     # brain also the model, one batched call per query's new sources (brains/relevance_judge.py).
     relevance_judge: Literal["offline", "model"] = "offline"
+    # With an LLM brain, one more writer call per section restates the sentences the model copied
+    # word for word from its passage (brains/llm/grounded_restate.py): for small local models,
+    # which copy whatever the prompt asks; off by default, so call counts stay comparable.
+    writer_restate_copies: bool = False
     http_timeout: float = Field(15.0, gt=0)
     results_per_query: int = Field(5, ge=1, le=20)
     allow_private_urls: bool = False

@@ -68,6 +68,7 @@ def run_topic(server: Any, item: Topic, root: Path, allocation: str = ALLOCATION
         llm_timeout=1800,
         llm_reply_seconds=1800,
         relevance_judge="model",
+        writer_restate_copies=True,  # a 1.5B model copies its passages whole unless asked to restate them
         **{f"reply_tokens_{role}": cap for role, cap in CAPS.items()},
     )
     runner = ResearchRunner(settings)
@@ -113,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-readme", action="store_true", help="do not update README.md")
     parser.add_argument("--topics", type=int, default=len(TOPICS), help="run only the first N topics")
     parser.add_argument("--allocation", default=ALLOCATION, help="researchers per kind (web, academic, book)")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="the server's threads (default: the cores free at the start)"
+    )
     args = parser.parse_args(argv)
     from bench.llama_server import QWEN_ALIAS, LlamaServer, qwen_model_path
 
@@ -122,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows: list[dict[str, Any]] = []
     asked = TOPICS[: args.topics]
+    load_at_start = round(os.getloadavg()[0], 1)
     with tempfile.TemporaryDirectory(prefix="eval-qwen-") as tmp:
-        server = LlamaServer(Path(tmp) / "server.log", model=model, alias=QWEN_ALIAS, n_ctx=N_CTX)
+        threads = {"threads": args.threads} if args.threads else {}
+        server = LlamaServer(Path(tmp) / "server.log", model=model, alias=QWEN_ALIAS, n_ctx=N_CTX, **threads)
         with server:
             print(f"[eval-local-model] llama-cpp server on {server.threads} thread(s)", file=sys.stderr, flush=True)
             for i, item in enumerate(asked):
@@ -131,13 +137,15 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(run_topic(server, item, Path(tmp) / f"run{i}", args.allocation))
                 print(json.dumps({k: v for k, v in rows[-1].items() if k != "draft"}), file=sys.stderr, flush=True)
                 # Written after every topic: a run stopped on a busy machine keeps what it measured.
-                results = _results(rows, len(asked), server.threads, args.allocation)
+                results = _results(rows, len(asked), server.threads, args.allocation, load_at_start)
                 write_outputs(results, ROOT, readme=not args.no_readme)
     print(json.dumps(results["summary"], indent=2))
     return 0
 
 
-def _results(rows: list[dict[str, Any]], asked: int, threads: int, allocation: str) -> dict[str, Any]:
+def _results(
+    rows: list[dict[str, Any]], asked: int, threads: int, allocation: str, load_at_start: float
+) -> dict[str, Any]:
     return {
         "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (a 1.5B coder model, not a frontier model)",
@@ -151,7 +159,9 @@ def _results(rows: list[dict[str, Any]], asked: int, threads: int, allocation: s
             "reply_caps": CAPS,
             "temperature": 0.0,
             "relevance_judge": "model",
+            "writer_restate_copies": True,
             "load_average": round(os.getloadavg()[0], 1),
+            "load_average_at_start": load_at_start,
             "topics_measured": f"{len(rows)} of {asked}",
         },
         "targets": TARGETS,

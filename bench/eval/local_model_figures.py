@@ -12,10 +12,9 @@ from research.drafts.citations import SOURCES_HEADING
 from research.drafts.claims import check_claims, cited_sentences
 from research.drafts.markers import CITATION_MARKER
 from research.text import split_sentences
+from research.text.copying import COPIED_AT, copied_share
 
-COPIED_AT = 0.8  # share of a sentence's words that one unbroken run of its source's words covers
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
-_WORD = re.compile(r"[a-z0-9]+")
 # The desk's own lines, not findings: a section with nothing to rest on, an empty run's draft.
 _DESK_LINES = (NO_ANSWER, "No relevant sources were found", "The sources found do not answer")
 
@@ -37,24 +36,6 @@ def factual_sentences(markdown: str) -> list[str]:
             continue  # the desk's own paragraph (an empty run's, a section with nothing to rest on)
         out.extend(sentence.strip() for sentence in split_sentences(line))
     return out
-
-
-def copied_share(sentence: str, source_text: str) -> float:
-    """The longest unbroken run of the source's words inside the sentence, over its length."""
-    mine = _WORD.findall(CITATION_MARKER.sub("", sentence).lower())
-    theirs = _WORD.findall(source_text.lower())
-    if not mine or not theirs:
-        return 0.0
-    best = 0
-    previous = [0] * (len(theirs) + 1)
-    for word in mine:  # longest common substring over words: O(len(mine) * len(theirs))
-        current = [0] * (len(theirs) + 1)
-        for j, other in enumerate(theirs, 1):
-            if word == other:
-                current[j] = previous[j - 1] + 1
-                best = max(best, current[j])
-        previous = current
-    return best / len(mine)
 
 
 def draft_figures(markdown: str, citations: dict[str, str], texts: dict[str, str]) -> dict[str, Any]:

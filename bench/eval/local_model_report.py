@@ -65,9 +65,11 @@ def markdown(results: dict[str, Any]) -> str:
     def mark(key: str) -> str:
         return "met" if met.get(key) else "**not met**"
 
+    load = results["settings"]
     lines = [
         f"Measured {results['generated_at']} by `make eval-local-model` (bench/eval/local_model.py): "
-        f"{results['model']} on {results['server']}, load average {results['settings']['load_average']}; "
+        f"{results['model']} on {results['server']}, "
+        f"load average {load.get('load_average_at_start', '?')} at the start, {load['load_average']} at the end; "
         f"allocation {results['settings'].get('allocation', '110')}, no research or review rounds, library "
         f"sources, greedy decoding, model relevance judgement {results['settings'].get('relevance_judge', 'off')}; "
         f"topics measured: {results['settings'].get('topics_measured', len(results['topics']))}.",

@@ -11,6 +11,8 @@ eval (bench/eval/local_model_figures.py). Results: bench/eval_local_model_writer
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sys
 import tempfile
 import time
@@ -23,7 +25,9 @@ from bench.eval.local_model_figures import draft_figures
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def write_one(server: Any, topic: str, root: Path, questions: int | None = None) -> dict[str, Any]:
+def write_one(
+    server: Any, topic: str, root: Path, questions: int | None = None, restate: bool = True
+) -> dict[str, Any]:
     from bench.llama_server import lane_settings
     from research.brains.base import NumberedSource, WriteRequest
     from research.brains.llm.llm_brain import LLMBrain
@@ -47,8 +51,13 @@ def write_one(server: Any, topic: str, root: Path, questions: int | None = None)
 
     caps = {f"reply_tokens_{role}": cap for role, cap in CAPS.items()}
     # A busy machine serves about a token a second: no deadline shorter than the reply can take.
-    settings = lane_settings(server, root / "llm", llm_timeout=1800, llm_reply_seconds=1800, **caps)
+    settings = lane_settings(
+        server, root / "llm", llm_timeout=1800, llm_reply_seconds=1800, writer_restate_copies=restate, **caps
+    )
     brain = LLMBrain(settings)
+    writer_lines = _WriterLines()
+    logging.getLogger("research.agents").addHandler(writer_lines)
+    logging.getLogger("research.agents").setLevel(logging.INFO)
     started = time.perf_counter()
     error = None
     try:
@@ -57,6 +66,7 @@ def write_one(server: Any, topic: str, root: Path, questions: int | None = None)
     except Exception as exc:  # noqa: BLE001 - a failed step is a figure too
         body, error = "", f"{type(exc).__name__}: {exc}"
     seconds = round(time.perf_counter() - started, 1)
+    logging.getLogger("research.agents").removeHandler(writer_lines)
     usage = brain.take_usage()
     repair = repair_draft(body, {ns.n for ns in numbered}, {ns.source.url for ns in numbered})
     cited = finalize_citations(repair.text, {ns.n: ns.source for ns in numbered})
@@ -74,8 +84,22 @@ def write_one(server: Any, topic: str, root: Path, questions: int | None = None)
         "citations": len(cited.citations),
         "invented_citations": len(cited.dropped) + len(repair.citations.removed),
         **draft_figures(cited.markdown, known, texts),
+        "writer_log": writer_lines.lines,
         "draft": cited.markdown,
     }
+
+
+class _WriterLines(logging.Handler):
+    """The writer's own log lines (drops, restatements) for the row: why a figure is what it is."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "rite" in message[:40]:  # "Writer: ..." and "write: ..." warnings
+            self.lines.append(message[:400])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     questions = int(args.pop(args.index("--questions") + 1)) if "--questions" in args else None
     if "--questions" in args:
         args.remove("--questions")
+    restate = "--no-restate" not in args
+    if not restate:
+        args.remove("--no-restate")
+    threads = int(args.pop(args.index("--threads") + 1)) if "--threads" in args else 1
+    if "--threads" in args:
+        args.remove("--threads")
     topics = args or [t.topic for t in TOPICS if t.group == "covered"][:1]
     model = qwen_model_path()
     if model is None:
@@ -92,13 +122,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = []
     with tempfile.TemporaryDirectory(prefix="eval-qwen-writer-") as tmp:
-        server = LlamaServer(Path(tmp) / "server.log", model=model, alias=QWEN_ALIAS, n_ctx=N_CTX, threads=1)
+        server = LlamaServer(Path(tmp) / "server.log", model=model, alias=QWEN_ALIAS, n_ctx=N_CTX, threads=threads)
         with server:
             for i, topic in enumerate(topics):
                 print(f"[eval-local-model-writer] {topic}", file=sys.stderr, flush=True)
-                rows.append(write_one(server, topic, Path(tmp) / f"t{i}", questions))
+                rows.append(write_one(server, topic, Path(tmp) / f"t{i}", questions, restate))
                 print(json.dumps({k: v for k, v in rows[-1].items() if k != "draft"}), file=sys.stderr, flush=True)
-    out = {"generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "threads": 1, "rows": rows}
+    out = {
+        "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "threads": threads,
+        "writer_restate_copies": restate,
+        "load_average": round(os.getloadavg()[0], 1),
+        "rows": rows,
+    }
     (ROOT / "bench" / "eval_local_model_writer.json").write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))
     return 0

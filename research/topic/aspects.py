@@ -27,7 +27,8 @@ RELATED_STEMS: dict[str, frozenset[str]] = {
     "impact": frozenset({"effect", "conseq"}),
     "mechan": frozenset({"delive", "immune", "respon", "transl", "antige", "cell"}),
     "future": frozenset({"next", "emergi", "prospe", "platfo"}),
-    "safety": frozenset({"risk", "advers", "side", "myocar"}),
+    "safety": frozenset({"safe", "risk", "advers", "side", "myocar"}),
+    "safe": frozenset({"safety", "risk", "advers", "side", "myocar"}),  # "How safe are ...?"
 }
 
 

@@ -164,7 +164,7 @@ def test_the_writer_stops_before_its_own_reference_list(tmp_path: Path) -> None:
         from research.brains.base import NumberedSource, ReviseRequest
 
         # Every writer call is structured now (the writer's and the reviser's): each still stops there.
-        draft = f"# Draft\n\n## Summary\n\n{finding[:-1]} [1].\n"
+        draft = f"# mRNA delivery\n\n## Summary\n\n{finding[:-1]} [1].\n"
         brain.revise(ReviseRequest(draft, "Shorter.", [NumberedSource(1, ONE_SOURCE)], lambda _id: finding))
         assert "\n## Sources" in server.requests[-1]["stop"]
 

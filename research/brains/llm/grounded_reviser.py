@@ -18,6 +18,7 @@ numbers shown). The writer's rules keep or drop each sentence and the desk rende
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -33,6 +34,7 @@ from research.brains.llm.grounded_writer import (
     Note,
     Passage,
     Section,
+    fits_section,
     keep_sentences,
     passage_blocks,
     report_drops,
@@ -95,7 +97,8 @@ def revise_grounded(request: ReviseRequest, ask: Ask, note: Note) -> str:
             parts.append(old.markdown())
             continue
         passages = revision_passages(old, topic, by_n, request)
-        section = _revise_section(old, topic, request.instruction, passages, ask, seen)
+        fits = fits_section(None if _key(old.heading) == "summary" else old.heading, topic)
+        section = _revise_section(old, topic, request.instruction, passages, ask, seen, fits)
         revised.append(section)
         if section.sentences or (section.declined and not (section.invalid or section.ungrounded)):
             parts.append(section.markdown())
@@ -128,8 +131,10 @@ def revision_passages(
         if text:
             passages.append(Passage(len(passages) + 1, ns.n, text))
     others = [ns for ns in request.sources if ns not in cited]
-    query = topic if old.heading.strip().lower() == "summary" else old.heading
-    for extra in select_passages(query, others, request.text_of, fill_with=topic):
+    summary = _key(old.heading) == "summary"
+    query = topic if summary else old.heading
+    fits = fits_section(None if summary else old.heading, topic)
+    for extra in select_passages(query, others, request.text_of, fits=fits):
         if len(passages) == MAX_REVISE_PASSAGES:
             break
         passages.append(Passage(len(passages) + 1, extra.source_n, extra.text))
@@ -137,7 +142,13 @@ def revision_passages(
 
 
 def _revise_section(
-    old: DraftSection, topic: str, instruction: str, passages: list[Passage], ask: Ask, seen: list[str]
+    old: DraftSection,
+    topic: str,
+    instruction: str,
+    passages: list[Passage],
+    ask: Ask,
+    seen: list[str],
+    fits: Callable[[str], bool],
 ) -> Section:
     section = Section(old.heading)
     if not passages:
@@ -158,7 +169,7 @@ def _revise_section(
         passages=passage_blocks(passages),
     )
     reply = ask(section_schema(len(passages)), [SystemMessage(system), HumanMessage(user)])
-    keep_sentences(section, reply, passages, seen)
+    keep_sentences(section, reply, passages, seen, fits)
     return section
 
 

@@ -10,11 +10,13 @@ once, all named SectionSentences (the schema's name is what servers and the fake
 from __future__ import annotations
 
 import functools
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
 from research.brains.llm.grammar_schema import text_field
 
+M = TypeVar("M", bound=BaseModel)
 NO_PASSAGE = 0
 MAX_PASSAGES = 8
 # Room for a long sentence copied or paraphrased from a passage: the grammar's default string cap
@@ -23,36 +25,52 @@ MAX_PASSAGES = 8
 MAX_SENTENCE_CHARS = 400
 
 
-class GroundedSentence(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # a server's extra keys are not an invalid reply
+
+
+class GroundedSentence(_Reply):
     # The passage first: the model commits to what it rests on, then writes from it.
     passage: int = Field(description="the number of the passage this sentence rests on (0: none answers)")
     text: str = text_field("one sentence in your own words: no citation markers, no URLs", MAX_SENTENCE_CHARS)
 
 
-class SectionSentences(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class SectionSentences(_Reply):
     sentences: list[GroundedSentence] = Field(max_length=20)
 
 
 @functools.lru_cache(maxsize=MAX_PASSAGES + 1)
 def section_schema(passages: int) -> type[SectionSentences]:
     """SectionSentences whose `passage` may only be 0..passages in the JSON schema sent."""
-    count = max(0, min(passages, MAX_PASSAGES))
-    numbers: list[JsonValue] = list(range(NO_PASSAGE, count + 1))
-    sentence = create_model(
-        "GroundedSentence",
-        __base__=GroundedSentence,
-        passage=(
-            int,
-            Field(
-                description="the number of the passage this sentence rests on (0: none answers)",
-                json_schema_extra={"enum": numbers},
-            ),
-        ),
-    )
-    return create_model(
-        "SectionSentences",
-        __base__=SectionSentences,
-        sentences=(list[sentence], Field(max_length=20)),
-    )
+    numbers = range(NO_PASSAGE, max(0, min(passages, MAX_PASSAGES)) + 1)
+    return _numbered(SectionSentences, "sentences", GroundedSentence, "passage", list(numbers))
+
+
+def _numbered(outer: type[M], items: str, item: type[BaseModel], number: str, numbers: list[JsonValue]) -> type[M]:
+    """`outer` whose list field `items` holds `item`s whose int field `number` is an enum of `numbers`."""
+    description = item.model_fields[number].description
+    enum = Field(description=description, json_schema_extra={"enum": numbers})
+    build: Any = create_model  # field names chosen at run time: the overloads cannot type **fields
+    inner: Any = build(item.__name__, __base__=item, **{number: (int, enum)})
+    listed: Any = list[inner]
+    return cast("type[M]", build(outer.__name__, __base__=outer, **{items: (listed, Field(max_length=20))}))
+
+
+# A restatement is shorter than the sentence it restates: the grammar's room says so too.
+MAX_RESTATED_CHARS = 220
+
+
+class Restatement(_Reply):
+    sentence: int = Field(ge=0, description="the number of the sentence restated")
+    text: str = text_field("the sentence restated: shorter, in plain words, the facts kept", MAX_RESTATED_CHARS)
+
+
+class Restatements(_Reply):
+    # At least one in the grammar (as every list there), any number in validation.
+    restated: list[Restatement] = Field(max_length=20, json_schema_extra={"minItems": 1}, description="one each")
+
+
+@functools.lru_cache(maxsize=MAX_PASSAGES + 1)
+def restatement_schema(sentences: int) -> type[Restatements]:
+    """Restatements whose `sentence` may only be 1..sentences in the JSON schema sent."""
+    return _numbered(Restatements, "restated", Restatement, "sentence", list(range(1, max(1, min(sentences, 20)) + 1)))

@@ -26,14 +26,17 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
 from research.brains.base import NumberedSource, TextLookup, WriteRequest
+from research.brains.llm.grounded_restate import AskRestated, Restated, restate_copies
 from research.brains.llm.grounded_schema import MAX_SENTENCE_CHARS, NO_PASSAGE, SectionSentences, section_schema
 from research.brains.llm.model_output import InvalidModelOutput
+from research.drafts.fit import addresses
 from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_internal_markers
 from research.events import emit
 from research.events.agent_log import agent_log
 from research.events.payloads_model import DraftDeltaData
 from research.report_shape import ShapeLayout
 from research.text import best_snippet, split_sentences, tokenize, top_sentences
+from research.text.prose import flaws
 
 PASSAGES_PER_SECTION = 4
 PASSAGE_CHARS = 420
@@ -68,6 +71,8 @@ class Section:
     ungrounded: int = 0  # too few of its words in its passage
     declined: int = 0  # the model said no passage answers (passage 0)
     unplain: int = 0  # held a link or markup
+    off_question: int = 0  # rests on its passage but does not address the section's question
+    grounds: list[str] = field(default_factory=list)  # the passage each kept sentence rests on (aligned)
 
     def markdown(self) -> str:
         body = " ".join(_with_marker(text, n) for text, n in self.sentences) if self.sentences else NO_ANSWER
@@ -79,33 +84,42 @@ def select_passages(
     sources: list[NumberedSource],
     text_of: TextLookup,
     *,
-    fill_with: str | None = None,
+    fits: Callable[[str], bool] | None = None,
     said: list[str] | None = None,
     count: int = PASSAGES_PER_SECTION,
 ) -> list[Passage]:
     """The best passage of each source that matches `query` best, one per source, in rank order.
-    When some match, `fill_with` (the topic) tops the list up from the other sources (all on the
-    topic), so the model has context; when none match, there is nothing to write from. Source
-    sentences the draft has already `said` are left out, so a later section gets fresh evidence."""
-    texts = [_unsaid(source_text(ns, text_of), said or []) for ns in sources]
-    primary = _ranked_sources(query, texts, count)
-    order = list(primary)
-    if primary and fill_with is not None and len(order) < count:
-        order += [i for i in _ranked_sources(fill_with, texts, count) if i not in order]
-        order += [i for i in range(len(texts)) if i not in order]
+    Only source sentences that `fits` (the section's question, research/drafts/fit.py) and that
+    could be read aloud (research/text/prose.py: no method boilerplate, no author's "we", no
+    referent left outside) are candidates: a passage that shares only the topic's words with the
+    question is not evidence for it, and a small model files whatever it is shown under the
+    question it is asked. When no sentence fits, there is nothing to write from. Source sentences
+    the draft has already `said` are left out, so a later section gets fresh evidence."""
+    texts = [_candidates(source_text(ns, text_of), said or [], fits) for ns in sources]
+    order = _ranked_sources(query, texts, count)
+    if fits is not None:  # a sentence may fit through a related word ("safe": "adverse events") alone
+        order += [i for i, text in enumerate(texts) if text and i not in order]
     passages: list[Passage] = []
     for i in order[:count]:
-        wanted = query if i in primary else (fill_with or query)
-        text = best_snippet(wanted, texts[i], max_chars=PASSAGE_CHARS, max_sentences=PASSAGE_SENTENCES)
+        text = best_snippet(query, texts[i], max_chars=PASSAGE_CHARS, max_sentences=PASSAGE_SENTENCES)
         if text:
             passages.append(Passage(len(passages) + 1, sources[i].n, text))
     return passages
 
 
-def _unsaid(text: str, said: list[str]) -> str:
-    if not said:
-        return text
-    return " ".join(sentence for sentence in split_sentences(text) if not repeats(sentence, said))
+def fits_section(question: str | None, topic: str) -> Callable[[str], bool]:
+    """Whether a sentence addresses the section's question (the Summary: the topic), by the rule
+    the claim check applies to the draft."""
+    heading = question or "Summary"
+    return lambda sentence: addresses(sentence, heading, topic)
+
+
+def _candidates(text: str, said: list[str], fits: Callable[[str], bool] | None) -> str:
+    return " ".join(
+        sentence
+        for sentence in split_sentences(text)
+        if not repeats(sentence, said) and not flaws(sentence) and (fits is None or fits(sentence))
+    )
 
 
 def _ranked_sources(query: str, texts: list[str], count: int) -> list[int]:
@@ -130,25 +144,50 @@ class DraftPreview:
         emit(DraftDeltaData(text=piece, chars=self.chars))
 
 
-def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Callable[[str], None] | None = None) -> str:
-    """The draft's markdown (title, summary, one section per question, known gaps), every sentence cited."""
+def write_grounded(
+    request: WriteRequest,
+    ask: Ask,
+    note: Note,
+    on_section: Callable[[str], None] | None = None,
+    restate: AskRestated | None = None,
+) -> str:
+    """The draft's markdown (title, summary, one section per question, known gaps), every sentence
+    cited; with `restate`, the sentences a model copied whole from its passage are restated
+    (grounded_restate.py)."""
     sections: list[Section] = []
+    tally = Restated()
+    rewrite = _Restater(request.topic, restate, tally) if restate is not None else None
     seen: list[str] = []  # every sentence kept so far: a later repeat is dropped
     layout = request.layout  # the report shape: sentences asked for and passages shown per section
     for question in request.questions:
         # The question's own words pick its passages: the topic's words are in every source.
+        fits = fits_section(question, request.topic)
         passages = select_passages(
-            question, request.sources, request.text_of, fill_with=request.topic, said=seen, count=layout.passages
+            question, request.sources, request.text_of, fits=fits, said=seen, count=layout.passages
         )
-        sections.append(_section(request.topic, question, passages, ask, seen, question=question, layout=layout))
+        sections.append(
+            _section(request.topic, passages, ask, seen, question=question, layout=layout, fits=fits, restate=rewrite)
+        )
         if on_section is not None:
             on_section(sections[-1].markdown())
+    fits = fits_section(None, request.topic)
     summary_passages = select_passages(
-        request.topic, request.sources, request.text_of, fill_with="", said=seen, count=layout.passages
+        request.topic, request.sources, request.text_of, fits=fits, said=seen, count=layout.passages
     )
-    summary = _section(request.topic, "Summary", summary_passages, ask, seen, question=None, layout=layout)
+    summary = _section(
+        request.topic, summary_passages, ask, seen, question=None, layout=layout, fits=fits, restate=rewrite
+    )
     everything = [summary, *sections]
     report_drops(everything, note)
+    if tally.asked:
+        agent_log.info(
+            "Writer: restated %d of %d copied sentence(s); restatements left out: %s",
+            tally.replaced,
+            tally.asked,
+            ", ".join(f"{n} {why}" for why, n in sorted(tally.rejected.items())) or "none",
+        )
+    if tally.failed_calls:
+        note(f"kept {tally.failed_calls} section(s)' copied sentences as they were: the restating call failed")
     if request.sources and not any(s.sentences for s in everything):
         raise NoGroundedSentences(
             f"the model's draft rests on none of the passages of the {len(request.sources)} sources it was given"
@@ -163,15 +202,16 @@ def write_grounded(request: WriteRequest, ask: Ask, note: Note, on_section: Call
 
 def _section(
     topic: str,
-    heading: str,
     passages: list[Passage],
     ask: Ask,
     seen: list[str],
     *,
     question: str | None,
     layout: ShapeLayout,
+    fits: Callable[[str], bool],
+    restate: _Restater | None = None,
 ) -> Section:
-    section = Section(heading)
+    section = Section(question or "Summary")
     if not passages:
         return section  # nothing on this question among the sources: said plainly, no call spent
     system = prompts.SECTION_SYSTEM.format(
@@ -186,8 +226,35 @@ def _section(
     )
     user = prompts.SECTION_USER.format(topic=topic, focus=focus, passages=passage_blocks(passages))
     reply = ask(section_schema(len(passages)), [SystemMessage(system), HumanMessage(user)])
-    keep_sentences(section, reply, passages, seen)
+    keep_sentences(section, reply, passages, seen, fits)
+    if restate is not None:
+        restate(section, seen, fits)
     return section
+
+
+class _Restater:
+    """The writer's restating pass for one draft: a section's copied sentences, restated in place."""
+
+    def __init__(self, topic: str, ask: AskRestated, tally: Restated) -> None:
+        self.topic, self.ask, self.tally = topic, ask, tally
+
+    def __call__(self, section: Section, seen: list[str], fits: Callable[[str], bool]) -> None:
+        mine = [text for text, _n in section.sentences]
+        prior = [text for text in seen if text not in mine]
+
+        def accept(raw: str, ground: str, others: list[str]) -> str:
+            text = clean_sentence(raw)
+            if not text or repeats(text, prior + others) or grounding(text, ground) < MIN_GROUNDING:
+                return ""
+            return text if fits(text) else ""
+
+        before = list(section.sentences)
+        section.sentences = restate_copies(
+            self.topic, section.heading, section.sentences, section.grounds, self.ask, accept, self.tally
+        )
+        for (old, _), (new, _) in zip(before, section.sentences, strict=True):
+            if new != old:
+                seen.append(new)  # the copied original stays in `seen`: no later section repeats either
 
 
 def passage_blocks(passages: list[Passage]) -> str:
@@ -200,9 +267,16 @@ def passage_blocks(passages: list[Passage]) -> str:
     )
 
 
-def keep_sentences(section: Section, reply: SectionSentences, passages: list[Passage], seen: list[str]) -> None:
-    """Add to `section` each sentence of the reply that rests on a passage it was shown (counting
-    the rest by why they went); `seen` collects every kept sentence, so a later repeat is dropped."""
+def keep_sentences(
+    section: Section,
+    reply: SectionSentences,
+    passages: list[Passage],
+    seen: list[str],
+    fits: Callable[[str], bool] | None = None,
+) -> None:
+    """Add to `section` each sentence of the reply that rests on a passage it was shown and `fits`
+    its question (counting the rest by why they went); `seen` collects every kept sentence, so a
+    later repeat is dropped."""
     by_number = {p.number: p for p in passages}
     for item in reply.sentences:
         if item.passage == NO_PASSAGE:
@@ -223,8 +297,12 @@ def keep_sentences(section: Section, reply: SectionSentences, passages: list[Pas
             if grounding(text, passage.text) < MIN_GROUNDING:
                 section.ungrounded += 1
                 continue
+            if fits is not None and not fits(text):
+                section.off_question += 1  # true to its passage, but not an answer to this section
+                continue
             seen.append(text)
             section.sentences.append((text, passage.source_n))
+            section.grounds.append(passage.text)
 
 
 def clean_sentence(text: str) -> str:
@@ -274,6 +352,9 @@ def report_drops(sections: list[Section], note: Note) -> None:
     unplain = sum(s.unplain for s in sections)
     if unplain:
         note(f"dropped {unplain} sentence(s) that held a link or markup")
+    off_question = sum(s.off_question for s in sections)
+    if off_question:  # true to a passage that fits, only not an answer: the desk's editing, logged
+        agent_log.info("Writer: dropped %d sentence(s) that did not address their section's question", off_question)
     unanswered = [s.heading for s in sections if not s.sentences and s.heading != "Summary"]
     if unanswered:  # said in the draft itself: a note in the log, not a warning
         agent_log.info("Writer: no sentence rests on the sources for: %s", "; ".join(unanswered)[:300])

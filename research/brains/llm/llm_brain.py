@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
@@ -19,7 +20,7 @@ from pydantic import BaseModel, SecretStr
 from research import prompts
 from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
 from research.brains.llm.grounded_reviser import revise_grounded
-from research.brains.llm.grounded_schema import SectionSentences
+from research.brains.llm.grounded_schema import Restatements, SectionSentences
 from research.brains.llm.grounded_writer import DraftPreview, write_grounded
 from research.brains.llm.model_caller import ModelCaller
 from research.brains.llm.model_output import InvalidModelOutput, strip_think
@@ -57,6 +58,8 @@ M = TypeVar("M", bound=BaseModel)
 _LIST_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 # A bare domain, with or without a path: "cdc.gov/vaccines" (a query word with a known TLD).
 _DOMAIN = re.compile(r"(?:[a-z0-9-]{1,63}\.){1,6}(?:com|org|net|gov|edu|io|int|info|co|uk|eu|de|fr)(?:/\S*)?")
+_SERVICE_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,30}:(\S+)")
+_IDENTIFIER = re.compile(r"[0-9][0-9./v]*")
 _URL_NOISE = frozenset(
     {"http", "https", "www", "com", "org", "net", "gov", "edu", "io", "int", "info", "co", "uk", "eu", "de", "fr"}
     | {"html", "htm", "php", "aspx", "asp", "pdf", "index", "en", "us"}
@@ -221,7 +224,16 @@ class LLMBrain:
         def ask(schema: type[SectionSentences], messages: list[BaseMessage]) -> SectionSentences:
             return self._structured(self._main, schema, messages, role="writer")
 
-        draft = write_grounded(request, ask, lambda message: warn(self.kind, f"write: {message}"), preview.section)
+        def restate(schema: type[Restatements], messages: list[BaseMessage]) -> Restatements:
+            return self._structured(self._main, schema, messages, role="writer")
+
+        draft = write_grounded(
+            request,
+            ask,
+            lambda message: warn(self.kind, f"write: {message}"),
+            preview.section,
+            restate if self.settings.writer_restate_copies else None,
+        )
         return draft_guard.tidy_spacing(draft)
 
     def revise(self, request: ReviseRequest) -> str:
@@ -328,8 +340,21 @@ def _matched_coverage(given: list[QuestionCoverage], questions: list[str]) -> li
 def _clean_query(query: str) -> str:
     """A search query: no list marker, no quotes, and no URL (a URL's words stand in for it)."""
     query = _LIST_MARKER.sub("", " ".join(str(query).split()))  # "1. foo" / "- foo" -> "foo"
-    query = " ".join(_url_words(token) if _is_url(token) else token for token in query.split())
+    query = " ".join(_url_words(token) if _is_url(token) else _service_words(token) for token in query.split())
     return " ".join(query.strip().strip("\"'").split())[:MAX_QUERY_CHARS].strip()
+
+
+def _service_words(token: str) -> str:
+    """A service's query syntax is not a search query: "OpenAlex:search?q=rust+on+cars&fq=..." ->
+    "rust on cars"; an identifier ("arXiv:1804.07325", which a small model invents) -> ""."""
+    match = _SERVICE_TOKEN.fullmatch(token)
+    if match is None:
+        return token
+    rest = match.group(1)
+    if "?" in rest or "=" in rest:
+        params = parse_qs(rest.split("?", 1)[-1])
+        return " ".join(" ".join(params.get("q") or params.get("query") or params.get("search") or []).split())
+    return "" if _IDENTIFIER.fullmatch(rest) else token
 
 
 def _is_url(token: str) -> bool:
@@ -339,8 +364,10 @@ def _is_url(token: str) -> bool:
 
 def _url_words(token: str) -> str:
     """https://www.cdc.gov/vaccines/covid-19/mrna.html -> "cdc vaccines covid 19 mrna"."""
-    parts = re.split(r"[^A-Za-z0-9]+", token.split("://", 1)[-1])
-    # A long run of digits is a page id (npr.org/2021/03/14/875611177/...), not a search word.
+    # A path segment of digits alone is a date or a page id (npr.org/2021/03/14/875611177/...),
+    # and a long run of digits anywhere is an id: neither is a search word.
+    segments = [seg for seg in token.split("://", 1)[-1].split("/") if not seg.isdigit()]
+    parts = re.split(r"[^A-Za-z0-9]+", " ".join(segments))
     return " ".join(p for p in parts if len(p) > 1 and p.lower() not in _URL_NOISE and not (p.isdigit() and len(p) > 4))
 
 

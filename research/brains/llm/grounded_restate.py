@@ -1,0 +1,96 @@
+"""Restating the sentences a model copied whole from its passage (the writer's second, optional pass).
+
+Asked to write from numbered passages, a small model (Qwen2.5-Coder-1.5B measured) copies each
+passage's sentence word for word, whatever the prompt says: grounded, but not writing. A focused
+task it does follow is "restate this sentence, shorter". So after a section's sentences are kept
+(grounded_writer.keep_sentences), the ones copied from their passage (research/text/copying.py)
+go to the model in one call per section, numbered, and each restatement replaces its sentence only
+when it still passes every rule the original passed, and then some:
+
+- it is a plain sentence (clean_sentence), not a repeat of another kept sentence;
+- its words are its passage's (MIN_GROUNDING) and it changes none of the passage's numbers, units
+  or identifiers (research/drafts/faithful.py, as the claim check applies it);
+- it addresses the section's question (`fits`), and it is not itself a copy.
+
+Otherwise the copied sentence stays (it is true to its source; the eval counts it as copied). A
+failed call keeps every sentence as it was, with a note. The claim check judges the result like any
+other draft, so nothing here can make a sentence look supported that is not.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from research import prompts
+from research.brains.llm.grounded_schema import Restatements, restatement_schema
+from research.brains.llm.model_output import InvalidModelOutput
+from research.drafts.faithful import changed_tokens
+from research.text.copying import copied
+
+# The structured call: (schema, messages) -> a validated instance (the brain's metered call).
+AskRestated = Callable[[type[Restatements], list[BaseMessage]], Restatements]
+MAX_RESTATED = 8  # sentences per call
+
+
+@dataclass
+class Restated:
+    asked: int = 0  # copied sentences sent to be restated
+    replaced: int = 0  # restatements that passed and took their sentence's place
+    failed_calls: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)  # why a restatement was left out
+
+
+def restate_copies(
+    topic: str,
+    heading: str,
+    sentences: list[tuple[str, int]],
+    grounds: list[str],
+    ask: AskRestated,
+    accept: Callable[[str, str, list[str]], str],
+    tally: Restated,
+) -> list[tuple[str, int]]:
+    """`sentences` (text, source n) with each one copied from its ground (`grounds`, aligned)
+    replaced by the model's restatement when `accept(restated, ground, others)` returns it
+    cleaned ("" rejects it)."""
+    wanted = [i for i, (text, _n) in enumerate(sentences) if copied(text, grounds[i])][:MAX_RESTATED]
+    if not wanted:
+        return sentences
+    tally.asked += len(wanted)
+    system = prompts.RESTATE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
+    numbered = "\n".join(f"{k}: {prompts.neutralise(sentences[i][0])}" for k, i in enumerate(wanted, 1))
+    user = prompts.RESTATE_USER.format(
+        topic=prompts.neutralise(topic), heading=prompts.neutralise(heading), sentences=numbered
+    )
+    try:
+        reply = ask(restatement_schema(len(wanted)), [SystemMessage(system), HumanMessage(user)])
+    except InvalidModelOutput:
+        tally.failed_calls += 1
+        return sentences
+    out = list(sentences)
+    done: set[int] = set()
+    for item in reply.restated:
+        if not 1 <= item.sentence <= len(wanted) or item.sentence in done:
+            continue
+        i = wanted[item.sentence - 1]
+        others = [text for j, (text, _n) in enumerate(out) if j != i]
+        text = accept(str(item.text), grounds[i], others)
+        why = (
+            "not plain, grounded or on the question"
+            if not text
+            else "still a copy"
+            if copied(text, grounds[i])
+            else "changed a number or name"
+            if changed_tokens(text, grounds[i])
+            else ""
+        )
+        if why:
+            tally.rejected[why] += 1
+            continue
+        out[i] = (text, out[i][1])
+        done.add(item.sentence)
+        tally.replaced += 1
+    return out

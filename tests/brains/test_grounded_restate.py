@@ -1,0 +1,107 @@
+"""The writer's restating pass (RESEARCH_WRITER_RESTATE_COPIES): a sentence the model copied word for
+word from its passage is sent back once per section to be restated, and the restatement takes its
+place only when it is still grounded, faithful, on the question and no longer a copy. Through the
+real ChatOpenAI against the loopback OpenAI-compatible server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from research.brains.llm.llm_brain import LLMBrain
+from research.settings import Settings
+from research.text.copying import copied
+from tests.brains.test_grounded_writer import QUESTIONS, TEXTS, passages_in, request
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
+
+LNP = QUESTIONS[0]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+def brain(server: FakeOpenAIServer, *, restate: bool = True) -> LLMBrain:
+    return LLMBrain(
+        Settings(
+            _env_file=None,
+            openai_base_url=server.base_url,
+            openai_api_key="sk-test",
+            model="m",
+            llm_timeout=5,
+            writer_restate_copies=restate,
+        )
+    )
+
+
+def copier(restated: Callable[[str], list[dict[str, Any]]]) -> Callable[[dict[str, Any]], Any]:
+    """A model that copies its first passage whole, and restates as `restated(user prompt)` says."""
+    default = ScriptedModel()
+
+    def responder(req: dict[str, Any]) -> Any:
+        user = req["messages"][1]["content"]
+        if requested_schema_name(req) == "SectionSentences":
+            return {"sentences": [{"passage": 1, "text": passages_in(user)[1].split(". ")[0]}]}
+        if requested_schema_name(req) == "Restatements":
+            return {"restated": restated(user)}
+        return default(req)
+
+    return responder
+
+
+def restate_requests(server: FakeOpenAIServer) -> list[dict[str, Any]]:
+    return [r for r in server.requests if requested_schema_name(r) == "Restatements"]
+
+
+def section_of(draft: str, heading: str) -> str:
+    return draft.split(f"## {heading}")[1].split("##")[0].strip()
+
+
+def test_a_copied_sentence_is_restated_and_the_restatement_is_cited(server: FakeOpenAIServer) -> None:
+    def restated(user: str) -> list[dict[str, Any]]:
+        if LNP in user:
+            return [{"sentence": 1, "text": "A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA."}]
+        return []
+
+    server.responder = copier(restated)
+    draft = brain(server).write(request())
+
+    assert section_of(draft, LNP) == "A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA [1]."
+    assert not copied("A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA.", TEXTS["s-lnp"])
+    [lnp_call] = [r for r in restate_requests(server) if LNP in r["messages"][1]["content"]]
+    assert (
+        "1: Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids"
+        in lnp_call["messages"][1]["content"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("Lipid nanoparticles wrap the fragile mRNA in a shell of 12 ionizable lipids.", "a number the passage lacks"),
+        ("Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids.", "still a copy"),
+        ("Vector vaccines are the other main type, made of adenovirus.", "not its passage's words"),
+        ("Ionizable lipids wrap [3] https://x.example the mRNA.", "a link"),
+    ],
+)
+def test_a_restatement_that_breaks_a_rule_leaves_the_copied_sentence(
+    server: FakeOpenAIServer, text: str, why: str
+) -> None:
+    server.responder = copier(lambda user: [{"sentence": 1, "text": text}] if LNP in user else [])
+    draft = brain(server).write(request())
+
+    assert section_of(draft, LNP) == "Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids [1].", (
+        why
+    )
+
+
+def test_off_by_default_no_restating_call(server: FakeOpenAIServer) -> None:
+    server.responder = copier(lambda user: [])
+    brain(server, restate=False).write(request())
+
+    assert not restate_requests(server)
