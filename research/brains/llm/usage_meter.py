@@ -2,7 +2,9 @@
 
 Researchers call the model from parallel threads, so every update holds a lock. A call slot is
 reserved before the request goes out: N threads racing for the last slot cannot overshoot the
-call cap. Tokens are only known afterwards, so the token cap stops the *next* call.
+call cap. Tokens are only known afterwards, so the token cap stops the *next* call. An
+`allowance` (a signed-in user's daily cap, research/runs/daily_cap.py) is asked under the same
+lock before each request, so a run stops at that cap exactly too, not after its next report.
 
 What a step reports is its own: usage waits for its report under the graph task that made the
 call (LangGraph's checkpoint namespace, which a node's helper threads share through their copied
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 
 from research.brains.base import BudgetExceeded
 from research.brains.llm.model_stream import CallRecord
@@ -32,10 +35,22 @@ def usage_from_message(message: object) -> Usage:
     )
 
 
+# Given the calls this meter has reserved, why one more may not be made (None: it may).
+Allowance = Callable[[int], str | None]
+
+
 class UsageMeter:
-    def __init__(self, *, max_calls: int, max_tokens: int, prices: dict[str, Price] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_calls: int,
+        max_tokens: int,
+        prices: dict[str, Price] | None = None,
+        allowance: Allowance | None = None,
+    ) -> None:
         self.max_calls = max_calls
         self.max_tokens = max_tokens
+        self.allowance = allowance
         self._prices = load_price_table() if prices is None else prices
         self._lock = threading.Lock()
         self._reserved = 0
@@ -58,6 +73,9 @@ class UsageMeter:
                     f"{self.max_tokens:,} (RESEARCH_MAX_TOKENS)",
                     limit="max_tokens",
                 )
+            refusal = self.allowance(self._reserved) if self.allowance is not None else None
+            if refusal is not None:
+                raise BudgetExceeded(refusal, limit="user_daily_llm_calls")
             self._reserved += 1
 
     def record(self, model: str, usage: Usage) -> None:
