@@ -25,9 +25,12 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
+from research.drafts.markdown_bounds import MAX_MARKDOWN_CHARS, skip_unclosable_openers, split_at_bound
+
 MAX_NESTING = 20  # deeper blocks or inline spans are cut off by the parser (hostile, never a draft)
 
 _PARSER = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable(["table", "strikethrough"])
+skip_unclosable_openers(_PARSER)  # linear either way; this spares the costliest scans
 # The parser recognises every link and image (its own check would leave `[a](javascript:x)` as text
 # that another renderer may still link); the writer below decides which survive.
 _PARSER.validateLink = lambda url: True  # type: ignore[method-assign]
@@ -107,9 +110,21 @@ def _escaped_start(m: re.Match[str]) -> str:
 
 @functools.lru_cache(maxsize=64)
 def sanitise_markdown(markdown: str) -> str:
-    """The Markdown as the allow-list re-emits it (see the module docstring)."""
-    text = "\n".join(_blocks(parse_tree(markdown).children)).strip("\n")
+    """The Markdown as the allow-list re-emits it (see the module docstring); past
+    MAX_MARKDOWN_CHARS, the rest as escaped plain text paragraphs (markdown_bounds.py)."""
+    head, tail = split_at_bound(markdown, MAX_MARKDOWN_CHARS)
+    text = "\n".join(_blocks(parse_tree(head).children)).strip("\n")
+    if tail.strip():
+        text = "\n\n".join(part for part in (text, _plain_paragraphs(tail)) if part)
     return text + "\n" if text else ""
+
+
+def _plain_paragraphs(text: str) -> str:
+    """`text` as escaped paragraphs of plain text (no markup read), after a note that says so."""
+    paragraphs = (" ".join(p.split()) for p in text.split("\n\n"))
+    body = "\n\n".join(_escape_line_starts(escape_text(p)) for p in paragraphs if p)
+    note = f"*Shown as plain text from here: the text is longer than {MAX_MARKDOWN_CHARS:,} characters.*"
+    return f"{note}\n\n{body}"
 
 
 def parse_tree(markdown: str) -> SyntaxTreeNode:

@@ -1,0 +1,53 @@
+"""What keeps the CommonMark parser cheap on outside Markdown (drafts from bundles, models, imports).
+
+markdown-it-py is linear in its input, but bracket openers are its most expensive characters: at
+each `[` or `![` it scans ahead for the closing `]`, trying every inline rule at every position on
+the way (about 14 rule calls per character of `![a` repeated, against 1.5 for lines of text). Two
+bounds, neither of which changes what any text up to `MAX_MARKDOWN_CHARS` parses to:
+
+- an opener with no `]` anywhere after it in its paragraph can never be a link or an image, so
+  its rules answer "no" at once instead of scanning (one `rfind` per paragraph);
+- at most `MAX_MARKDOWN_CHARS` of a text are read as Markdown (cut at a paragraph break); the rest
+  is shown as escaped plain text (research/drafts/sanitiser.py), so one hostile draft costs a
+  bounded time whatever its size. The longest drafts the desk writes are far below it.
+"""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+from markdown_it.parser_inline import RuleFuncInlineType
+from markdown_it.rules_inline import StateInline
+
+MAX_MARKDOWN_CHARS = 200_000  # a 3,000-word draft with 100 sources is about 40,000
+_LAST_CLOSE = "_research_last_close"  # the paragraph's last `]`, found once per inline state
+
+
+def skip_unclosable_openers(parser: MarkdownIt) -> None:
+    """Wrap the parser's `link` and `image` rules: an opener after the paragraph's last `]` is text."""
+    for name, opener in (("link", "["), ("image", "!")):
+        rule = next(r.fn for r in parser.inline.ruler.__rules__ if r.name == name)
+        parser.inline.ruler.at(name, _closable_only(rule, opener))
+
+
+def _closable_only(rule: RuleFuncInlineType, opener: str) -> RuleFuncInlineType:
+    def closable(state: StateInline, silent: bool) -> bool:
+        if state.src[state.pos] != opener:
+            return False
+        last = state.__dict__.get(_LAST_CLOSE)
+        if last is None:
+            last = state.__dict__[_LAST_CLOSE] = state.src.rfind("]")
+        if last < state.pos:
+            return False  # no `]` follows: no label can end, so neither a link nor an image starts here
+        return rule(state, silent)
+
+    return closable
+
+
+def split_at_bound(markdown: str, limit: int = MAX_MARKDOWN_CHARS) -> tuple[str, str]:
+    """(what is read as Markdown, the rest): the cut falls on the last paragraph break before
+    `limit`, or at `limit` when the text has none in its second half."""
+    if len(markdown) <= limit:
+        return markdown, ""
+    cut = markdown.rfind("\n\n", 0, limit)
+    cut = cut if cut >= limit // 2 else limit
+    return markdown[:cut], markdown[cut:]
