@@ -18,8 +18,8 @@ from markdown_it import MarkdownIt
 from markdown_it.parser_inline import RuleFuncInlineType
 from markdown_it.rules_inline import StateInline
 
-MAX_MARKDOWN_CHARS = 200_000  # a 3,000-word draft with 100 sources is about 40,000
-_LAST_CLOSE = "_research_last_close"  # the paragraph's last `]`, found once per inline state
+MAX_MARKDOWN_CHARS = 100_000  # a 3,000-word draft with 100 sources is about 45,000
+_LAST_CLOSE = "research_last_close"  # (paragraph, where its last `]` is), found once per paragraph
 
 
 def skip_unclosable_openers(parser: MarkdownIt) -> None:
@@ -33,10 +33,12 @@ def _closable_only(rule: RuleFuncInlineType, opener: str) -> RuleFuncInlineType:
     def closable(state: StateInline, silent: bool) -> bool:
         if state.src[state.pos] != opener:
             return False
-        last = state.__dict__.get(_LAST_CLOSE)
-        if last is None:
-            last = state.__dict__[_LAST_CLOSE] = state.src.rfind("]")
-        if last < state.pos:
+        # Kept in the parse's env, not on the state: a new attribute there would slow every other
+        # attribute read of the state (CPython stops sharing its instance dict's keys).
+        seen = state.env.get(_LAST_CLOSE)
+        if seen is None or seen[0] is not state.src:
+            seen = state.env[_LAST_CLOSE] = (state.src, state.src.rfind("]"))
+        if seen[1] < state.pos:
             return False  # no `]` follows: no label can end, so neither a link nor an image starts here
         return rule(state, silent)
 

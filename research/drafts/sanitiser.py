@@ -120,9 +120,11 @@ def sanitise_markdown(markdown: str) -> str:
 
 
 def _plain_paragraphs(text: str) -> str:
-    """`text` as escaped paragraphs of plain text (no markup read), after a note that says so."""
+    """`text` as escaped paragraphs of plain text (no markup read), after a note that says so.
+    Every bracket is escaped too, so a reader parsing this output again (the exports) scans no
+    link label in it."""
     paragraphs = (" ".join(p.split()) for p in text.split("\n\n"))
-    body = "\n\n".join(_escape_line_starts(escape_text(p)) for p in paragraphs if p)
+    body = "\n\n".join(_escape_line_starts(escape_text(p, in_label=True)) for p in paragraphs if p)
     note = f"*Shown as plain text from here: the text is longer than {MAX_MARKDOWN_CHARS:,} characters.*"
     return f"{note}\n\n{body}"
 
