@@ -89,13 +89,14 @@ def test_an_opener_that_cannot_close_costs_like_other_punctuation(rule_calls: Ru
     assert unclosable <= 1.2 * punctuation, (unclosable, punctuation)
 
 
-DOCUMENTS = [
-    "![a![b](http://x/i.png) [see](https://example.org) [a [b] c](https://e.org) [x",
-    "[[a]](u) [![i](j)](k) [x [y] z](u) [c][d] [d]\n\n[d]: http://z",
-    "text ] then [open and ![img",
-    "[a `]` b](u) `[` ](v) [a\\]](u) \\[b](v) <http://a]> [t](<u>)",
+# Links, images, references, code spans, escapes, autolinks, tables and quotes, with openers
+# that close and openers that never do.
+DOCUMENTS = (
+    "![a![b](http://x/i.png) [see](https://example.org) [a [b] c](https://e.org) [x\n\n"
+    "[[a]](u) [![i](j)](k) [x [y] z](u) [c][d] [d]\n\n[d]: http://z\n\ntext ] then [open and ![img",
+    "[a `]` b](u) `[` ](v) [a\\]](u) \\[b](v) <http://a]> [t](<u>)\n\n"
     "| a | [b |\n|---|---|\n| ![c | d] |\n\n> [q\n> ](http://q)",
-]
+)
 
 
 @pytest.mark.parametrize("doc", DOCUMENTS)
