@@ -2,14 +2,10 @@
 
 markdown-it-py is linear in its input, but bracket openers are its most expensive characters: at
 each `[` or `![` it scans ahead for the closing `]`, trying every inline rule at every position on
-the way (about 14 rule calls per character of `![a` repeated, against 1.5 for lines of text). Two
-bounds, neither of which changes what any text up to `MAX_MARKDOWN_CHARS` parses to:
-
-- an opener with no `]` anywhere after it in its paragraph can never be a link or an image, so
-  its rules answer "no" at once instead of scanning (one `rfind` per paragraph);
-- at most `MAX_MARKDOWN_CHARS` of a text are read as Markdown (cut at a paragraph break); the rest
-  is shown as escaped plain text (research/drafts/sanitiser.py), so one hostile draft costs a
-  bounded time whatever its size. The longest drafts the desk writes are far below it.
+the way (about 14 rule calls per character of `![a` repeated, against 1.5 for lines of text).
+An opener with no `]` anywhere after it in its paragraph can never be a link or an image, so its
+rules answer "no" at once instead of scanning (one `rfind` per paragraph): what any text parses
+to is unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ from markdown_it import MarkdownIt
 from markdown_it.parser_inline import RuleFuncInlineType
 from markdown_it.rules_inline import StateInline
 
-MAX_MARKDOWN_CHARS = 100_000  # a 3,000-word draft with 100 sources is about 45,000
 _LAST_CLOSE = "research_last_close"  # (paragraph, where its last `]` is), found once per paragraph
 
 
@@ -43,13 +38,3 @@ def _closable_only(rule: RuleFuncInlineType, opener: str) -> RuleFuncInlineType:
         return rule(state, silent)
 
     return closable
-
-
-def split_at_bound(markdown: str, limit: int = MAX_MARKDOWN_CHARS) -> tuple[str, str]:
-    """(what is read as Markdown, the rest): the cut falls on the last paragraph break before
-    `limit`, or at `limit` when the text has none in its second half."""
-    if len(markdown) <= limit:
-        return markdown, ""
-    cut = markdown.rfind("\n\n", 0, limit)
-    cut = cut if cut >= limit // 2 else limit
-    return markdown[:cut], markdown[cut:]

@@ -25,7 +25,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
-from research.drafts.markdown_bounds import MAX_MARKDOWN_CHARS, skip_unclosable_openers, split_at_bound
+from research.drafts.markdown_bounds import skip_unclosable_openers
 
 MAX_NESTING = 20  # deeper blocks or inline spans are cut off by the parser (hostile, never a draft)
 
@@ -110,23 +110,9 @@ def _escaped_start(m: re.Match[str]) -> str:
 
 @functools.lru_cache(maxsize=64)
 def sanitise_markdown(markdown: str) -> str:
-    """The Markdown as the allow-list re-emits it (see the module docstring); past
-    MAX_MARKDOWN_CHARS, the rest as escaped plain text paragraphs (markdown_bounds.py)."""
-    head, tail = split_at_bound(markdown, MAX_MARKDOWN_CHARS)
-    text = "\n".join(_blocks(parse_tree(head).children)).strip("\n")
-    if tail.strip():
-        text = "\n\n".join(part for part in (text, _plain_paragraphs(tail)) if part)
+    """The Markdown as the allow-list re-emits it (see the module docstring)."""
+    text = "\n".join(_blocks(parse_tree(markdown).children)).strip("\n")
     return text + "\n" if text else ""
-
-
-def _plain_paragraphs(text: str) -> str:
-    """`text` as escaped paragraphs of plain text (no markup read), after a note that says so.
-    Every bracket is escaped too, so a reader parsing this output again (the exports) scans no
-    link label in it."""
-    paragraphs = (" ".join(p.split()) for p in text.split("\n\n"))
-    body = "\n\n".join(_escape_line_starts(escape_text(p, in_label=True)) for p in paragraphs if p)
-    note = f"*Shown as plain text from here: the text is longer than {MAX_MARKDOWN_CHARS:,} characters.*"
-    return f"{note}\n\n{body}"
 
 
 def parse_tree(markdown: str) -> SyntaxTreeNode:
