@@ -22,7 +22,7 @@ class BudgetExceeded(RuntimeError):
 
     def __init__(self, message: str, *, limit: str = "") -> None:
         super().__init__(message)
-        self.limit = limit  # "max_llm_calls" or "max_tokens"
+        self.limit = limit  # "max_llm_calls", "max_tokens" or "user_daily_llm_calls"
 
 
 TextLookup = Callable[[str], str]

@@ -16,7 +16,6 @@ on stderr), 1 a failed run.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from research.cli.shape_flags import add_shape_arguments, shape_from
-from research.cli.terminal import terminal_text
+from research.cli.terminal import terminal_json, terminal_text
 from research.events import Event
 from research.events import payloads as p
 from research.settings import Settings
@@ -125,7 +124,7 @@ def _runs(store: RunStore, args: Namespace) -> int:
             }
             for r in records
         ]
-        print(json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False))  # strict JSON: never Infinity
+        print(terminal_json(rows, allow_nan=False))  # strict JSON: never Infinity
         return 0
     if not records:
         print("no runs stored yet", file=sys.stderr)
@@ -161,7 +160,7 @@ def _export(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
         raise bad_input(str(exc)) from None
     out = args.out or Path(file.filename)
     _write(out, file.data, bad_input)
-    print(out)
+    print(terminal_text(out))
     return 0
 
 
@@ -207,7 +206,7 @@ def _bundle(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
     assert record is not None  # _dispatch checked
     out = args.out or Path(safe_filename(record.topic, BUNDLE_EXTENSION))
     _write(out, data, bad_input)
-    print(out)
+    print(terminal_text(out))
     return 0
 
 
@@ -224,7 +223,7 @@ def _import(store: RunStore, args: Namespace, bad_input: BadInput) -> int:
         run_id = import_bundle(store, data, new_id=args.new_id)
     except BundleError as exc:
         raise bad_input(f"{args.file}: {exc}") from None
-    print(run_id)
+    print(terminal_text(run_id))
     return 0
 
 
@@ -258,7 +257,7 @@ def _cancel(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
         ResearchRunner(settings, store=store).cancel_plan(args.run_id)
     except PlanReviewError as exc:
         raise bad_input(str(exc)) from None
-    print(f"Run {args.run_id} cancelled.")
+    print(f"Run {terminal_text(args.run_id)} cancelled.")
     return 0
 
 
@@ -294,13 +293,15 @@ def _revise(store: RunStore, args: Namespace, bad_input: BadInput, settings: Set
 def print_plan(view: RunView) -> None:
     """A paused run's plan and how to go on (the research command and `continue`/`cancel`)."""
     plan = view.plan_review
-    print(f"Run {view.run_id} is paused for plan review.")
-    print(f"Allocation: {plan.allocation_notation if plan else view.allocation_notation} (web/academic/book)")
+    run_id = terminal_text(view.run_id)
+    print(f"Run {run_id} is paused for plan review.")
+    notation = terminal_text(plan.allocation_notation if plan else view.allocation_notation)
+    print(f"Allocation: {notation} (web/academic/book)")
     print("Research questions:")
     for i, q in enumerate(plan.research_questions if plan else view.research_questions, 1):
         print(f"  {i}. {terminal_text(q)}")
-    print(f"Continue: python -m research continue {view.run_id} [--question Q ...] [--allocation 210]")
-    print(f"Cancel:   python -m research cancel {view.run_id}")
+    print(f"Continue: python -m research continue {run_id} [--question Q ...] [--allocation 210]")
+    print(f"Cancel:   python -m research cancel {run_id}")
 
 
 def _write(path: Path, data: bytes, bad_input: BadInput) -> None:

@@ -14,7 +14,6 @@ Exit codes: 0 success, 2 bad input (one clear line on stderr), 1 a failed run.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from functools import partial
 from pathlib import Path
@@ -27,7 +26,7 @@ from research.cli.commands import TOOL_COMMANDS, add_tool_parsers, print_plan, r
 from research.cli.progress import describe
 from research.cli.shape_flags import add_shape_arguments, shape_from
 from research.cli.source_flags import add_source_flags, controls_from
-from research.cli.terminal import terminal_text
+from research.cli.terminal import terminal_json, terminal_text
 from research.events import Event, RunStatus
 from research.graph.allocation import AllocationError
 from research.runs.sql import DatabaseUnavailable
@@ -154,7 +153,7 @@ def _report(runner: ResearchRunner | RemoteRunManager, run_id: str, *, as_json: 
 
     view = fold(runner.store.events(run_id))
     if as_json:
-        print(json.dumps(to_json(view), indent=2, ensure_ascii=False))
+        print(terminal_json(to_json(view)))
     elif view.paused:
         print_plan(view)
     elif view.draft:
@@ -250,7 +249,7 @@ def _library(settings: Settings, args: argparse.Namespace) -> int:
     hits = library.search(args.query, kind=args.kind, limit=args.limit)
     for hit in hits:
         title, url = terminal_text(hit.title), terminal_text(hit.url)
-        print(f"{hit.score:7.2f}  [{hit.kind}] {title} ({hit.year or 'n.d.'})  {url}")
+        print(f"{hit.score:7.2f}  [{terminal_text(hit.kind)}] {title} ({hit.year or 'n.d.'})  {url}")
     if not hits:
         print("no matches", file=sys.stderr)
     return EXIT_OK

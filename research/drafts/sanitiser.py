@@ -25,9 +25,12 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
+from research.drafts.markdown_bounds import skip_unclosable_openers
+
 MAX_NESTING = 20  # deeper blocks or inline spans are cut off by the parser (hostile, never a draft)
 
 _PARSER = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable(["table", "strikethrough"])
+skip_unclosable_openers(_PARSER)  # linear either way; this spares the costliest scans
 # The parser recognises every link and image (its own check would leave `[a](javascript:x)` as text
 # that another renderer may still link); the writer below decides which survive.
 _PARSER.validateLink = lambda url: True  # type: ignore[method-assign]

@@ -27,6 +27,7 @@ from research.graph.state import ResearchState, shape_input
 from research.logging_setup import run_id_scope
 from research.runs.checkpoints import open_checkpointer
 from research.runs.control import LocalParts, local_side
+from research.runs.daily_cap import daily_allowance
 from research.runs.event_effects import apply_event
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.ledger import PlanEdit, PlanReviewError, RunNotResumableError
@@ -244,7 +245,9 @@ class ResearchRunner:
                 on_event(event)
 
         settings = self.run_settings(request)
-        brain = make_brain(settings, request.llm)
+        brain = make_brain(
+            settings, request.llm, allowance=daily_allowance(self.store, settings, run_id, request.started_by)
+        )
         # A resumed run's request carries the mode it started with (stored_request).
         mode = request.researcher_mode or self.settings.researcher_mode
         if not fresh and resumed_note:

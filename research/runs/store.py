@@ -226,13 +226,17 @@ class RunStore:
             ).fetchall()
         return [read_event(row) for row in rows]
 
-    def model_calls_by(self, user: str, since: float) -> int:
-        """Model calls made since `since` by the runs `user` started (a per-user daily cap)."""
+    def model_calls_by(self, user: str, since: float, *, excluding: str | None = None) -> int:
+        """Model calls made since `since` by the runs `user` started, but run `excluding` (a daily cap)."""
         with self._connect() as db:
             started = db.execute(
                 "SELECT run_id, body FROM events WHERE type = 'run_started' AND body LIKE ?", (f"%{json.dumps(user)}%",)
             ).fetchall()
-            mine = [r["run_id"] for r in started if json.loads(r["body"]).get("data", {}).get("started_by") == user]
+            mine = [
+                r["run_id"]
+                for r in started
+                if json.loads(r["body"]).get("data", {}).get("started_by") == user and r["run_id"] != excluding
+            ]
             calls = 0
             for run_id in mine:
                 rows = db.execute(

@@ -1,13 +1,15 @@
 """Outside text in CLI lines: a topic, a question or a file name carrying ANSI/OSC
-escapes is printed with its control characters shown (`\\x1b`), never sent raw to the terminal."""
+escapes is printed with its control characters shown (`\\x1b`), never sent raw to the terminal;
+`--json` output holds them as `\\u` escapes (the same data)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
-from research.cli.terminal import terminal_text
+from research.cli.terminal import terminal_json, terminal_text
 from research.runs.runner import ResearchRunner
 from research.schemas.state_shapes import ResearchRequest
 from tests.finished_run import make_settings
@@ -59,3 +61,22 @@ def test_library_import_prints_file_names_escaped(tmp_path: Path) -> None:
     out = _cli(tmp_path, "library", "import", str(folder), "--kind", "web")
     assert not any(c in out.stdout + out.stderr for c in RAW), out.stdout + out.stderr
     assert "\\x1b]0;x" in out.stdout + out.stderr
+
+
+def test_terminal_json_is_the_same_data_with_no_raw_control() -> None:
+    value = {"topic": HOSTILE, "del": "a\x7fb", "nested": [{"t": "\u2066x\u2069"}], "plain": "é 漢字"}
+    out = terminal_json(value)
+    assert not any(c in out for c in (*RAW, "\x7f", "\u2066", "\u2069"))
+    assert json.loads(out) == value
+    assert "é 漢字" in out  # readable text stays as it is
+
+
+def test_json_output_carries_no_raw_escape(tmp_path: Path) -> None:
+    research = _cli(tmp_path, HOSTILE, "--allocation", "100", "--json")
+    assert research.returncode == 0, research.stderr[-2000:]
+    assert not any(c in research.stdout + research.stderr for c in RAW), research.stdout[:500]
+    assert json.loads(research.stdout)["topic"] == HOSTILE  # escaped, not changed
+    runs = _cli(tmp_path, "runs", "--json")
+    assert runs.returncode == 0, runs.stderr[-2000:]
+    assert not any(c in runs.stdout for c in RAW)
+    assert [row["topic"] for row in json.loads(runs.stdout)] == [HOSTILE]

@@ -26,7 +26,8 @@ It speaks the real wire format, so the real `ChatOpenAI` / OpenAI SDK talk to it
   answered 400 `context_length_exceeded`.
   Error messages may contain `{api_key}`, replaced by the caller's bearer token (to prove a client
   never leaks what a server echoes).
-- `latency` (seconds per call) and counters (`stats`: calls, prompt/completion tokens).
+- `latency` (seconds per call) and counters (`stats`: calls, prompt/completion tokens);
+  `replied` holds each 200 reply's request and the usage sent with it, in the order answered.
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ class FakeOpenAIServer(LoopbackHTTPServer):
         self.like_llama_cpp = False
         self.context_tokens: int | None = None  # with like_llama_cpp: the n_ctx it enforces
         self.requests: list[dict[str, Any]] = []
+        self.replied: list[tuple[dict[str, Any], dict[str, int]]] = []
         self.stats = Stats()
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
@@ -138,6 +140,7 @@ class FakeOpenAIServer(LoopbackHTTPServer):
         with self._lock:
             self._faults.clear()
             self.requests.clear()
+            self.replied.clear()
             self.stats = Stats()
 
     @property
@@ -216,6 +219,8 @@ class FakeOpenAIServer(LoopbackHTTPServer):
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
         }
+        with self._lock:
+            self.replied.append((request, usage))
         reply_id = f"chatcmpl-fake-{next(self._ids)}"
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))

@@ -2,17 +2,26 @@
 
 Researchers call the model from parallel threads, so every update holds a lock. A call slot is
 reserved before the request goes out: N threads racing for the last slot cannot overshoot the
-call cap. Tokens are only known afterwards, so the token cap stops the *next* call.
+call cap. Tokens are only known afterwards, so the token cap stops the *next* call. An
+`allowance` (a signed-in user's daily cap, research/runs/daily_cap.py) is asked under the same
+lock before each request, so a run stops at that cap exactly too, not after its next report.
+
+What a step reports is its own: usage waits for its report under the graph task that made the
+call (LangGraph's checkpoint namespace, which a node's helper threads share through their copied
+context), so a researcher never reports the calls of another researcher running at the same time.
+Calls outside any graph task (a CLI revision, a test) share one bucket.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 
 from research.brains.base import BudgetExceeded
 from research.brains.llm.model_stream import CallRecord
 from research.brains.llm.pricing import Price, estimate_cost, load_price_table
+from research.events.steps import task_namespace
 from research.schemas.state_shapes import Usage
 
 
@@ -26,15 +35,28 @@ def usage_from_message(message: object) -> Usage:
     )
 
 
+# Given the calls this meter has reserved, why one more may not be made (None: it may).
+Allowance = Callable[[int], str | None]
+
+
 class UsageMeter:
-    def __init__(self, *, max_calls: int, max_tokens: int, prices: dict[str, Price] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_calls: int,
+        max_tokens: int,
+        prices: dict[str, Price] | None = None,
+        allowance: Allowance | None = None,
+    ) -> None:
         self.max_calls = max_calls
         self.max_tokens = max_tokens
+        self.allowance = allowance
         self._prices = load_price_table() if prices is None else prices
         self._lock = threading.Lock()
         self._reserved = 0
         self._total = Usage()
-        self._pending: dict[str, Usage] = defaultdict(Usage)
+        # task namespace (None outside a task) -> model -> usage not reported yet
+        self._pending: dict[str | None, defaultdict[str, Usage]] = {}
         self._calls: list[CallRecord] = []
 
     def reserve_call(self) -> None:
@@ -51,12 +73,17 @@ class UsageMeter:
                     f"{self.max_tokens:,} (RESEARCH_MAX_TOKENS)",
                     limit="max_tokens",
                 )
+            refusal = self.allowance(self._reserved) if self.allowance is not None else None
+            if refusal is not None:
+                raise BudgetExceeded(refusal, limit="user_daily_llm_calls")
             self._reserved += 1
 
     def record(self, model: str, usage: Usage) -> None:
+        task = task_namespace()
         with self._lock:
             self._total = self._total + usage
-            self._pending[model] = self._pending[model] + usage
+            pending = self._pending.setdefault(task, defaultdict(Usage))
+            pending[model] = pending[model] + usage
 
     def record_failure(self, model: str) -> None:
         """A reserved call that got no reply: it counts as a call (it used a budget unit), labelled failed."""
@@ -78,9 +105,11 @@ class UsageMeter:
             return self._reserved
 
     def take(self) -> Usage:
-        """Usage recorded since the last take, with its estimated cost; resets the pending count."""
+        """The calling task's usage since its last take, with its estimated cost (its pending
+        count starts again at zero); other tasks' usage waits for their own take."""
+        task = task_namespace()
         with self._lock:
-            pending, self._pending = self._pending, defaultdict(Usage)
+            pending: dict[str, Usage] = self._pending.pop(task, {})
         total = Usage()
         for model, usage in pending.items():
             total = total + usage.model_copy(update={"cost_usd": estimate_cost(model, usage, self._prices)})
