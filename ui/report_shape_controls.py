@@ -24,7 +24,7 @@ def shape_inputs(key: str) -> ReportShape:
         "Report shape",
         names,
         index=names.index("standard"),  # a run that chooses nothing gets the standard report
-        format_func=lambda name: SHAPES.get(name, name).split(":", 1)[0],  # the short name; help says the rest
+        format_func=lambda name: SHAPES[name].split(":", 1)[0],  # the short name; help says the rest
         key=f"{key}-shape",
         horizontal=True,
         help="Brief: a paragraph and bullets. Detailed: longer sections, more sources per question. "
