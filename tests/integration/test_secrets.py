@@ -82,7 +82,7 @@ class CrashingBrain:
 def test_a_crashed_run_records_the_failure_without_the_key(
     tmp_path: Path, services: ServiceFakes, model: FakeOpenAIServer, monkeypatch
 ) -> None:
-    monkeypatch.setattr("research.runs.runner.make_brain", lambda _settings, _choice=None: CrashingBrain())
+    monkeypatch.setattr("research.runs.runner.make_brain", lambda *args, **kwargs: CrashingBrain())
     settings = run_settings(tmp_path, services, model)
     outcome = run_once(settings)
 
