@@ -1,8 +1,10 @@
 """Relative growth of a text path's time: 2x the input must cost at most 3x the time.
 
-A quadratic path costs 4x, a cubic one 8x. Sizes grow until the smaller input takes long enough
-to measure; each size takes the best of several repeats, and a failed comparison is measured again
-and up to five times (a busy machine slows a run, never speeds one up), so a linear path passes on a loaded machine.
+A quadratic path costs 4x, a cubic one 8x. Time is this thread's CPU time, not wall time: other
+processes on a busy machine take turns on the cores, and those turns are not the path's work. Sizes
+grow until the smaller input takes long enough to measure; each size takes the best of several
+repeats, and a failed comparison is measured again up to five times (caches and frequency changes
+can still slow one measurement), so a linear path passes on a loaded machine.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import itertools
 import time
 from collections.abc import Callable
 
-MIN_SECONDS = 0.04  # the smaller input's time, so timer noise and caches are small beside it
+MIN_SECONDS = 0.04  # the smaller input's CPU time, so timer noise and caches are small beside it
 MAX_CHARS = 4_000_000
 _unique = itertools.count()
 
@@ -20,9 +22,9 @@ def _best(fn: Callable[[str], object], text: str, repeats: int) -> float:
     best = float("inf")
     for _ in range(repeats):
         unique = f"{text}\n\n{next(_unique)}"  # defeats any cache of the last answer
-        started = time.perf_counter()
+        started = time.thread_time()
         fn(unique)
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.thread_time() - started)
     return best
 
 
