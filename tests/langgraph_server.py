@@ -4,6 +4,7 @@ and a clean stop of the whole process group."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -37,16 +38,28 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def langgraph_dev(env: dict[str, str], workdir: Path, log_path: Path | None = None) -> AbstractContextManager[str]:
+def langgraph_dev(
+    env: dict[str, str], workdir: Path, log_path: Path | None = None, *, held: bool = False
+) -> AbstractContextManager[str]:
     """Yields the server's URL; its log goes to `workdir`. It runs in the project root, as the
     documented command does (langgraph.json's paths are relative to the working directory); its
-    in-memory state is flushed to ./.langgraph_api (git-ignored)."""
+    in-memory state is flushed to ./.langgraph_api (git-ignored). `held` serves tests/held_graph.py
+    instead, whose library searches wait on env's RESEARCH_TEST_HOLD_FILE."""
     port = free_port()
+    config = ROOT / "langgraph.json"
+    if held:
+        settings = json.loads(config.read_text())
+        settings["graphs"] = {"research": str(ROOT / "tests" / "held_graph.py") + ":make_graph"}
+        settings["checkpointer"]["path"] = str(ROOT / "research" / "runs" / "server.py") + ":checkpointer"
+        settings["dependencies"] = [str(ROOT)]
+        settings.pop("env", None)
+        config = workdir / "langgraph-held.json"
+        config.write_text(json.dumps(settings))
     command = [
         str(LANGGRAPH) if LANGGRAPH.exists() else "langgraph",
         "dev",
         "--config",
-        str(ROOT / "langgraph.json"),
+        str(config),
         "--host",
         "127.0.0.1",
         "--port",

@@ -1,45 +1,22 @@
-"""`streamlit` whose library searches the test can hold (RESEARCH_TEST_HOLD_FILE): while that file
-exists, each researcher kind's first search answers and the later ones wait until the test deletes
-it, so a run is still running, with one tool call on each card, for as long as the test looks."""
+"""`streamlit` whose library searches the test can hold (RESEARCH_TEST_HOLD_FILE, see
+tests/held_search.py)."""
 
 from __future__ import annotations
 
 import os
 import sys
-import threading
-import time
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CEILING = 300.0  # a test that never lets go: the searches go on after this long
 
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
     from streamlit.web import cli
 
-    from research.sources.router import SourceRouter
+    from tests.held_search import hold_library_searches
 
-    hold = Path(os.environ["RESEARCH_TEST_HOLD_FILE"])
-    searches: Counter[tuple[float, str]] = Counter()  # (the hold's mtime, kind) -> searches
-    lock = threading.Lock()
-    search = SourceRouter._library_search
-
-    def held(self, kind, query, limit):  # type: ignore[no-untyped-def]
-        try:
-            key = (hold.stat().st_mtime, kind)
-        except FileNotFoundError:
-            return search(self, kind, query, limit)
-        with lock:
-            searches[key] += 1
-            first = searches[key] == 1
-        deadline = time.monotonic() + CEILING
-        while not first and hold.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return search(self, kind, query, limit)
-
-    SourceRouter._library_search = held  # type: ignore[method-assign]
+    hold_library_searches(Path(os.environ["RESEARCH_TEST_HOLD_FILE"]))
     sys.exit(cli.main())
 
 

@@ -41,9 +41,12 @@ def _shot(page, name: str) -> None:
 def test_a_replica_killed_mid_run_costs_nothing_on_a_team_desk(browser, tmp_path: Path, pg_url: str) -> None:
     if not langgraph_available():
         pytest.skip('langgraph-cli not installed (pip install "langgraph-cli[inmem]", in requirements-dev.txt)')
-    # 4 s per library search: the run lasts long enough to kill A mid-run.
-    env = server_env(tmp_path / "server", RESEARCH_DEMO_DELAY="4", RESEARCH_DATABASE_URL=pg_url)
-    with langgraph_dev(env, tmp_path) as server_url:
+    # The server's library searches wait on `hold` after each kind's first: the run is still running
+    # when A is killed, however slow the machine, and goes on when the test lets go.
+    hold = tmp_path / "hold"
+    hold.touch()
+    env = server_env(tmp_path / "server", RESEARCH_TEST_HOLD_FILE=str(hold), RESEARCH_DATABASE_URL=pg_url)
+    with langgraph_dev(env, tmp_path, held=True) as server_url:
         a, url_a = _replica(tmp_path / "a", server_url, pg_url, "a")
         b, url_b = _replica(tmp_path / "b", server_url, pg_url, "b")
         try:
@@ -63,6 +66,7 @@ def test_a_replica_killed_mid_run_costs_nothing_on_a_team_desk(browser, tmp_path
             store = RunStore(pg_url)
             assert store.get_run(run_id).status == "running"
             seen = len(store.events(run_id))
+            hold.unlink()
 
             expect(page_b.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
             expect(page_b.get_by_role("button", name="Reattach")).to_have_count(0)
