@@ -8,22 +8,21 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from research.sources.router import SourceRouter
 
 CEILING = 300.0  # a test that never lets go: the searches go on after this long
 
 
-def hold_library_searches(hold: Path) -> None:
-    """Patches this process's library search to wait on `hold` (once per process)."""
-    if getattr(SourceRouter._library_search, "held", False):
-        return
+def held(search: Callable[..., Any], hold: Path) -> Callable[..., Any]:
+    """`SourceRouter._library_search` made to wait on `hold`."""
     searches: Counter[tuple[float, str]] = Counter()  # (the hold's mtime, kind) -> searches
     lock = threading.Lock()
-    search = SourceRouter._library_search
 
-    def held(self, kind, query, limit):  # type: ignore[no-untyped-def]
+    def held_search(self, kind, query, limit):  # type: ignore[no-untyped-def]
         try:
             key = (hold.stat().st_mtime, kind)
         except FileNotFoundError:
@@ -36,5 +35,9 @@ def hold_library_searches(hold: Path) -> None:
             time.sleep(0.05)
         return search(self, kind, query, limit)
 
-    held.held = True  # type: ignore[attr-defined]
-    SourceRouter._library_search = held  # type: ignore[method-assign]
+    return held_search
+
+
+def hold_library_searches(hold: Path) -> None:
+    """Patches this process's library search to wait on `hold` (a child process's, for good)."""
+    SourceRouter._library_search = held(SourceRouter._library_search, hold)  # type: ignore[method-assign]

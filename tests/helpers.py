@@ -43,9 +43,14 @@ def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def start_cli(args: list[str], tmp_path: Path, **extra_env: str) -> subprocess.Popen:
+def start_cli(args: list[str], tmp_path: Path, *, hold: Path | None = None, **extra_env: str) -> subprocess.Popen:
+    """`python -m research args`; with `hold`, its library searches wait on that file
+    (tests/held_search.py), so the run is still running when the test acts on it."""
+    command = [PYTHON, "-m", "research"] if hold is None else [PYTHON, str(REPO_ROOT / "tests" / "held_cli.py")]
+    if hold is not None:
+        extra_env = {**extra_env, "RESEARCH_TEST_HOLD_FILE": str(hold)}
     return subprocess.Popen(
-        [PYTHON, "-m", "research", *args],
+        [*command, *args],
         cwd=tmp_path,
         env=cli_env(tmp_path, **extra_env),
         stdout=subprocess.PIPE,

@@ -85,12 +85,13 @@ def test_a_cli_run_is_live_to_the_dashboard_and_cannot_be_resumed_twice(tmp_path
 
 
 def test_a_killed_cli_run_is_orphaned_at_once_and_resumes_here(tmp_path: Path, session_log_dir: Path) -> None:
-    cli = start_cli(
-        [TOPIC, "--allocation", "110", "--max-iterations", "0", "--quiet"], tmp_path, RESEARCH_DEMO_DELAY="2"
-    )
+    hold = tmp_path / "hold"  # the CLI's searches wait on it: killed mid-run however slow the machine
+    hold.touch()
+    cli = start_cli([TOPIC, "--allocation", "110", "--max-iterations", "0", "--quiet"], tmp_path, hold=hold)
     run_id = _wait_for_run(tmp_path / "data" / "runs.sqlite", min_events=3)
     os.kill(cli.pid, signal.SIGKILL)
     cli.wait()
+    hold.unlink()
     manager = RunManager(ResearchRunner(_settings(tmp_path, session_log_dir)))
     assert manager.store.get_lease(run_id) is not None  # left behind by the killed process...
     assert manager.is_orphaned(run_id)  # ...but its owner, a process of this host, is gone

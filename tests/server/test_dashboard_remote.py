@@ -74,8 +74,12 @@ def test_an_unreachable_server_is_a_clear_error_on_start(page_env, monkeypatch):
 
 
 def test_a_server_lost_mid_run_shows_server_unreachable_on_the_live_panels(page_env, tmp_path, monkeypatch):
-    # A server of its own, slowed down (2 s per library search) so it can be stopped mid-run.
-    with langgraph_dev(server_env(tmp_path / "doomed", RESEARCH_DEMO_DELAY="2"), tmp_path) as url:
+    # A server of its own whose searches wait on `hold` (tests/held_search.py): it is stopped mid-run
+    # however slow the machine.
+    hold = tmp_path / "hold"
+    hold.touch()
+    env = server_env(tmp_path / "doomed", RESEARCH_TEST_HOLD_FILE=str(hold))
+    with langgraph_dev(env, tmp_path, held=True) as url:
         monkeypatch.setenv("RESEARCH_SERVER_URL", url)
         at = AppTest.from_file(str(APP), default_timeout=60).run()
         run_id = _start(at, "How do mRNA vaccines work?", "111")

@@ -36,13 +36,22 @@ def shared_db(pg_cluster: Cluster) -> str:
 
 
 @pytest.fixture(scope="module")
-def worker_url(shared_db: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def hold(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """While this file exists the worker's library searches wait after each kind's first
+    (tests/held_search.py): a test kills or cancels mid-run however slow the machine."""
+    return tmp_path_factory.mktemp("worker-hold") / "hold"
+
+
+@pytest.fixture(scope="module")
+def worker_url(shared_db: str, hold: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     workdir = tmp_path_factory.mktemp("worker-server")
-    # 2 s per library search: long enough to kill a replica mid-run and watch from another.
     env = server_env(
-        workdir / "data", RESEARCH_DEMO_DELAY="2", RESEARCH_DATABASE_URL=shared_db, TAVILY_API_KEY=SERVER_SECRET
+        workdir / "data",
+        RESEARCH_TEST_HOLD_FILE=str(hold),
+        RESEARCH_DATABASE_URL=shared_db,
+        TAVILY_API_KEY=SERVER_SECRET,
     )
-    with langgraph_dev(env, workdir) as url:
+    with langgraph_dev(env, workdir, held=True) as url:
         yield url
 
 
@@ -97,8 +106,9 @@ def test_the_worker_writes_the_log_the_replica_reads(replica: dict[str, str]) ->
     assert manager.store.get_lease(run_id) is None  # the worker let go at the end
 
 
-def test_a_replica_killed_mid_run_loses_nothing_and_another_shows_it_live(replica: dict[str, str]) -> None:
+def test_a_replica_killed_mid_run_loses_nothing_and_another_shows_it_live(replica: dict[str, str], hold: Path) -> None:
     env = {**os.environ, **replica, "PYTHONPATH": str(ROOT)}
+    hold.touch()
     cli = subprocess.Popen(
         # A topic of its own: the worker's search cache would answer a repeated one at once.
         [sys.executable, "-m", "research", "How does CRISPR gene editing work?", "--allocation", "111", "--quiet"],
@@ -129,8 +139,10 @@ def test_a_replica_killed_mid_run_loses_nothing_and_another_shows_it_live(replic
         assert other.store.get_run(run_id).status == "running"
         # The worker holds the run's lease: live here, never an orphan to reattach to.
         assert other.liveness(run_id) is RunLiveness.LIVE and not other.is_orphaned(run_id)
+        hold.unlink()
         _wait("the run to finish on the server", lambda: other.store.get_run(run_id).status != "running")
     finally:
+        hold.unlink(missing_ok=True)
         if cli.poll() is None:
             os.killpg(cli.pid, signal.SIGKILL)
     _assert_one_complete_log(other.store, run_id)
@@ -174,15 +186,19 @@ def test_the_server_checkpoints_in_postgres_through_the_masking_serializer(
     assert not [row for row in inline if SERVER_SECRET in row[0]]  # and the topic channel kept inline
 
 
-def test_cancel_ends_the_worker_log_and_its_lease(replica: dict[str, str]) -> None:
+def test_cancel_ends_the_worker_log_and_its_lease(replica: dict[str, str], hold: Path) -> None:
     manager = RemoteRunManager(Settings())
-    run_id = manager.start(ResearchRequest(topic="What was the impact of the printing press?", allocation="111"))
-    _wait(
-        "the run to reach its researchers",
-        lambda: any(e.type == "researcher_started" for e in manager.store.events(run_id)),
-    )
-    assert manager.store.get_lease(run_id) is not None  # the worker's, while it runs
-    manager.cancel(run_id)
+    hold.touch()
+    try:
+        run_id = manager.start(ResearchRequest(topic="What was the impact of the printing press?", allocation="111"))
+        _wait(
+            "the run to reach its researchers",
+            lambda: any(e.type == "researcher_started" for e in manager.store.events(run_id)),
+        )
+        assert manager.store.get_lease(run_id) is not None  # the worker's, while it runs
+        manager.cancel(run_id)
+    finally:
+        hold.unlink(missing_ok=True)
     assert manager.wait(run_id, timeout=60)
     time.sleep(2)  # anything the worker's nodes still make after the cancel must not reach the log
     types = [e.type for e in manager.store.events(run_id)]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 
 from research.api import RunStore
+from research.sources.router import SourceRouter
+from tests.held_search import held
 from tests.ui.conftest import has_block, plain, texts
 from tests.ui.stored_runs import TOPIC, real_runs
 from ui.comparison_store import ComparisonStore
@@ -71,8 +73,13 @@ def test_finished_runs_picked_from_history_are_compared_side_by_side(make_app, d
     assert "Same 5 sections in the same order." in [c.value for c in at.code]
 
 
-def test_run_comparison_starts_every_allocation_at_once(make_app, data_dir, monkeypatch):
-    monkeypatch.setenv("RESEARCH_DEMO_DELAY", "0.4")  # paced, so the runs are seen running together
+def test_run_comparison_starts_every_allocation_at_once(make_app, data_dir, monkeypatch, tmp_path, request):
+    # The runs' searches wait on `hold` after each kind's first (tests/held_search.py): both are seen
+    # running together however slow the machine, and go on when the test lets go.
+    hold = tmp_path / "hold"
+    hold.touch()
+    request.addfinalizer(lambda: hold.unlink(missing_ok=True))
+    monkeypatch.setattr(SourceRouter, "_library_search", held(SourceRouter._library_search, hold))
     at = _compare_page(make_app)
     at.text_area(key="compare-topic").input(TOPIC).run()
     at.multiselect(key="compare-allocations").set_value(["210", "021"]).run()
@@ -83,6 +90,7 @@ def test_run_comparison_starts_every_allocation_at_once(make_app, data_dir, monk
     assert [r.requested_allocation for r in records] == ["210", "021"]
     assert [r.status for r in records] == ["running", "running"]  # both under way before either ends
     assert any("2 running" in t for t in texts(at))
+    hold.unlink()
     _wait_all_done(store, comparison.run_ids)
     at.run()
     assert any("All done" in t for t in texts(at))
