@@ -22,6 +22,18 @@ def log_event(store: RunStore, event: Event, secrets: list[str]) -> Event:
     logged. For logs with more than one writer (a server worker and the dashboard that follows it):
     a number another writer took is retried with the next one. Texts from outside (errors,
     warnings) may quote a key, so they are masked here."""
+    logged = _log(store, event, secrets, while_open=False)
+    assert logged is not None  # only a while-open append is ever refused
+    return logged
+
+
+def log_event_while_open(store: RunStore, event: Event, secrets: list[str]) -> Event | None:
+    """`log_event`, unless the log already ends (run_finished or run_cancelled, written by another
+    writer, such as a client cancelling the run): then None, and nothing is written or applied."""
+    return _log(store, event, secrets, while_open=True)
+
+
+def _log(store: RunStore, event: Event, secrets: list[str], *, while_open: bool) -> Event | None:
     if event.type in ("run_failed", "warning"):
         fields = event.data.model_dump()
         masked = {k: mask(v, secrets) if isinstance(v, str) else v for k, v in fields.items()}
@@ -29,7 +41,8 @@ def log_event(store: RunStore, event: Event, secrets: list[str]) -> Event:
     for _ in range(MAX_APPEND_TRIES):
         event = event.model_copy(update={"seq": store.last_seq(event.run_id) + 1})
         try:
-            store.append_event(event)
+            if not store.append_event(event, while_open=while_open):
+                return None
             break
         except DuplicateEventError:
             continue

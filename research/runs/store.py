@@ -23,7 +23,7 @@ from research.events import Event
 from research.events.status import RunStatus
 from research.runs.sql import DuplicateKeyError, SqliteDatabase, Tx, open_database
 from research.runs.store_rows import mask_tree, read_event, read_status
-from research.runs.store_schema import SCHEMA
+from research.runs.store_schema import APPEND_EVENT, APPEND_EVENT_WHILE_OPEN, SCHEMA
 from research.schemas.bundle_format import RunRecordFields
 from research.secrets import MASK
 
@@ -204,15 +204,16 @@ class RunStore:
             return db.execute("SELECT 1 FROM imported_runs WHERE run_id = ?", (run_id,)).fetchone() is not None
 
     # --- events -----------------------------------------------------------------------------
-    def append_event(self, event: Event) -> None:
-        """Log one event. Raises DuplicateEventError if its sequence number is taken: a second
+    def append_event(self, event: Event, *, while_open: bool = False) -> bool:
+        """Log one event; with `while_open` only if the log has no run_finished or run_cancelled yet
+        (False if it has). Raises DuplicateEventError if its sequence number is taken: a second
         writer of the same run is refused, never allowed to overwrite the first one's log."""
+        row = (event.run_id, event.seq, event.ts, event.type, self._body(event))
         try:
             with self._write_lock, self._connect() as db:
-                db.execute(
-                    "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
-                    (event.run_id, event.seq, event.ts, event.type, self._body(event)),
-                )
+                if not while_open:
+                    return db.execute(APPEND_EVENT, row).rowcount == 1
+                return db.execute(APPEND_EVENT_WHILE_OPEN, (*row, event.run_id)).rowcount == 1
         except DuplicateKeyError:
             raise DuplicateEventError(
                 f"run {event.run_id} already has an event #{event.seq}: another process is writing this run"

@@ -64,3 +64,12 @@ SCHEMA = [
     created_at DOUBLE PRECISION NOT NULL
 )""",
 ]
+
+APPEND_EVENT = "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)"
+# The same, unless the log already ends: a writer that lost a race with a cancel (or with the run's
+# end) adds nothing after it. One statement, so the check and the write see the same log.
+APPEND_EVENT_WHILE_OPEN = (
+    "INSERT INTO events (run_id, seq, ts, type, body)"
+    " SELECT ?, CAST(? AS INTEGER), CAST(? AS DOUBLE PRECISION), ?, ?"
+    " WHERE NOT EXISTS (SELECT 1 FROM events WHERE run_id = ? AND type IN ('run_finished', 'run_cancelled'))"
+)

@@ -18,7 +18,7 @@ from typing import Any
 from research.events import Event, EventAdapter
 from research.events.steps import next_attempt
 from research.graph.context import RunSpec
-from research.runs.event_effects import log_event
+from research.runs.event_effects import log_event_while_open
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.store import RunStore
 from research.settings import Settings
@@ -55,8 +55,9 @@ class WorkerEventLog:
                 self._write(event)
 
     def _write(self, event: Event) -> None:
-        logged = log_event(self.store, event, self.settings.secret_values())
-        if logged.type in _LEASE_ENDS:
+        # While open: a client's cancel can land between the status check and this write.
+        logged = log_event_while_open(self.store, event, self.settings.secret_values())
+        if logged is None or logged.type in _LEASE_ENDS:
             self._release_lease()
 
     def _running(self) -> bool:

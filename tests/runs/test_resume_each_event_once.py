@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from research.brains.offline.offline_brain import OfflineBrain
-from research.events import Event, event_payload
-from research.events.payloads import Phase
+from research.events import Event, EventAdapter, event_payload
+from research.events.payloads import Phase, RunCancelled
 from research.events.steps import current_events
 from research.events.stream import stream_part
 from research.export.run_export import export_document, load_export_document
@@ -124,3 +124,23 @@ def test_a_servers_worker_log_numbers_its_attempt_after_the_ones_logged(tmp_path
     events = store.events("r1")
     assert [e.step.attempt for e in events if e.step] == [1, 2]
     assert [e.seq for e in current_events(events)] == [2]
+
+
+def test_a_worker_writes_nothing_after_a_clients_cancel_that_lands_mid_part(
+    tmp_path: Path, session_log_dir: Path
+) -> None:
+    """The client's cancel can land between the worker's "still running?" check and its write: the
+    worker's event is then refused, so the log ends at run_cancelled."""
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", log_dir=session_log_dir, llm="offline")
+    store = RunStore(tmp_path / "data" / "runs.sqlite")
+    store.create_run("r1", TOPIC, None, "offline")
+    worker = WorkerEventLog(store, "r1", settings)
+    phase = {**event_payload(Phase(phase="analyst")), "task": "analyst:t1"}
+    worker(stream_part("custom", phase))
+    cancelled = EventAdapter("r1", start_seq=1).make(RunCancelled(reason="Cancelled by the user."))
+    store.append_event(cancelled)  # written by the client; the run's status is not updated yet
+    assert store.get_run("r1").status == "running"  # so the worker's check still passes
+
+    worker(stream_part("custom", {**event_payload(Phase(phase="writer")), "task": "writer:t1"}))
+
+    assert [e.type for e in store.events("r1")] == ["phase", "run_cancelled"]

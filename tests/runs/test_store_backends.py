@@ -127,3 +127,17 @@ def test_an_unreachable_database_is_a_clear_error_without_the_password() -> None
     ) as info:
         PostgresDatabase(f"postgresql://u:hunter2secret@127.0.0.1:{free_port()}/db", connect_timeout=2)
     assert "hunter2secret" not in str(info.value)
+
+
+@pytest.mark.parametrize("ending", ["run_finished", "run_cancelled"])
+def test_a_while_open_append_adds_nothing_after_the_log_ends(store: RunStore, ending: str) -> None:
+    store.create_run("r1", "t", None, "offline")
+    log = EventAdapter("r1")
+    assert store.append_event(log.make(Warning(source="runner", message="before")), while_open=True)
+    end = log.make(Warning(source="runner", message="the end")).model_copy(update={"type": ending})
+    store.append_event(end)  # another writer ends the log (a client's cancel)
+    late = log.make(Warning(source="runner", message="a node's event after the end"))
+    assert store.append_event(late, while_open=True) is False
+    assert [e.seq for e in store.events("r1")] == [1, 2]
+    store.create_run("r2", "t", None, "offline")  # another run's end does not close this one
+    assert store.append_event(EventAdapter("r2").make(Warning(source="runner", message="r2")), while_open=True)
