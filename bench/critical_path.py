@@ -31,7 +31,8 @@ CASES = [("100", 3), ("111", 3), ("210", 3), ("300", 3), ("333", 9)]
 # Also measured with the search cache off: the scripted researchers of one kind send the same
 # queries, which the cache sends once, so this shows what the target rests on.
 UNCACHED_CASES = [("333", 9)]
-TARGET = 1.10
+# The target for measured / ideal at every allocation; a run above it is reported as missed.
+TARGET = 1.05
 # A real run's latencies (a hosted model's call, a search service's answer): the same desk work
 # is a smaller share of the wall time there.
 REALISTIC_MODEL_LATENCY, REALISTIC_SEARCH_LATENCY = 1.0, 0.5

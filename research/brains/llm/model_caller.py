@@ -179,7 +179,7 @@ class ModelCaller:
                     progress=progress,
                 )
         except openai.LengthFinishReasonError:
-            # A structured reply cut at its cap (the SDK raises for response_format streams).
+            # A structured reply cut at its cap (raised for response_format streams, as the SDK did: chat_sse.py).
             record.failed, record.finish_reason, record.completion_tokens = True, "length", progress.tokens
             record.seconds = round(time.monotonic() - started, 2)
             self.meter.log_call(record)

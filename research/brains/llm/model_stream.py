@@ -22,6 +22,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.runnables import Runnable
 
+from research.brains.llm.chat_sse import ChatStream, direct_model
 from research.brains.llm.model_output import strip_think
 from research.brains.llm.step_context import StepContext
 from research.events import emit
@@ -124,7 +125,37 @@ def stream_reply(
     progress: Progress,
     clock: Callable[[], float] = time.monotonic,
 ) -> tuple[AIMessage, str | None]:
-    """Stream one reply to the end (or the deadline); returns it whole with its finish reason."""
+    """Stream one reply to the end (or the deadline); returns it whole with its finish reason.
+
+    A ChatOpenAI call is read as raw SSE (chat_sse.py: no model object per chunk); anything else
+    goes through LangChain's `.stream()`."""
+    direct = direct_model(runnable)
+    if direct is None:
+        return _stream_chunks(runnable, prompt, deadline_seconds=deadline_seconds, progress=progress, clock=clock)
+    started = clock()
+    finish: str | None = None
+    stream = ChatStream(*direct, prompt)
+    try:
+        for tick in stream:
+            if tick is not None:
+                progress.chunk(tick)
+            if clock() - started > deadline_seconds:
+                finish = "deadline"
+                break
+    finally:
+        stream.close()  # a request cut early: releases the HTTP response
+        progress.end()
+    return stream.message(), finish or stream.parts.finish
+
+
+def _stream_chunks(
+    runnable: Runnable[list[BaseMessage], Any],
+    prompt: list[BaseMessage],
+    *,
+    deadline_seconds: float,
+    progress: Progress,
+    clock: Callable[[], float],
+) -> tuple[AIMessage, str | None]:
     started = clock()
     whole: AIMessageChunk | None = None
     finish: str | None = None

@@ -133,7 +133,7 @@ def invoke_structured(
             continue
         except openai.LengthFinishReasonError:
             accepted = accepted or method
-            # The reply hit its token cap mid-JSON (the SDK's response_format stream raises): the
+            # The reply hit its token cap mid-JSON (a response_format stream raises it): the
             # method works, this reply did not; the next method may fit in the cap.
             reasons.append(f"{method}: the reply was cut at its token cap before the JSON ended")
             continue
