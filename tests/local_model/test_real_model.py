@@ -38,6 +38,10 @@ def lane(tmp_path_factory: pytest.TempPathFactory):
     with LlamaServer(root / "server.log") as server:
         settings = lane_settings(server, root)
         run = run_research(settings)
+        # Read now: the user cache dir is each test's own (tests/conftest.py), and the lane's run
+        # learnt its method under the first test's.
+        memory = cache_dir() / FILE_NAME
+        methods = json.loads(memory.read_text())["methods"] if memory.exists() else {}
         artifacts = Path("test-artifacts")
         artifacts.mkdir(exist_ok=True)
         (artifacts / "local_model_run.json").write_text(
@@ -52,31 +56,31 @@ def lane(tmp_path_factory: pytest.TempPathFactory):
                 indent=1,
             )
         )
-        yield settings, run
+        yield settings, run, methods
 
 
 @pytest.mark.timeout(LANE_LIMIT_SECONDS + 300)
 def test_a_whole_run_ends_with_a_draft_in_time(lane) -> None:
-    _settings, run = lane
+    _settings, run, _methods = lane
     assert run.result["status"] == "finished" and run.result["draft"]
     assert run.seconds < LANE_LIMIT_SECONDS
 
 
 @pytest.mark.timeout(60)
 def test_every_structured_step_is_served_by_the_model(lane) -> None:
-    settings, run = lane
+    settings, run, methods = lane
     degraded = [w["message"] for w in run.result["warnings"] if "used the offline brain" in w["message"]]
     for step in STRUCTURED_STEPS:
         assert not [m for m in degraded if f"{step} failed" in m], degraded
     served = {c["role"] for c in run.calls if c["failed"] == "False"}
     assert {"plan", "queries", "judge", "notes", "writer"} <= served
-    methods = json.loads((cache_dir() / FILE_NAME).read_text())["methods"]
+    assert methods, "the working method was not remembered in the user's cache dir"
     assert set(methods.values()) <= {"json_mode", "json_object", "function_calling"}  # json_schema: HTTP 500
 
 
 @pytest.mark.timeout(60)
 def test_replies_stay_within_their_caps_and_usage_agrees(lane) -> None:
-    _settings, run = lane
+    _settings, run, _methods = lane
     assert run.calls
     for call in run.calls:
         assert int(call["completion_tokens"]) <= int(call["cap"]), call
@@ -88,7 +92,7 @@ def test_replies_stay_within_their_caps_and_usage_agrees(lane) -> None:
 
 @pytest.mark.timeout(60)
 def test_progress_streamed_while_the_model_wrote(lane) -> None:
-    _settings, run = lane
+    _settings, run, _methods = lane
     progress = [e for e in run.events if e.type == "model_progress"]
     assert {e.data.node for e in progress} >= {"supervisor", "researcher", "analyst", "writer"}
     assert any(e.researcher_id and e.data.step == "notes" and e.data.tokens > 0 for e in progress)
