@@ -9,9 +9,9 @@ from pathlib import Path
 
 from research.api import Event, RunStore
 from tests.fakes.openai_server import FakeOpenAIServer
-from ui.run_options import OFFLINE_CAPTION
 from tests.ui.conftest import has_block, texts
 from tests.ui.test_run_lifecycle import _run_id, _wait_finished
+from ui.run_options import OFFLINE_CAPTION
 
 
 def test_run_options_switch_one_run_to_a_model_server_and_set_its_rounds(make_app, data_dir, monkeypatch):
