@@ -229,7 +229,7 @@ class RunStore:
     def model_calls_by(self, user: str, since: float, *, excluding: str | None = None) -> int:
         """Model calls made since `since` that count toward `user`'s daily cap, but run `excluding`'s:
         the runs `user` started (less revisions another user spent) and `user`'s revisions of others'."""
-        who = f"%{json.dumps(user)}%"
+        who = f"%{json.dumps(user, ensure_ascii=False)}%"  # as bodies are written (model_dump_json)
         with self._connect() as db:
             rows = db.execute("SELECT run_id, body FROM events WHERE type = 'run_started' AND body LIKE ?", (who,))
             mine = {
