@@ -14,6 +14,7 @@ from typing import Any
 from research.events.payloads import UsageReported
 from research.graph.builder import make_graph
 from research.graph.services import ServiceRegistry
+from research.logging_setup import run_id_scope
 from research.runs import server
 from research.runs.daily_cap import worker_allowance
 from research.runs.remote import RemoteRunManager
@@ -44,7 +45,11 @@ class _WorkerClient:
     ) -> Any:
         config = {"configurable": {"thread_id": thread_id}}
         modes = ["custom", "updates"]
-        return self.graph.stream(input, config, context=context, stream_mode=modes, subgraphs=True, version="v2")
+        # The session's one log wants each line to name its run (tests/graph/test_agent_offline.py).
+        with run_id_scope(context["run_id"]):
+            yield from self.graph.stream(
+                input, config, context=context, stream_mode=modes, subgraphs=True, version="v2"
+            )
 
 
 def _desk(tmp_path: Path, model: FakeOpenAIServer, cap: int, **shared: Any) -> RemoteRunManager:
