@@ -22,6 +22,7 @@ BRAINS = {
     "offline": "Offline (no model)",
     "openai": "Model (OpenAI-compatible)",
 }
+OFFLINE_CAPTION = "Not used: the offline brain calls no model."
 SOURCE_MODES = {"auto": "Auto (live, library fallback)", "live": "Live only", "library": "Local library only"}
 Option = Callable[[Settings], dict[str, Any]]
 
@@ -59,24 +60,40 @@ def _brain(settings: Settings) -> dict[str, Any]:
     return {"llm": choice}
 
 
+def _offline_chosen(settings: Settings) -> bool:
+    """Whether the brain the Brain radio stands at is the offline one, for which no model applies."""
+    choice = st.session_state.get("opt_brain", settings.llm)  # the radio above, on this same rerun
+    return (settings.brain_kind() if choice == "auto" else choice) == "offline"
+
+
 def _model(settings: Settings) -> dict[str, Any]:
+    offline = _offline_chosen(settings)
     text = st.text_input(
-        "Model", value=settings.model, key="opt_model", max_chars=200, help="Plans, judges and writes (RESEARCH_MODEL)."
+        "Model",
+        value=settings.model,
+        key="opt_model",
+        max_chars=200,
+        disabled=offline,
+        help="Plans, judges and writes (RESEARCH_MODEL).",
     )
-    return {"model": _changed_text(text, settings.model)}
+    if offline:
+        st.caption(OFFLINE_CAPTION)
+    return {"model": None if offline else _changed_text(text, settings.model)}
 
 
 def _fast_model(settings: Settings) -> dict[str, Any]:
     default = settings.fast_model or ""
+    offline = _offline_chosen(settings)
     text = st.text_input(
         "Fast model",
         value=default,
         key="opt_fast_model",
         max_chars=200,
         placeholder="same as the model",
+        disabled=offline,
         help="Writes queries and notes (RESEARCH_FAST_MODEL).",
     )
-    return {"fast_model": _changed_text(text, default)}
+    return {"fast_model": None if offline else _changed_text(text, default)}
 
 
 def _sources(settings: Settings) -> dict[str, Any]:

@@ -68,7 +68,7 @@ def sources_frame(view: RunView) -> pd.DataFrame:
                 "Link": url if is_web_link(url) else f"source:{source_id}",
                 "Kind": s.kind,
                 "Provider": provider,
-                "Domain": domain_of(url, provider),
+                "Domain": domain_of(url, s.domain),  # a library document: its file or collection
                 "Year": s.year,
                 "Researcher": ", ".join(finders.get(source_id) or [s.researcher_id or ""]).strip(", "),
                 "Relevance": round(s.score / top, 3) if top > 0 else 0.0,

@@ -6,6 +6,9 @@ a related stem ("safety" -> "risk", "myocarditis"); a question with no focus bey
 ("What is the 1929 stock market crash") asks about the subject as a whole, so the sentence must name
 most of it: sharing one word ("stock") is not an answer. The Summary answers the topic itself.
 The offline writer picks sentences by the same rule the claim check then applies.
+
+Words compare by one rule everywhere here, the subject's as the focus's: their first six letters
+(`word_stem`), so "vaccination" is the subject on a "vaccines" topic, not something asked about it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ _FILLER = frozenset(
     )
 )
 SUBJECT_SHARE = 0.5  # of a focus-less question's terms a fitting sentence names
+STEM_LETTERS = 6  # related() is keyed by six-letter stems too
 SUMMARY_HEADINGS = frozenset({"", "summary"})
 # Headings that frame the topic rather than ask about it ("Overview", "Conclusion"): they answer the topic.
 _FRAMING = frozenset(
@@ -31,25 +35,32 @@ _FRAMING = frozenset(
 )
 
 
+def word_stem(token: str) -> str:
+    """What two forms of a word share ("vaccination", "vaccines"): the key every comparison here uses."""
+    return token[:STEM_LETTERS]
+
+
 def focus_terms(question: str, subject_tokens: set[str]) -> list[str]:
     """What a question asks about its subject: its terms that are neither subject nor filler."""
-    return [t for t in tokenize(question) if t not in subject_tokens and t not in _FILLER]
+    subject = {word_stem(t) for t in subject_tokens}
+    return [t for t in tokenize(question) if word_stem(t) not in subject and t not in _FILLER]
 
 
 def speaks_to(focus: list[str], tokens: set[str]) -> bool:
     """Whether a sentence's tokens speak to any focus term, directly or through a related stem."""
-    stems = {t[:6] for t in tokens}
-    return any(f[:6] in stems or related(f[:6]) & stems for f in focus)
+    stems = {word_stem(t) for t in tokens}
+    return any(word_stem(f) in stems or related(word_stem(f)) & stems for f in focus)
 
 
 def addresses(sentence: str, question: str, topic: str) -> bool:
     """Whether `sentence` answers `question` (a section heading) of a draft on `topic`."""
     tokens = set(tokenize(sentence))
+    stems = {word_stem(t) for t in tokens}
     subject = {t for t in tokenize(topic) if t not in _FILLER}
     focus = focus_terms(question, subject)
     if question.strip().lower() in SUMMARY_HEADINGS or (focus and set(focus) <= _FRAMING):
-        return not subject or bool(subject & tokens)
+        return not subject or bool({word_stem(t) for t in subject} & stems)
     if focus:
         return speaks_to(focus, tokens)
-    asked = {t for t in tokenize(question) if t not in _FILLER}
-    return not asked or len(asked & tokens) >= SUBJECT_SHARE * len(asked)
+    asked = {word_stem(t) for t in tokenize(question) if t not in _FILLER}
+    return not asked or len(asked & stems) >= SUBJECT_SHARE * len(asked)

@@ -140,6 +140,7 @@ class UsageReported(Payload):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
+    spent_by: str | None = None  # a revision: the signed-in user whose daily cap it counts toward
 
 
 class Warning(Payload):  # noqa: A001 - the event is called "warning"; not the builtin exception

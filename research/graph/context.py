@@ -37,6 +37,10 @@ class RunSpec(TypedDict, total=False):
     max_tokens: int
     researcher_mode: str  # pipeline | agent
     started_by: str  # the signed-in user who started the run (shared desks)
+    # The dashboard's daily cap for `started_by` and the calls they had left when the run was sent:
+    # a worker holds the run to the cap before each request (research/runs/daily_cap.py).
+    user_daily_llm_calls: int
+    user_calls_left: int
     # The run store (its store_id) the client reads this run's events from: a worker that shares
     # that store writes the event log itself (research/runs/worker_log.py).
     event_log_store: str

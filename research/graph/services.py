@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
@@ -30,7 +31,11 @@ from research.sources.library.library_store import Library, LibraryProvider
 from research.sources.router import SourceRouter
 from research.sources.store_texts import LangGraphTextStore
 
+if TYPE_CHECKING:
+    from research.brains.llm.usage_meter import Allowance
+
 EventLogFactory = Callable[[RunSpec, Settings], PartSink | None]
+AllowanceFactory = Callable[[RunSpec, Settings], "Allowance | None"]  # a run's daily-cap allowance
 
 MAX_CACHED_RUNS = 256  # brains of runs this process served lately (a run's nodes share one)
 
@@ -45,11 +50,19 @@ def settings_key(settings: Settings) -> str:
 class ServiceRegistry:
     """Where the runs of one process get their services. `settings`: this process's own (default:
     read from the environment); `event_log`: how this process makes a run's worker event log
-    (a server worker that shares the client's run store; the run layer supplies it)."""
+    (a server worker that shares the client's run store; the run layer supplies it); `allowance`:
+    what a run's meter asks before each request (a server worker's daily cap; the run layer's)."""
 
-    def __init__(self, settings: Settings | None = None, *, event_log: EventLogFactory | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        event_log: EventLogFactory | None = None,
+        allowance: AllowanceFactory | None = None,
+    ) -> None:
         self.settings = settings if settings is not None else Settings()
         self.event_log = event_log
+        self.allowance = allowance
         self._bound: dict[str, RunContext] = {}
         self._built: OrderedDict[str, RunContext] = OrderedDict()
         self._shared: dict[str, tuple[Library, SourceRouter]] = {}
@@ -88,7 +101,11 @@ class ServiceRegistry:
         return RunContext(
             run_id=str(spec.get("run_id") or ""),
             settings=settings,
-            brain=make_brain(settings, spec.get("brain") or None),
+            brain=make_brain(
+                settings,
+                spec.get("brain") or None,
+                allowance=self.allowance(spec, settings) if self.allowance else None,
+            ),
             sources=sources,
             store=LangGraphTextStore(store if store is not None else self._texts),
             researcher_mode="agent" if mode == "agent" else "pipeline",

@@ -28,6 +28,7 @@ from research.graph.allocation import parse_allocation
 from research.graph.context import spec_for, with_controls
 from research.graph.state import shape_input
 from research.runs.control import LocalParts, ManagedRuns, Work, local_side
+from research.runs.daily_cap import cap_spec
 from research.runs.event_effects import log_event
 from research.runs.ledger import PlanEdit
 from research.schemas.state_shapes import ResearchRequest
@@ -138,6 +139,7 @@ class RemoteRunManager(ManagedRuns):
         )
         if request.started_by:
             spec["started_by"] = request.started_by
+            spec.update(cap_spec(self.store, self.settings, run_id, request.started_by))  # held per request there
         if request.researcher_mode:  # the dashboard's Researchers control; else the worker's setting
             spec["researcher_mode"] = request.researcher_mode
         if self.store.dialect == "postgres":  # a shared store: a worker that shares it writes the log

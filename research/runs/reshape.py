@@ -23,8 +23,9 @@ from research.events.payloads_trust import DraftRevisedData
 from research.graph.nodes.run_coverage import writing_order
 from research.relevance.coverage import question_coverage
 from research.report_shape import ReportShape
+from research.runs.daily_cap import revision_allowance
 from research.runs.event_effects import apply_event
-from research.runs.revision import Revision, renumber, revise_draft, revision_brain
+from research.runs.revision import Revision, metered, renumber, revise_draft, revision_brain
 from research.runs.store import RunStore
 from research.runs.view import fold
 from research.schemas.state_shapes import Source
@@ -39,10 +40,12 @@ def reshape_run(
     settings: Settings,
     instruction: str = "",
     llm: str | None = None,
+    user: str | None = None,
 ) -> Revision:
     """The run's report in `shape`, saved as a new version (then `instruction`, if any, applied to it).
+    `user`: who asked (their daily cap holds its model calls, which are logged like a revision's).
 
-    Raises KeyError (no such run) or RevisionError (no draft or no sources to write from)."""
+    Raises KeyError (no such run) or RevisionError (no draft or no sources to write from, or the cap)."""
     if store.get_run(run_id) is None:
         raise KeyError(f"No run with id {run_id!r}")
     latest = store.latest_draft(run_id)
@@ -53,7 +56,7 @@ def reshape_run(
     if not sources:
         raise RevisionError("The run found no sources, so there is nothing to write the report from again.")
     warnings: list[str] = []
-    brain = revision_brain(settings, llm, warnings)
+    brain = revision_brain(settings, llm, warnings, revision_allowance(store, settings, user))
 
     def text_of(source_id: str) -> str:
         return store.get_text(run_id, source_id)
@@ -62,16 +65,17 @@ def reshape_run(
     questions = list(view.research_questions)
     layout = shape.layout(len(questions), settings.reply_tokens_writer if brain.kind != "offline" else None)
     coverage = tuple(question_coverage(view.topic, questions, sources, text_of))
-    body = brain.write(WriteRequest(view.topic, questions, numbered, text_of, view.known_gaps, coverage, layout))
-    shaped = shape_draft(with_known_gaps(body, view.known_gaps), shape, layout)
-    warnings += [shaped.note] if shaped.note else []
-    repair = repair_draft(shaped.markdown, {ns.n for ns in numbered}, {s.url for s in sources if s.url})
-    warnings += repair.warnings()
-    markdown = renumber(repair.text, {}, numbered)
-    reasons = [f"Written again as {shape.label} from the run's {len(sources)} sources."]
-    if instruction.strip():
-        markdown = revise_draft(markdown, instruction, sources, brain, text_of=text_of, warnings=warnings)
-        reasons.append(f"Then revised: {' '.join(instruction.split())[:80]}")
+    with metered(store, run_id, brain, settings, user):
+        body = brain.write(WriteRequest(view.topic, questions, numbered, text_of, view.known_gaps, coverage, layout))
+        shaped = shape_draft(with_known_gaps(body, view.known_gaps), shape, layout)
+        warnings += [shaped.note] if shaped.note else []
+        repair = repair_draft(shaped.markdown, {ns.n for ns in numbered}, {s.url for s in sources if s.url})
+        warnings += repair.warnings()
+        markdown = renumber(repair.text, {}, numbered)
+        reasons = [f"Written again as {shape.label} from the run's {len(sources)} sources."]
+        if instruction.strip():
+            markdown = revise_draft(markdown, instruction, sources, brain, text_of=text_of, warnings=warnings)
+            reasons.append(f"Then revised: {' '.join(instruction.split())[:80]}")
     check = check_citations(markdown, sources)
     version = latest.version + 1
     event = EventAdapter(run_id, start_seq=store.last_seq(run_id)).make(

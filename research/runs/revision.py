@@ -7,28 +7,41 @@ brain restructures deterministically, the LLM brain is the writer again with the
 Then the [n] markers are renumbered by first appearance, the Sources list is rebuilt (entries of
 the previous version kept word for word, so a user's edits to them survive), citations are
 re-checked with `check_citations`, and the result is saved as a new version. An instruction that
-cannot be carried out raises RevisionError and saves nothing.
+cannot be carried out raises RevisionError and saves nothing. The model calls a revision makes are
+a `usage` event in the run's log (node `revision`, `spent_by` the user who asked), so they count in
+the run's usage and toward that user's daily cap, which stops a revision before the request past it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from research.brains.base import Brain, NumberedSource, ReviseRequest, TextLookup
+from research.brains.base import Brain, BudgetExceeded, NumberedSource, ReviseRequest, TextLookup
 from research.brains.offline.offline_brain import OfflineBrain
 from research.brains.offline.offline_revise import MAX_INSTRUCTION_CHARS, RevisionError, parse_instruction
 from research.drafts.citations import CitationCheck, check_citations, format_source_entry
 from research.drafts.guard import repair_draft, split_grouped_citations
 from research.drafts.markers import CITATION_MARKER
 from research.drafts.numbering import resolve_numbered_sources, source_entries, split_sources_section
+from research.events import EventAdapter
+from research.events.payloads import UsageReported
+from research.runs.daily_cap import revision_allowance
+from research.runs.event_effects import log_event
 from research.runs.store import RunStore
 from research.runs.view import fold
 from research.schemas.state_shapes import Source
 from research.settings import Settings
 
+if TYPE_CHECKING:
+    from research.brains.llm.usage_meter import Allowance
+
 _MARKER = CITATION_MARKER
 NOTE_CHARS = 80
+USAGE_NODE = "revision"  # the usage event's node: the panel's row for a revision's model calls
 
 
 @dataclass
@@ -106,20 +119,40 @@ def revise_draft(
     return renumber(repair.text, source_entries(markdown), numbered)
 
 
-def revision_brain(settings: Settings, llm: str | None, warnings: list[str]) -> Brain:
-    """The run's brain for a revision; a failed model call falls back to offline with a warning."""
+def revision_brain(
+    settings: Settings, llm: str | None, warnings: list[str], allowance: Allowance | None = None
+) -> Brain:
+    """The run's brain for a revision; a failed model call falls back to offline with a warning.
+    `allowance` is asked before each model request (the reviser's daily cap)."""
     kind = settings.brain_kind() if llm in (None, "auto") else llm
     if kind == "offline":
         return OfflineBrain()
     from research.brains.fallback import FallbackBrain
     from research.brains.llm.llm_brain import LLMBrain
+    from research.brains.llm.usage_meter import UsageMeter
 
+    meter = UsageMeter(max_calls=settings.max_llm_calls, max_tokens=settings.max_tokens, allowance=allowance)
     return FallbackBrain(
-        LLMBrain(settings),
+        LLMBrain(settings, meter=meter),
         OfflineBrain(),
         on_warning=lambda _source, message: warnings.append(message),
         secrets=settings.secret_values(),
     )
+
+
+@contextmanager
+def metered(store: RunStore, run_id: str, brain: Brain, settings: Settings, user: str | None) -> Iterator[None]:
+    """Log the model usage of what runs inside as the run's `revision` usage event (also when it
+    fails); the cap's refusal becomes a RevisionError: nothing is saved."""
+    try:
+        yield
+    except BudgetExceeded as exc:
+        raise RevisionError(f"{exc}: the draft was not revised.") from None
+    finally:
+        usage = brain.take_usage()
+        if usage.calls:
+            event = EventAdapter(run_id).make(UsageReported(node=USAGE_NODE, spent_by=user, **usage.model_dump()))
+            log_event(store, event, settings.secret_values())
 
 
 def revise_run(
@@ -130,10 +163,12 @@ def revise_run(
     settings: Settings,
     llm: str | None = None,
     brain: Brain | None = None,
+    user: str | None = None,
 ) -> Revision:
-    """Revise the run's latest draft version and save the result as a new version.
+    """Revise the run's latest draft version and save the result as a new version. `user`: the
+    signed-in user who asked (their daily cap holds the revision's model calls).
 
-    Raises KeyError (no such run) or RevisionError (no draft, not understood, or no change)."""
+    Raises KeyError (no such run) or RevisionError (no draft, not understood, no change, or the cap)."""
     if store.get_run(run_id) is None:
         raise KeyError(f"No run with id {run_id!r}")
     latest = store.latest_draft(run_id)
@@ -142,16 +177,17 @@ def revise_run(
     view = fold(store.events(run_id))
     sources = [Source.model_validate(s) for s in view.sources.values()]
     warnings: list[str] = []
-    brain = brain or revision_brain(settings, llm, warnings)
-    revised = revise_draft(
-        latest.markdown,
-        instruction,
-        sources,
-        brain,
-        text_of=lambda sid: store.get_text(run_id, sid),
-        citations=view.citations,
-        warnings=warnings,
-    )
+    brain = brain or revision_brain(settings, llm, warnings, revision_allowance(store, settings, user))
+    with metered(store, run_id, brain, settings, user):
+        revised = revise_draft(
+            latest.markdown,
+            instruction,
+            sources,
+            brain,
+            text_of=lambda sid: store.get_text(run_id, sid),
+            citations=view.citations,
+            warnings=warnings,
+        )
     if revised.strip() == latest.markdown.strip():
         raise RevisionError("The revision left the draft unchanged, so no new version was saved.")
     check = check_citations(revised, sources)

@@ -2,10 +2,11 @@
 
 This entry point sits above the graph and the run store, so it builds the worker's one service
 registry (research/graph/services.py) with what only the run layer has, the worker event log
-(research/runs/worker_log.py), and gives the server checkpoints that go through
-SecretMaskingSerializer, as the in-process runner's do. The checkpointer replaces the
-server's default persistence (langgraph.json `checkpointer.path`): Postgres with
-RESEARCH_DATABASE_URL (LangGraph Server for a team), else SQLite in the worker's data dir.
+(research/runs/worker_log.py) and the daily-cap allowance (research/runs/daily_cap.py), and
+gives the server checkpoints that go through SecretMaskingSerializer, as the in-process runner's
+do. The checkpointer replaces the server's default persistence (langgraph.json
+`checkpointer.path`): Postgres with RESEARCH_DATABASE_URL (LangGraph Server for a team), else
+SQLite in the worker's data dir.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from research.graph.builder import ResearchGraph
 from research.graph.builder import make_graph as make_research_graph
 from research.graph.services import ServiceRegistry
 from research.runs.checkpoints import PG_SETUP_ADVISORY_LOCK, serializer
+from research.runs.daily_cap import worker_allowance
 from research.runs.worker_log import worker_event_log
 from research.settings import get_settings
 
@@ -45,7 +47,7 @@ def make_graph() -> ResearchGraph:
 def services() -> ServiceRegistry:
     """This worker's service registry, built once (on its first run) from its environment: every
     run it serves, and each of their nodes, gets its services from here through the runtime."""
-    return ServiceRegistry(event_log=worker_event_log)
+    return ServiceRegistry(event_log=worker_event_log, allowance=worker_allowance)
 
 
 @asynccontextmanager

@@ -228,23 +228,24 @@ class RunStore:
         return [read_event(row) for row in rows]
 
     def model_calls_by(self, user: str, since: float, *, excluding: str | None = None) -> int:
-        """Model calls made since `since` by the runs `user` started, but run `excluding` (a daily cap)."""
+        """Model calls made since `since` that count toward `user`'s daily cap, but run `excluding`'s:
+        the runs `user` started (less revisions another user spent) and `user`'s revisions of others'."""
+        who = f"%{json.dumps(user, ensure_ascii=False)}%"  # as bodies are written (model_dump_json)
         with self._connect() as db:
-            started = db.execute(
-                "SELECT run_id, body FROM events WHERE type = 'run_started' AND body LIKE ?", (f"%{json.dumps(user)}%",)
-            ).fetchall()
-            mine = [
-                r["run_id"]
-                for r in started
-                if json.loads(r["body"]).get("data", {}).get("started_by") == user and r["run_id"] != excluding
-            ]
-            calls = 0
-            for run_id in mine:
-                rows = db.execute(
-                    "SELECT body FROM events WHERE run_id = ? AND type = 'usage' AND ts >= ?", (run_id, since)
-                ).fetchall()
-                calls += sum(int(json.loads(r["body"]).get("data", {}).get("calls") or 0) for r in rows)
-        return calls
+            rows = db.execute("SELECT run_id, body FROM events WHERE type = 'run_started' AND body LIKE ?", (who,))
+            mine = {
+                r["run_id"] for r in rows.fetchall() if json.loads(r["body"]).get("data", {}).get("started_by") == user
+            }
+            usage = "SELECT run_id, seq, body FROM events WHERE type = 'usage' AND ts >= ? AND "
+            found = [row for run_id in mine for row in db.execute(usage + "run_id = ?", (since, run_id)).fetchall()]
+            found += db.execute(usage + "body LIKE ?", (since, who)).fetchall()  # a revision names who spent it
+        calls: dict[tuple[str, int], int] = {}
+        for row in found:
+            data = json.loads(row["body"]).get("data", {})
+            spender = data.get("spent_by") or (user if row["run_id"] in mine else None)
+            if spender == user and row["run_id"] != excluding:
+                calls[(row["run_id"], row["seq"])] = int(data.get("calls") or 0)
+        return sum(calls.values())
 
     def last_seq(self, run_id: str) -> int:
         with self._connect() as db:

@@ -83,11 +83,17 @@ class WorkerEventLog:
 
 def worker_event_log(spec: RunSpec, settings: Settings) -> WorkerEventLog | None:
     """The run's worker log, when this worker's run store is the one the run's client reads."""
-    wanted, run_id = spec.get("event_log_store"), str(spec.get("run_id") or "")
-    if not wanted or not run_id or settings.database_url is None:
+    store, run_id = client_store(spec, settings), str(spec.get("run_id") or "")
+    return WorkerEventLog(store, run_id, settings) if store is not None and run_id else None
+
+
+def client_store(spec: RunSpec, settings: Settings) -> RunStore | None:
+    """The run store the run's client reads, when this worker shares it (None: it does not)."""
+    wanted = spec.get("event_log_store")
+    if not wanted or settings.database_url is None:
         return None
     store = _shared_store(settings.database_url.get_secret_value())
-    return WorkerEventLog(store, run_id, settings) if store.store_id == wanted else None
+    return store if store.store_id == wanted else None
 
 
 @lru_cache(maxsize=4)

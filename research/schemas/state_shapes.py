@@ -12,7 +12,7 @@ from research.report_shape import ReportShape
 from research.schemas.llm_shapes import AnalystVerdict
 from research.schemas.researchers import ResearcherKind
 from research.schemas.source_quality import DropRule, Reliability, SourceControls, SourceFacts
-from research.schemas.urls import normalise_url, source_id_for
+from research.schemas.urls import library_place, normalise_url, source_id_for
 
 MAX_TOPIC_CHARS = 2000
 SNIPPET_CHARS = 600
@@ -63,8 +63,9 @@ class Source(BaseModel):
 
     @property
     def domain(self) -> str:
+        """The host of a web address; a library document's file or collection (library_place)."""
         netloc = urlsplit(self.url).netloc.lower()
-        return netloc.removeprefix("www.") or self.provider
+        return library_place(self.url) or netloc.removeprefix("www.") or self.provider
 
     @property
     def dedupe_key(self) -> str:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from research.events.payloads import UsageReported
+from research.events import EventAdapter
+from research.events.payloads import RunStarted, UsageReported
 from research.events.status import RunStatus
 from research.runs.runner import ResearchRunner
+from research.runs.store import RunStore
 from research.runs.view import fold
 from research.schemas.state_shapes import ResearchRequest
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -52,3 +54,16 @@ def test_the_cap_counts_only_the_users_own_runs(tmp_path: Path) -> None:
         server.reset()
         run_as(tmp_path, server, ADA, cap=bobs)  # counted as ada's, bob's calls would leave her none
         assert server.stats.calls > 0
+
+
+def test_a_users_calls_are_found_whatever_letters_their_address_holds(tmp_path: Path) -> None:
+    jose = "josé.müller@example.org"  # stored as written, not as \u escapes
+    store = RunStore(tmp_path / "runs.sqlite")
+    for run_id, started_by in (("r1", jose), ("r2", BOB)):
+        store.create_run(run_id, TOPIC, None, "main-model")
+        adapter = EventAdapter(run_id)
+        store.append_event(adapter.make(RunStarted(topic=TOPIC, started_by=started_by)))
+        store.append_event(adapter.make(UsageReported(node="writer", calls=3)))
+    store.append_event(EventAdapter("r2", start_seq=2).make(UsageReported(node="revision", calls=2, spent_by=jose)))
+    assert store.model_calls_by(jose, 0) == 3 + 2  # her run's, and her revision of Bob's
+    assert store.model_calls_by(BOB, 0) == 3

@@ -11,6 +11,8 @@ import pytest
 from research.brains.offline.offline_revise import RevisionError, offline_revise, parse_instruction
 from research.drafts.citations import check_citations
 from research.drafts.numbering import source_entries, split_sources_section
+from research.report_shape import ReportShape
+from research.runs.reshape import reshape_run
 from research.runs.revision import number_sources, renumber, revise_draft, revise_run
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
@@ -239,3 +241,54 @@ def test_llm_failure_falls_back_to_the_offline_reviser_with_a_warning(run, log_d
     assert revision.warnings and "revise failed (HTTP 500" in revision.warnings[0]
     assert "sk-test-revise" not in revision.warnings[0]
     assert revision.check.ok
+
+
+# --- a revision's model calls: the run's usage and the reviser's daily cap ------------------------
+
+ADA, BOB = "ada@example.org", "bob@example.org"
+
+
+def test_a_revisions_model_calls_count_in_the_runs_usage_exactly(run, log_dir) -> None:
+    runner, run_id = run
+    before = fold(runner.store.events(run_id)).usage.calls
+    with FakeOpenAIServer(responder=_reviser) as server:
+        revise_run(runner.store, run_id, "Make it tighter", settings=_llm_settings(runner, server, log_dir), user=ADA)
+        made = (server.stats.calls, server.stats.prompt_tokens, server.stats.completion_tokens)
+    usage = fold(runner.store.events(run_id)).usage
+    assert made[0] > 1 and made[1] > 0 and made[2] > 0
+    revision = usage.by_node["revision"]
+    assert (revision.calls, revision.prompt_tokens, revision.completion_tokens) == made  # what the server answered
+    assert usage.calls == before + made[0]
+    assert runner.store.model_calls_by(ADA, 0) == made[0]  # the user who asked spent them, not the run's starter
+
+
+def test_a_rewrite_in_another_shape_counts_its_model_calls_too(run, log_dir) -> None:
+    runner, run_id = run
+    with FakeOpenAIServer(responder=_reviser) as server:
+        settings = _llm_settings(runner, server, log_dir)
+        reshape_run(runner.store, run_id, ReportShape(shape="brief"), settings=settings, user=ADA)
+        made = (server.stats.calls, server.stats.prompt_tokens, server.stats.completion_tokens)
+    revision = fold(runner.store.events(run_id)).usage.by_node["revision"]
+    assert made[0] > 0 and (revision.calls, revision.prompt_tokens, revision.completion_tokens) == made
+
+
+def test_the_daily_cap_stops_a_revision_before_the_request_past_it(run, log_dir) -> None:
+    runner, run_id = run
+    with FakeOpenAIServer(responder=_reviser) as server:
+        revise_run(runner.store, run_id, "Make it tighter", settings=_llm_settings(runner, server, log_dir), user=ADA)
+        spent = server.stats.calls
+        version = runner.store.latest_draft(run_id).version
+        server.reset()
+        capped = _llm_settings(runner, server, log_dir, user_daily_llm_calls=spent + 1)
+        with pytest.raises(RevisionError, match="Daily model-call cap reached: .*the draft was not revised"):
+            revise_run(runner.store, run_id, "Make it shorter still", settings=capped, user=ADA)
+        assert server.stats.calls == 1  # the one call left, not one past it
+        with pytest.raises(RevisionError, match="Daily model-call cap reached"):
+            revise_run(runner.store, run_id, "Make it shorter still", settings=capped, user=ADA)
+        assert server.stats.calls == 1  # at the cap: no request at all
+        assert runner.store.latest_draft(run_id).version == version  # a refused revision saves nothing
+        with pytest.raises(RevisionError, match="unchanged"):  # the fake rewrites as it did for Ada
+            revise_run(runner.store, run_id, "Make it shorter still", settings=capped, user=BOB)  # his own cap
+        assert server.stats.calls == 1 + spent
+    assert runner.store.model_calls_by(ADA, 0) == spent + 1  # the refused revision's call counts: it was made
+    assert runner.store.model_calls_by(BOB, 0) == spent

@@ -11,6 +11,7 @@ from research.api import Event, RunStore
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.ui.conftest import has_block, texts
 from tests.ui.test_run_lifecycle import _run_id, _wait_finished
+from ui.run_options import OFFLINE_CAPTION
 
 
 def test_run_options_switch_one_run_to_a_model_server_and_set_its_rounds(make_app, data_dir, monkeypatch):
@@ -30,6 +31,28 @@ def test_run_options_switch_one_run_to_a_model_server_and_set_its_rounds(make_ap
         assert started.data.brain == "openai" and started.data.model == "local-llama"
         assert started.data.max_iterations == 0
         assert server.requests and {r["model"] for r in server.requests} == {"local-llama"}
+
+
+def test_the_model_fields_are_disabled_and_say_why_while_the_brain_is_offline(make_app, monkeypatch):
+    with FakeOpenAIServer() as server:
+        monkeypatch.setenv("RESEARCH_OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("RESEARCH_LLM", "auto")  # a model is configured: auto stands for it
+        at = make_app().run()
+        assert not at.text_input(key="opt_model").disabled and OFFLINE_CAPTION not in texts(at)
+        at.radio(key="opt_brain").set_value("offline").run()
+        assert at.text_input(key="opt_model").disabled and at.text_input(key="opt_fast_model").disabled
+        assert OFFLINE_CAPTION in texts(at)
+        at.radio(key="opt_brain").set_value("openai").run()
+        assert not at.text_input(key="opt_model").disabled and not at.text_input(key="opt_fast_model").disabled
+        assert OFFLINE_CAPTION not in texts(at)
+
+
+def test_with_no_model_configured_auto_is_offline_and_so_are_the_model_fields(make_app, monkeypatch):
+    monkeypatch.setenv("RESEARCH_LLM", "auto")
+    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RESEARCH_OPENAI_BASE_URL", "RESEARCH_OPENAI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    at = make_app().run()
+    assert at.text_input(key="opt_model").disabled and OFFLINE_CAPTION in texts(at)
 
 
 def test_options_left_alone_send_nothing_and_keep_the_settings(make_app, data_dir):

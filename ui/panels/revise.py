@@ -30,12 +30,13 @@ def _revise(store: RunStore, settings: Settings, run_id: str, reshape: bool = Fa
     if refusal:
         st.session_state[f"revise-outcome-{run_id}"] = ("error", refusal)
         return
+    user = auth.signed_in_user()  # whose daily cap the revision's model calls count toward
     try:
         if reshape:
             shape = shape_from_state(_shape_key(run_id))
-            revision = reshape_run(store, run_id, shape, settings=settings, instruction=instruction)
+            revision = reshape_run(store, run_id, shape, settings=settings, instruction=instruction, user=user)
         else:
-            revision = revise_run(store, run_id, instruction, settings=settings)
+            revision = revise_run(store, run_id, instruction, settings=settings, user=user)
     except (RevisionError, KeyError) as exc:
         st.session_state[f"revise-outcome-{run_id}"] = ("error", str(exc).strip("'\""))
         return

@@ -30,10 +30,12 @@ def _score_column(label: str, help_text: str) -> Any:  # a column config (its cl
 
 # Pixel widths chosen so every column but the snippet fits a laptop screen without scrolling.
 _COLUMN_CONFIG = {
-    "Link": st.column_config.LinkColumn("Title", width=330, help="Opens the source."),
+    "Link": st.column_config.LinkColumn("Title", width=300, help="Opens the source."),
     "Kind": st.column_config.TextColumn("Kind", width=80),
     "Provider": st.column_config.TextColumn("Provider", width=90),
-    "Domain": st.column_config.TextColumn("Domain", width=110),
+    "Domain": st.column_config.TextColumn(
+        "Domain", width=140, help="The host; a library document: its file or collection."
+    ),
     "Year": st.column_config.NumberColumn("Year", format="%d", width=60),
     "Relevance": _score_column("Relevance", "Score relative to the best match from the same provider."),
     "Reliability": _score_column(
