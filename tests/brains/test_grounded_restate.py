@@ -5,15 +5,20 @@ real ChatOpenAI against the loopback OpenAI-compatible server."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from langchain_core.messages import BaseMessage
 
+from research.brains.llm.grammar_schema import grammar_schema
+from research.brains.llm.grounded_restate import Restated, restate_copies
+from research.brains.llm.grounded_schema import Restatements
 from research.brains.llm.llm_brain import LLMBrain
 from research.settings import Settings
 from research.text.copying import copied
-from tests.brains.test_grounded_writer import QUESTIONS, TEXTS, passages_in, request
+from tests.brains.test_grounded_writer import QUESTIONS, TEXTS, TOPIC, passages_in, request
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 
@@ -105,3 +110,19 @@ def test_off_by_default_no_restating_call(server: FakeOpenAIServer) -> None:
     brain(server, restate=False).write(request())
 
     assert not restate_requests(server)
+
+
+def test_one_call_asks_no_more_restatements_than_its_grammar_lets_the_model_write() -> None:
+    sentences = [(f"Finding number {k} says the lipid shell protects mRNA in cells.", 1) for k in range(7)]
+    asked: list[tuple[type[Restatements], str]] = []
+
+    def ask(schema: type[Restatements], messages: list[BaseMessage]) -> Restatements:
+        asked.append((schema, str(messages[1].content)))
+        return schema(restated=[])
+
+    restate_copies(TOPIC, LNP, sentences, [text for text, _n in sentences], ask, lambda *_a: "", Restated())
+
+    [(schema, user)] = asked
+    numbered = [line for line in user.splitlines() if re.match(r"^\d+: ", line)]
+    grammar = grammar_schema(schema)["properties"]["restated"]
+    assert len(numbered) == grammar["maxItems"] == len(grammar["items"]["properties"]["sentence"]["enum"])

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
+from research.brains.llm.grammar_schema import MAX_ITEMS
 from research.brains.llm.grounded_schema import Restatements, restatement_schema
 from research.brains.llm.model_output import InvalidModelOutput
 from research.drafts.faithful import changed_tokens
@@ -33,7 +34,9 @@ from research.text.copying import copied
 
 # The structured call: (schema, messages) -> a validated instance (the brain's metered call).
 AskRestated = Callable[[type[Restatements], list[BaseMessage]], Restatements]
-MAX_RESTATED = 8  # sentences per call
+# Sentences per call: as many as the grammar lets one reply restate (its list bound), so none is
+# sent that the model cannot answer.
+MAX_RESTATED = MAX_ITEMS
 
 
 @dataclass

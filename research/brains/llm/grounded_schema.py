@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
-from research.brains.llm.grammar_schema import text_field
+from research.brains.llm.grammar_schema import MAX_ITEMS, text_field
 
 M = TypeVar("M", bound=BaseModel)
 NO_PASSAGE = 0
@@ -70,7 +70,9 @@ class Restatements(_Reply):
     restated: list[Restatement] = Field(max_length=20, json_schema_extra={"minItems": 1}, description="one each")
 
 
-@functools.lru_cache(maxsize=MAX_PASSAGES + 1)
+@functools.lru_cache(maxsize=MAX_ITEMS + 1)
 def restatement_schema(sentences: int) -> type[Restatements]:
     """Restatements whose `sentence` may only be 1..sentences in the JSON schema sent."""
-    return _numbered(Restatements, "restated", Restatement, "sentence", list(range(1, max(1, min(sentences, 20)) + 1)))
+    return _numbered(
+        Restatements, "restated", Restatement, "sentence", list(range(1, max(1, min(sentences, MAX_ITEMS)) + 1))
+    )
