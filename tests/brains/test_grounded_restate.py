@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from research.brains.llm.grammar_schema import grammar_schema
-from research.brains.llm.grounded_restate import Restated, restate_copies
+from research.brains.llm.grounded_restate import Restated, kept_words, restate_copies
 from research.brains.llm.grounded_schema import Restatements
 from research.brains.llm.llm_brain import LLMBrain
 from research.settings import Settings
@@ -126,3 +126,24 @@ def test_one_call_asks_no_more_restatements_than_its_grammar_lets_the_model_writ
     numbered = [line for line in user.splitlines() if re.match(r"^\d+: ", line)]
     grammar = grammar_schema(schema)["properties"]["restated"]
     assert len(numbered) == grammar["maxItems"] == len(grammar["items"]["properties"]["sentence"]["enum"])
+
+
+def test_each_sentence_to_restate_lists_the_words_that_answer_its_question_and_its_exact_tokens(
+    server: FakeOpenAIServer,
+) -> None:
+    server.responder = copier(lambda user: [])
+    brain(server).write(request())
+
+    [lnp_call] = [r for r in restate_requests(server) if LNP in r["messages"][1]["content"]]
+    user = lnp_call["messages"][1]["content"]
+    # The lipid sentence answers "How do lipid nanoparticles deliver mRNA into cells?" by these words.
+    assert (
+        "1: Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids.\nkeep: Lipid; nanoparticles; mRNA; lipids"
+        in user
+    )
+
+
+def test_the_words_kept_are_the_fitting_ones_and_the_numbers_with_their_sign_and_unit() -> None:
+    sentence = "The Pfizer-BioNTech vaccine was stored between minus 80 and minus 60 degrees Celsius after 2021."
+    kept = kept_words(sentence, "How cold was the vaccine stored?", TOPIC)
+    assert kept == ["Pfizer-BioNTech", "stored", "minus 80", "minus 60 degrees", "2021"]

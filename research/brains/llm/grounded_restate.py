@@ -19,6 +19,7 @@ other draft, so nothing here can make a sentence look supported that is not.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +30,8 @@ from research import prompts
 from research.brains.llm.grammar_schema import MAX_ITEMS
 from research.brains.llm.grounded_schema import Restatements, restatement_schema
 from research.brains.llm.model_output import InvalidModelOutput
-from research.drafts.faithful import changed_tokens
+from research.drafts.faithful import UNITS, changed_tokens
+from research.drafts.fit import addresses
 from research.text.copying import copied
 
 # The structured call: (schema, messages) -> a validated instance (the brain's metered call).
@@ -37,6 +39,11 @@ AskRestated = Callable[[type[Restatements], list[BaseMessage]], Restatements]
 # Sentences per call: as many as the grammar lets one reply restate (its list bound), so none is
 # sent that the model cannot answer.
 MAX_RESTATED = MAX_ITEMS
+MAX_KEPT = 6  # words listed for one sentence to keep
+_EDGE = "\"'“”‘’()[]{},;:!?."
+# A word kept exactly as written: it holds a digit, an inner capital (mRNA, BioNTech) or an underscore.
+_EXACT = re.compile(r"\d|.[A-Z]|_")
+_SIGNS = frozenset({"minus", "plus", "negative"})
 
 
 @dataclass
@@ -64,7 +71,7 @@ def restate_copies(
         return sentences
     tally.asked += len(wanted)
     system = prompts.RESTATE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
-    numbered = "\n".join(f"{k}: {prompts.neutralise(sentences[i][0])}" for k, i in enumerate(wanted, 1))
+    numbered = "\n".join(_numbered(k, sentences[i][0], heading, topic) for k, i in enumerate(wanted, 1))
     user = prompts.RESTATE_USER.format(
         topic=prompts.neutralise(topic), heading=prompts.neutralise(heading), sentences=numbered
     )
@@ -97,3 +104,28 @@ def restate_copies(
         done.add(item.sentence)
         tally.replaced += 1
     return out
+
+
+def _numbered(number: int, sentence: str, heading: str, topic: str) -> str:
+    line = prompts.RESTATE_SENTENCE.format(number=number, sentence=prompts.neutralise(sentence))
+    kept = kept_words(sentence, heading, topic)
+    return line + ("\n" + prompts.RESTATE_KEEP.format(words="; ".join(kept)) if kept else "")
+
+
+def kept_words(sentence: str, heading: str, topic: str) -> list[str]:
+    """The words of `sentence` a restatement must keep to pass where the copy passed: those that
+    make it address its section (the claim check's own fit rule, asked of each word), and its exact
+    tokens (a number with its unit, a name written with inner capitals or digits). A small model
+    told to restate "shorter" otherwise drops the very words that answered the question."""
+    words = [w.strip(_EDGE) for w in sentence.split()]
+    kept: list[str] = []
+    for k, word in enumerate(words):
+        if not word:
+            continue
+        if _EXACT.search(word):
+            sign = words[k - 1] if k and words[k - 1].lower() in _SIGNS else ""  # "minus 80" is not "-80"
+            unit = words[k + 1] if k + 1 < len(words) and words[k + 1].lower() in UNITS else ""
+            kept.append(" ".join(w for w in (sign, word, unit) if w))
+        elif addresses(word, heading, topic):
+            kept.append(word)
+    return list(dict.fromkeys(kept))[:MAX_KEPT]
