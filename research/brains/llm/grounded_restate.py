@@ -44,6 +44,7 @@ _EDGE = "\"'“”‘’()[]{},;:!?."
 # A word kept exactly as written: it holds a digit, an inner capital (mRNA, BioNTech) or an underscore.
 _EXACT = re.compile(r"\d|.[A-Z]|_")
 _SIGNS = frozenset({"minus", "plus", "negative"})
+_OPENING_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 @dataclass
@@ -76,7 +77,8 @@ def restate_copies(
         topic=prompts.neutralise(topic), heading=prompts.neutralise(heading), sentences=numbered
     )
     try:
-        reply = ask(restatement_schema(len(wanted)), [SystemMessage(system), HumanMessage(user)])
+        openings = tuple(opening(sentences[i][0]) for i in wanted)
+        reply = ask(restatement_schema(len(wanted), openings), [SystemMessage(system), HumanMessage(user)])
     except InvalidModelOutput:
         tally.failed_calls += 1
         return sentences
@@ -104,6 +106,12 @@ def restate_copies(
         done.add(item.sentence)
         tally.replaced += 1
     return out
+
+
+def opening(sentence: str) -> str:
+    """The letters a restatement may not open with: those its original's first two words begin
+    with ("The Pfizer-BioNTech vaccine..." -> "tp"), so dropping an article is not a new sentence."""
+    return "".join(word[0].lower() for word in _OPENING_WORD.findall(sentence)[:2])
 
 
 def _numbered(number: int, sentence: str, heading: str, topic: str) -> str:
