@@ -181,10 +181,11 @@ SECTION_FOCUS_SUMMARY = "Summarise what the passages say about the topic."
 
 RESTATE_SYSTEM = """Role: editor (restating copied sentences).
 Each numbered sentence below was copied word for word from a source. Write each one again as a new
-sentence in your own words (at most 25 words): start it with a different part of the sentence,
-change the word order and use other words for the rest. Deleting words is not enough. Keep every
-word listed after "keep:" exactly as written (they answer the section's question: names, numbers,
-units). Add nothing that the sentence does not say.
+sentence (at most 25 words) built from the same facts and mostly the same words, in a new order:
+start with a different part of the sentence (its object, its cause or its last clause) and join
+the parts in your own way. Deleting a few words is not enough. Keep every word listed after
+"keep:" exactly as written (they answer the section's question: names, numbers, units). Add
+nothing that the sentence does not say.
 Return one restated sentence per numbered sentence, with its number in "sentence". No citation
 markers, URLs, headings or lists.
 

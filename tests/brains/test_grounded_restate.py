@@ -6,6 +6,7 @@ real ChatOpenAI against the loopback OpenAI-compatible server."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -124,7 +125,9 @@ def test_one_call_asks_no_more_restatements_than_its_grammar_lets_the_model_writ
         asked.append((schema, str(messages[1].content)))
         return schema(restated=[])
 
-    restate_copies(TOPIC, LNP, sentences, [text for text, _n in sentences], ask, lambda *_a: "", Restated())
+    restate_copies(
+        TOPIC, LNP, sentences, [text for text, _n in sentences], ask, lambda *_a: ("", "left out"), Restated()
+    )
 
     [(schema, user)] = asked
     numbered = [line for line in user.splitlines() if re.match(r"^\d+: ", line)]
@@ -174,3 +177,15 @@ def test_the_grammar_lets_no_restatement_open_as_its_copied_original_did(tmp_pat
     assert text.fullmatch("A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA.")
     assert item["properties"]["sentence"]["enum"] == [1]
     assert "pattern" not in json.dumps(strict_json_schema(restatement_schema(1, (opening(original),))))
+
+
+def test_the_log_says_why_each_restatement_was_left_out_and_quotes_it(
+    server: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    memory = "Vector vaccines are the other main type, made of adenovirus."
+    server.responder = copier(lambda user: [{"sentence": 1, "text": memory}] if LNP in user else [])
+    with caplog.at_level(logging.INFO, logger="research.agents"):
+        brain(server).write(request())
+
+    assert "1 not its passage's words" in caplog.text
+    assert f'left out the restatement (not its passage\'s words): "{memory}"' in caplog.text

@@ -40,6 +40,7 @@ AskRestated = Callable[[type[Restatements], list[BaseMessage]], Restatements]
 # sent that the model cannot answer.
 MAX_RESTATED = MAX_ITEMS
 MAX_KEPT = 6  # words listed for one sentence to keep
+MAX_EXAMPLES = 6  # restatements left out that the log quotes
 _EDGE = "\"'“”‘’()[]{},;:!?."
 # A word kept exactly as written: it holds a digit, an inner capital (mRNA, BioNTech) or an underscore.
 _EXACT = re.compile(r"\d|.[A-Z]|_")
@@ -53,6 +54,7 @@ class Restated:
     replaced: int = 0  # restatements that passed and took their sentence's place
     failed_calls: int = 0
     rejected: Counter[str] = field(default_factory=Counter)  # why a restatement was left out
+    examples: list[str] = field(default_factory=list)  # the first few left out, with why (for the log)
 
 
 def restate_copies(
@@ -61,12 +63,12 @@ def restate_copies(
     sentences: list[tuple[str, int]],
     grounds: list[str],
     ask: AskRestated,
-    accept: Callable[[str, str, list[str]], str],
+    accept: Callable[[str, str, list[str]], tuple[str, str]],
     tally: Restated,
 ) -> list[tuple[str, int]]:
     """`sentences` (text, source n) with each one copied from its ground (`grounds`, aligned)
     replaced by the model's restatement when `accept(restated, ground, others)` returns it
-    cleaned ("" rejects it)."""
+    cleaned (or "" and why it was rejected)."""
     wanted = [i for i, (text, _n) in enumerate(sentences) if copied(text, grounds[i])][:MAX_RESTATED]
     if not wanted:
         return sentences
@@ -89,18 +91,19 @@ def restate_copies(
             continue
         i = wanted[item.sentence - 1]
         others = [text for j, (text, _n) in enumerate(out) if j != i]
-        text = accept(str(item.text), grounds[i], others)
-        why = (
-            "not plain, grounded or on the question"
-            if not text
-            else "still a copy"
-            if copied(text, grounds[i])
-            else "changed a number or name"
-            if changed_tokens(text, grounds[i])
-            else ""
-        )
+        text, why = accept(str(item.text), grounds[i], others)
+        if not why:
+            why = (
+                "still a copy"
+                if copied(text, grounds[i])
+                else "changed a number or name"
+                if changed_tokens(text, grounds[i])
+                else ""
+            )
         if why:
             tally.rejected[why] += 1
+            if len(tally.examples) < MAX_EXAMPLES:
+                tally.examples.append(f'({why}): "{" ".join(str(item.text).split())[:160]}"')
             continue
         out[i] = (text, out[i][1])
         done.add(item.sentence)

@@ -191,6 +191,8 @@ def write_grounded(
             tally.asked,
             ", ".join(f"{n} {why}" for why, n in sorted(tally.rejected.items())) or "none",
         )
+        for example in tally.examples:
+            agent_log.info("Writer: left out the restatement %s", example)
     if tally.failed_calls:
         note(f"kept {tally.failed_calls} section(s)' copied sentences as they were: the restating call failed")
     if request.sources and not any(s.sentences for s in everything):
@@ -255,11 +257,15 @@ class _Restater:
         mine = [text for text, _n in section.sentences]
         prior = [text for text in seen if text not in mine]
 
-        def accept(raw: str, ground: str, others: list[str]) -> str:
+        def accept(raw: str, ground: str, others: list[str]) -> tuple[str, str]:
             text = clean_sentence(raw)
-            if not text or repeats(text, prior + others) or grounding(text, ground) < MIN_GROUNDING:
-                return ""
-            return text if fits(text) else ""
+            if not text:
+                return "", "not a plain sentence"
+            if repeats(text, prior + others):
+                return "", "a repeat"
+            if grounding(text, ground) < MIN_GROUNDING:
+                return "", "not its passage's words"
+            return (text, "") if fits(text) else ("", "not on the question")
 
         before = list(section.sentences)
         section.sentences = restate_copies(
