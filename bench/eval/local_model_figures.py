@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from research.brains.llm.grounded_writer import NO_ANSWER
+from research.brains.llm.grounded_writer import NO_ANSWER, THIN
 from research.drafts.citations import SOURCES_HEADING
 from research.drafts.claims import check_claims, cited_sentences
 from research.drafts.markers import CITATION_MARKER
@@ -17,6 +17,7 @@ from research.text.copying import COPIED_AT, copied_share
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 # The desk's own lines, not findings: a section with nothing to rest on, an empty run's draft.
 _DESK_LINES = (NO_ANSWER, "No relevant sources were found", "The sources found do not answer")
+_DESK_SENTENCES = (THIN,)  # the desk's own sentence after a section's findings
 
 
 def factual_sentences(markdown: str) -> list[str]:
@@ -34,7 +35,7 @@ def factual_sentences(markdown: str) -> list[str]:
             continue
         if any(phrase in line for phrase in _DESK_LINES):
             continue  # the desk's own paragraph (an empty run's, a section with nothing to rest on)
-        out.extend(sentence.strip() for sentence in split_sentences(line))
+        out.extend(s.strip() for s in split_sentences(line) if s.strip() not in _DESK_SENTENCES)
     return out
 
 

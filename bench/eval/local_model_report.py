@@ -33,14 +33,17 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "covered_runs_written_by_the_model": f"{sum(r['writer'] == 'model' for r in covered)} of {len(covered)}",
         "invented_citations": sum(r["invented_citations"] for r in rows),
         "factual_cited_share": _share(sum(r["factual_cited"] for r in model_rows), factual),
+        "factual_cited": sum(r["factual_cited"] for r in model_rows),
         "factual_sentences": factual,
         "cited_supported_share": _share(sum(r["cited_supported_offline"] for r in model_rows), cited),
+        "cited_supported": sum(r["cited_supported_offline"] for r in model_rows),
         "cited_sentences": cited,
         "run_claim_check_precision": [r["citation_precision"] for r in covered],
         "off_subject_cited_covered": sum(r["off_topic_cited"] for r in covered),
         "off_subject_cited_uncovered_and_near_miss": sum(r["cited_sources"] for r in empty),
         "uncovered_and_near_miss_say_so": f"{sum(r['says_empty'] for r in empty)} of {len(empty)}",
         "copied_verbatim_share": _share(sum(r["copied_verbatim"] for r in model_rows), cited),
+        "copied_verbatim": sum(r["copied_verbatim"] for r in model_rows),
         "seconds_per_run": {r["topic"]: r["seconds"] for r in rows},
         "tokens_per_run": {r["topic"]: r["prompt_tokens"] + r["completion_tokens"] for r in rows},
         "steps_degraded": sum(len(r["steps_degraded"]) for r in rows),
@@ -56,6 +59,11 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
     summary["targets_met"] = met
     return summary
+
+
+def counted(part: int, whole: int, share: float | None) -> str:
+    """ "14 of 14 (1.0)": the count first, the share it makes after ("none" when there is no whole)."""
+    return f"{part} of {whole} ({share})" if whole else "none"
 
 
 def markdown(results: dict[str, Any]) -> str:
@@ -77,17 +85,20 @@ def markdown(results: dict[str, Any]) -> str:
         "| figure | value | target |",
         "| --- | --- | --- |",
         f"| invented or unresolvable citations | {s['invented_citations']} | 0: {mark('invented_citations')} |",
-        f"| factual sentences cited (model-written drafts) | {s['factual_cited_share']} of {s['factual_sentences']} "
+        f"| factual sentences cited (model-written drafts) | "
+        f"{counted(s['factual_cited'], s['factual_sentences'], s['factual_cited_share'])} "
         f"| >= 0.9: {mark('factual_cited_share')} |",
-        f"| cited sentences supported by their source (offline check) | {s['cited_supported_share']} of "
-        f"{s['cited_sentences']} | >= 0.8: {mark('cited_supported_share')} |",
+        f"| cited sentences supported by their source (offline check) | "
+        f"{counted(s['cited_supported'], s['cited_sentences'], s['cited_supported_share'])} "
+        f"| >= 0.8: {mark('cited_supported_share')} |",
         f"| the run's own claim check precision, covered topics | {s['run_claim_check_precision']} | |",
         f"| off-subject sources cited, uncovered and near-miss topics | "
         f"{s['off_subject_cited_uncovered_and_near_miss']} | 0: {mark('off_subject_cited_uncovered_and_near_miss')} |",
         f"| off-subject sources cited, covered topics | {s['off_subject_cited_covered']} | |",
         f"| uncovered and near-miss runs that say nothing relevant was found | {s['uncovered_and_near_miss_say_so']} "
         f"| all: {mark('uncovered_and_near_miss_say_so')} |",
-        f"| cited sentences copied verbatim from their source | {s['copied_verbatim_share']} "
+        f"| cited sentences copied verbatim from their source | "
+        f"{counted(s['copied_verbatim'], s['cited_sentences'], s['copied_verbatim_share'])} "
         f"| < 0.5: {mark('copied_verbatim_share')} |",
         f"| covered drafts written by the model (not the offline fallback) | "
         f"{s['covered_runs_written_by_the_model']} | |",

@@ -1,7 +1,8 @@
 """The grounded writer and reviser show a section only passages that address its question, and keep
 only sentences that do: a passage that shares just the topic's words is not evidence for the question,
-and a small model files whatever it is shown under the question it is asked. Through the real
-ChatOpenAI against the loopback OpenAI-compatible server."""
+and a small model files whatever it is shown under the question it is asked. A section rests only on
+the sources the run's coverage found answering its question, and a thin one says it is also a Known
+gap. Through the real ChatOpenAI against the loopback OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from typing import Any
 
 import pytest
 
+from bench.eval.local_model_figures import factual_sentences
 from research.brains.base import ReviseRequest, number_sources
-from research.brains.llm.grounded_writer import NO_ANSWER
+from research.brains.llm.grounded_writer import NO_ANSWER, THIN
+from research.relevance.coverage import QuestionEvidence
 from research.schemas.state_shapes import Source
+from research.text import split_sentences
 from tests.brains.test_grounded_writer import (
     QUESTIONS,
     SOURCES,
@@ -116,3 +120,43 @@ def test_a_passage_holds_no_sentence_a_presenter_could_not_read_aloud(server: Fa
     assert passages_in(asked["messages"][1]["content"]) == {
         1: "Myocarditis after the second mRNA dose was rare and mostly mild."
     }
+
+
+# --- the run's coverage: the one computation the evidence status and Known gaps read --------------
+
+LNP, SAFETY = QUESTIONS
+
+
+def section_of(draft: str, heading: str) -> str:
+    return draft.split(f"## {heading}")[1].split("##")[0].strip()
+
+
+def test_a_section_rests_only_on_the_sources_its_coverage_found_and_a_thin_one_says_it_is_a_gap(
+    server: FakeOpenAIServer,
+) -> None:
+    coverage = (
+        # The lipid text fits the question, but the run's coverage found no source answering it.
+        QuestionEvidence(LNP, covered=False, source_ids=(), origins=0),
+        # One source answers it: thin, so a Known gap, and the section says so beside its answer.
+        QuestionEvidence(SAFETY, covered=False, source_ids=("s-safety",), origins=1),
+    )
+    server.responder = sections(copy_first)
+    draft = brain_for(server).write(request(coverage=coverage, known_gaps=[LNP, SAFETY]))
+
+    assert section_of(draft, LNP) == NO_ANSWER
+    assert not any(LNP in r["messages"][1]["content"] for r in section_requests(server))
+    safety = section_of(draft, SAFETY)
+    assert safety.endswith(f"[2]. {THIN}") and TEXTS["s-safety"].split(". ")[0] in safety
+    [asked] = [r for r in section_requests(server) if SAFETY in r["messages"][1]["content"]]
+    shown = passages_in(asked["messages"][1]["content"]).values()
+    assert shown and all(s in TEXTS["s-safety"] for text in shown for s in split_sentences(text))
+    # The desk's own remark is not a finding the eval counts as an uncited sentence.
+    assert THIN not in factual_sentences(draft)
+
+
+def test_a_covered_section_carries_no_gap_remark(server: FakeOpenAIServer) -> None:
+    coverage = (QuestionEvidence(SAFETY, covered=True, source_ids=("s-safety", "s-lnp"), origins=2),)
+    server.responder = sections(copy_first)
+    draft = brain_for(server).write(request(questions=[SAFETY], coverage=coverage, known_gaps=[]))
+
+    assert THIN not in draft and "[2]" in section_of(draft, SAFETY)

@@ -5,15 +5,25 @@ real ChatOpenAI against the loopback OpenAI-compatible server."""
 
 from __future__ import annotations
 
+import json
+import logging
+import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import BaseMessage
 
+from research.brains.llm.grammar_schema import grammar_schema
+from research.brains.llm.grounded_restate import Restated, kept_words, opening, restate_copies
+from research.brains.llm.grounded_schema import Restatements, restatement_schema
 from research.brains.llm.llm_brain import LLMBrain
+from research.brains.llm.model_output import strict_json_schema
 from research.settings import Settings
 from research.text.copying import copied
-from tests.brains.test_grounded_writer import QUESTIONS, TEXTS, passages_in, request
+from tests.brains.test_grounded_writer import QUESTIONS, TEXTS, TOPIC, passages_in, request
+from tests.brains.test_local_model_calls import llama_like, settings_for
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 
@@ -105,3 +115,77 @@ def test_off_by_default_no_restating_call(server: FakeOpenAIServer) -> None:
     brain(server, restate=False).write(request())
 
     assert not restate_requests(server)
+
+
+def test_one_call_asks_no_more_restatements_than_its_grammar_lets_the_model_write() -> None:
+    sentences = [(f"Finding number {k} says the lipid shell protects mRNA in cells.", 1) for k in range(7)]
+    asked: list[tuple[type[Restatements], str]] = []
+
+    def ask(schema: type[Restatements], messages: list[BaseMessage]) -> Restatements:
+        asked.append((schema, str(messages[1].content)))
+        return schema(restated=[])
+
+    restate_copies(
+        TOPIC, LNP, sentences, [text for text, _n in sentences], ask, lambda *_a: ("", "left out"), Restated()
+    )
+
+    [(schema, user)] = asked
+    numbered = [line for line in user.splitlines() if re.match(r"^\d+: ", line)]
+    grammar = grammar_schema(schema)["properties"]["restated"]
+    numbers = [n for item in grammar["items"]["anyOf"] for n in item["properties"]["sentence"]["enum"]]
+    assert len(numbered) == grammar["maxItems"] == len(numbers)
+
+
+def test_each_sentence_to_restate_lists_the_words_that_answer_its_question_and_its_exact_tokens(
+    server: FakeOpenAIServer,
+) -> None:
+    server.responder = copier(lambda user: [])
+    brain(server).write(request())
+
+    [lnp_call] = [r for r in restate_requests(server) if LNP in r["messages"][1]["content"]]
+    user = lnp_call["messages"][1]["content"]
+    # The lipid sentence answers "How do lipid nanoparticles deliver mRNA into cells?" by these words.
+    assert (
+        "1: Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids.\nkeep: Lipid; nanoparticles; mRNA; lipids"
+        in user
+    )
+
+
+def test_the_words_kept_are_the_fitting_ones_and_the_numbers_with_their_sign_and_unit() -> None:
+    sentence = "The Pfizer-BioNTech vaccine was stored between minus 80 and minus 60 degrees Celsius after 2021."
+    kept = kept_words(sentence, "How cold was the vaccine stored?", TOPIC)
+    assert kept == ["Pfizer-BioNTech", "stored", "minus 80", "minus 60 degrees", "2021"]
+
+
+def test_the_grammar_lets_no_restatement_open_as_its_copied_original_did(tmp_path: Path) -> None:
+    """On a server that turns the schema into a grammar (llama-cpp), restatement k may not begin
+    with the first letter of either of its original's first two words: deleting an article or a
+    clause and keeping the rest in order is not a restatement. Other servers get no pattern."""
+    with llama_like(copier(lambda user: [])) as server:
+        LLMBrain(settings_for(server, tmp_path, writer_restate_copies=True), max_retries=0).write(request())
+        grammar = next(
+            r["response_format"]["schema"]
+            for r in server.requests
+            if r.get("response_format", {}).get("type") == "json_object"
+            and LNP in r["messages"][1]["content"]
+            and requested_schema_name(r) == "Restatements"
+        )
+    [item] = grammar["properties"]["restated"]["items"]["anyOf"]
+    text = re.compile(item["properties"]["text"]["pattern"])
+    original = "Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids."
+    assert not text.fullmatch(original) and not text.fullmatch(original.split(" ", 1)[1])
+    assert text.fullmatch("A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA.")
+    assert item["properties"]["sentence"]["enum"] == [1]
+    assert "pattern" not in json.dumps(strict_json_schema(restatement_schema(1, (opening(original),))))
+
+
+def test_the_log_says_why_each_restatement_was_left_out_and_quotes_it(
+    server: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    memory = "Vector vaccines are the other main type, made of adenovirus."
+    server.responder = copier(lambda user: [{"sentence": 1, "text": memory}] if LNP in user else [])
+    with caplog.at_level(logging.INFO, logger="research.agents"):
+        brain(server).write(request())
+
+    assert "1 not its passage's words" in caplog.text
+    assert f'left out the restatement (not its passage\'s words): "{memory}"' in caplog.text

@@ -29,9 +29,33 @@ _WORD = "[A-Za-z0-9]"
 _TEXT = "[A-Za-z0-9 ,.;:()'?!&%/+_=#\u00b0\u00b1\u00b5\u2019\u2013\u00c0-\u024f\u0370-\u03ff-]"
 
 
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def text_pattern(room: int, not_first: str = "") -> str:
+    """A plain-text string of 2..room characters; with `not_first`, one that may not begin with any
+    of those letters (either case): a restatement must not open as its original did."""
+    banned = set(not_first.lower())
+    first = _ranges([c for c in _ALNUM if c.lower() not in banned]) if banned else _WORD
+    return f"^{first}{_TEXT}{{1,{max(1, room - 1)}}}$"
+
+
+def _ranges(chars: list[str]) -> str:
+    """A character class for `chars` (in _ALNUM order) with runs written as ranges: [A-OQ-Z...]."""
+    runs: list[list[str]] = []
+    for c in chars:
+        if runs and ord(c) == ord(runs[-1][-1]) + 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    return "[" + "".join(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" if len(r) > 2 else "".join(r) for r in runs) + "]"
+
+
 @functools.lru_cache(maxsize=64)
 def _cached(schema: type[BaseModel]) -> dict[str, Any]:
-    strict = strict_json_schema(schema, keep=frozenset({"maxLength"}))
+    # A declared pattern (text_pattern, in a field's json_schema_extra) is the grammar's; OpenAI's
+    # strict schema drops it like every pattern.
+    strict = strict_json_schema(schema, keep=frozenset({"maxLength", "pattern"}))
     defs = strict.pop("$defs", {})
     bounded: dict[str, Any] = _bounded(_inline(strict, defs, 0))  # a dict stays a dict through both passes
     return bounded
@@ -76,7 +100,7 @@ def _bounded(node: Any) -> Any:
         # A pattern, because llama-cpp-python's grammar builder ignores minLength/maxLength.
         declared = out.pop("maxLength", None)
         room = max(2, min(declared, MAX_DECLARED_CHARS)) if isinstance(declared, int) else MAX_STRING_CHARS
-        out.setdefault("pattern", f"^{_WORD}{_TEXT}{{1,{room - 1}}}$")
+        out.setdefault("pattern", text_pattern(room))
     else:
         out.pop("maxLength", None)
     return out

@@ -19,6 +19,7 @@ other draft, so nothing here can make a sentence look supported that is not.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,14 +27,25 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
+from research.brains.llm.grammar_schema import MAX_ITEMS
 from research.brains.llm.grounded_schema import Restatements, restatement_schema
 from research.brains.llm.model_output import InvalidModelOutput
-from research.drafts.faithful import changed_tokens
+from research.drafts.faithful import UNITS, changed_tokens
+from research.drafts.fit import addresses
 from research.text.copying import copied
 
 # The structured call: (schema, messages) -> a validated instance (the brain's metered call).
 AskRestated = Callable[[type[Restatements], list[BaseMessage]], Restatements]
-MAX_RESTATED = 8  # sentences per call
+# Sentences per call: as many as the grammar lets one reply restate (its list bound), so none is
+# sent that the model cannot answer.
+MAX_RESTATED = MAX_ITEMS
+MAX_KEPT = 6  # words listed for one sentence to keep
+MAX_EXAMPLES = 6  # restatements left out that the log quotes
+_EDGE = "\"'“”‘’()[]{},;:!?."
+# A word kept exactly as written: it holds a digit, an inner capital (mRNA, BioNTech) or an underscore.
+_EXACT = re.compile(r"\d|.[A-Z]|_")
+_SIGNS = frozenset({"minus", "plus", "negative"})
+_OPENING_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 @dataclass
@@ -42,6 +54,7 @@ class Restated:
     replaced: int = 0  # restatements that passed and took their sentence's place
     failed_calls: int = 0
     rejected: Counter[str] = field(default_factory=Counter)  # why a restatement was left out
+    examples: list[str] = field(default_factory=list)  # the first few left out, with why (for the log)
 
 
 def restate_copies(
@@ -50,23 +63,24 @@ def restate_copies(
     sentences: list[tuple[str, int]],
     grounds: list[str],
     ask: AskRestated,
-    accept: Callable[[str, str, list[str]], str],
+    accept: Callable[[str, str, list[str]], tuple[str, str]],
     tally: Restated,
 ) -> list[tuple[str, int]]:
     """`sentences` (text, source n) with each one copied from its ground (`grounds`, aligned)
     replaced by the model's restatement when `accept(restated, ground, others)` returns it
-    cleaned ("" rejects it)."""
+    cleaned (or "" and why it was rejected)."""
     wanted = [i for i, (text, _n) in enumerate(sentences) if copied(text, grounds[i])][:MAX_RESTATED]
     if not wanted:
         return sentences
     tally.asked += len(wanted)
     system = prompts.RESTATE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
-    numbered = "\n".join(f"{k}: {prompts.neutralise(sentences[i][0])}" for k, i in enumerate(wanted, 1))
+    numbered = "\n".join(_numbered(k, sentences[i][0], heading, topic) for k, i in enumerate(wanted, 1))
     user = prompts.RESTATE_USER.format(
         topic=prompts.neutralise(topic), heading=prompts.neutralise(heading), sentences=numbered
     )
     try:
-        reply = ask(restatement_schema(len(wanted)), [SystemMessage(system), HumanMessage(user)])
+        openings = tuple(opening(sentences[i][0]) for i in wanted)
+        reply = ask(restatement_schema(len(wanted), openings), [SystemMessage(system), HumanMessage(user)])
     except InvalidModelOutput:
         tally.failed_calls += 1
         return sentences
@@ -77,20 +91,52 @@ def restate_copies(
             continue
         i = wanted[item.sentence - 1]
         others = [text for j, (text, _n) in enumerate(out) if j != i]
-        text = accept(str(item.text), grounds[i], others)
-        why = (
-            "not plain, grounded or on the question"
-            if not text
-            else "still a copy"
-            if copied(text, grounds[i])
-            else "changed a number or name"
-            if changed_tokens(text, grounds[i])
-            else ""
-        )
+        text, why = accept(str(item.text), grounds[i], others)
+        if not why:
+            why = (
+                "still a copy"
+                if copied(text, grounds[i])
+                else "changed a number or name"
+                if changed_tokens(text, grounds[i])
+                else ""
+            )
         if why:
             tally.rejected[why] += 1
+            if len(tally.examples) < MAX_EXAMPLES:
+                tally.examples.append(f'({why}): "{" ".join(str(item.text).split())[:160]}"')
             continue
         out[i] = (text, out[i][1])
         done.add(item.sentence)
         tally.replaced += 1
     return out
+
+
+def opening(sentence: str) -> str:
+    """The letters a restatement may not open with: those its original's first two words begin
+    with ("The Pfizer-BioNTech vaccine..." -> "tp"), so dropping an article is not a new sentence."""
+    return "".join(word[0].lower() for word in _OPENING_WORD.findall(sentence)[:2])
+
+
+def _numbered(number: int, sentence: str, heading: str, topic: str) -> str:
+    line = prompts.RESTATE_SENTENCE.format(number=number, sentence=prompts.neutralise(sentence))
+    kept = kept_words(sentence, heading, topic)
+    return line + ("\n" + prompts.RESTATE_KEEP.format(words="; ".join(kept)) if kept else "")
+
+
+def kept_words(sentence: str, heading: str, topic: str) -> list[str]:
+    """The words of `sentence` a restatement must keep to pass where the copy passed: those that
+    make it address its section (the claim check's own fit rule, asked of each word), and its exact
+    tokens (a number with its unit, a name written with inner capitals or digits). A small model
+    told to restate "shorter" otherwise drops the very words that answered the question."""
+    words = [w.strip(_EDGE) for w in sentence.split()]
+    kept: list[str] = []
+    for k, word in enumerate(words):
+        if not word:
+            continue
+        if _EXACT.search(word):
+            sign = words[k - 1] if k and words[k - 1].lower() in _SIGNS else ""  # "minus 80" is not "-80"
+            unit = words[k + 1] if k + 1 < len(words) and words[k + 1].lower() in UNITS else ""
+            kept.append(" ".join(w for w in (sign, word, unit) if w))
+        elif addresses(word, heading, topic):
+            kept.append(word)
+    return list(dict.fromkeys(kept))[:MAX_KEPT]

@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
-from research.brains.llm.grammar_schema import text_field
+from research.brains.llm.grammar_schema import MAX_ITEMS, text_field, text_pattern
 
 M = TypeVar("M", bound=BaseModel)
 NO_PASSAGE = 0
@@ -70,7 +70,37 @@ class Restatements(_Reply):
     restated: list[Restatement] = Field(max_length=20, json_schema_extra={"minItems": 1}, description="one each")
 
 
-@functools.lru_cache(maxsize=MAX_PASSAGES + 1)
-def restatement_schema(sentences: int) -> type[Restatements]:
-    """Restatements whose `sentence` may only be 1..sentences in the JSON schema sent."""
-    return _numbered(Restatements, "restated", Restatement, "sentence", list(range(1, max(1, min(sentences, 20)) + 1)))
+@functools.lru_cache(maxsize=64)
+def restatement_schema(sentences: int, openings: tuple[str, ...] = ()) -> type[Restatements]:
+    """Restatements whose `sentence` may only be 1..sentences in the JSON schema sent; with
+    `openings` (per sentence, the letters its original's first words begin with), the grammar lets
+    restatement k open with none of them. A small model told to restate otherwise deletes a few
+    words and keeps the rest in order: still a copy. Validation is unchanged (any opening)."""
+    numbers = list(range(1, max(1, min(sentences, MAX_ITEMS)) + 1))
+    if not openings:
+        return _numbered(Restatements, "restated", Restatement, "sentence", list(numbers))
+    items = [_restatement_item(k, openings[k - 1] if k <= len(openings) else "") for k in numbers]
+    extra: Any = {"items": {"anyOf": items}, "minItems": 1}  # the item schemas, as JSON for the grammar
+    listed = Field(max_length=20, json_schema_extra=extra)
+    build: Any = create_model
+    return cast(
+        "type[Restatements]", build(Restatements.__name__, __base__=Restatements, restated=(list[Restatement], listed))
+    )
+
+
+def _restatement_item(number: int, not_first: str) -> dict[str, Any]:
+    fields = Restatement.model_fields
+    return {
+        "type": "object",
+        "title": Restatement.__name__,
+        "properties": {
+            "sentence": {"type": "integer", "enum": [number]},
+            "text": {
+                "type": "string",
+                "description": fields["text"].description,
+                "pattern": text_pattern(MAX_RESTATED_CHARS, not_first),
+            },
+        },
+        "required": ["sentence", "text"],
+        "additionalProperties": False,
+    }

@@ -45,6 +45,9 @@ MIN_GROUNDING = 0.5  # share of a sentence's content words found in its passage
 MIN_WORDS = 4
 REPEAT_OVERLAP = 0.8
 NO_ANSWER = "The sources found do not answer this question."
+# A section written from sources too few to cover its question (the run's coverage lists it under
+# Known gaps): said in the section too, so the draft never answers what it calls a gap unremarked.
+THIN = "Too few sources answer this, so it is also a Known gap."
 _LINKISH = re.compile(r"https?://|www\.|\]\(|</?[a-zA-Z][^>\n]{0,80}>", re.IGNORECASE)
 _LIST_LEAD = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 # The structured call: (schema, messages) -> a validated instance (the brain's metered call).
@@ -73,10 +76,11 @@ class Section:
     unplain: int = 0  # held a link or markup
     off_question: int = 0  # rests on its passage but does not address the section's question
     grounds: list[str] = field(default_factory=list)  # the passage each kept sentence rests on (aligned)
+    gap: bool = False  # the run's coverage lists this question under Known gaps
 
     def markdown(self) -> str:
         body = " ".join(_with_marker(text, n) for text, n in self.sentences) if self.sentences else NO_ANSWER
-        return f"## {self.heading}\n\n{body}"
+        return f"## {self.heading}\n\n{body}" + (f" {THIN}" if self.gap and self.sentences else "")
 
 
 def select_passages(
@@ -163,11 +167,12 @@ def write_grounded(
         # The question's own words pick its passages: the topic's words are in every source.
         fits = fits_section(question, request.topic)
         passages = select_passages(
-            question, request.sources, request.text_of, fits=fits, said=seen, count=layout.passages
+            question, answering(request, question), request.text_of, fits=fits, said=seen, count=layout.passages
         )
         sections.append(
             _section(request.topic, passages, ask, seen, question=question, layout=layout, fits=fits, restate=rewrite)
         )
+        sections[-1].gap = question in request.known_gaps
         if on_section is not None:
             on_section(sections[-1].markdown())
     fits = fits_section(None, request.topic)
@@ -186,6 +191,8 @@ def write_grounded(
             tally.asked,
             ", ".join(f"{n} {why}" for why, n in sorted(tally.rejected.items())) or "none",
         )
+        for example in tally.examples:
+            agent_log.info("Writer: left out the restatement %s", example)
     if tally.failed_calls:
         note(f"kept {tally.failed_calls} section(s)' copied sentences as they were: the restating call failed")
     if request.sources and not any(s.sentences for s in everything):
@@ -198,6 +205,14 @@ def write_grounded(
     if request.known_gaps:
         parts.append("## Known gaps\n\n" + "\n".join(f"- {gap}" for gap in request.known_gaps))
     return "\n\n".join(parts) + "\n"
+
+
+def answering(request: WriteRequest, question: str) -> list[NumberedSource]:
+    """The sources a question's section may rest on: those the run's coverage found answering it
+    (research/relevance/coverage.py, the one computation the evidence and Known gaps read), all of
+    them when the request carries no coverage for it."""
+    allowed = next((set(c.source_ids) for c in request.coverage if c.question == question), None)
+    return request.sources if allowed is None else [ns for ns in request.sources if ns.source.id in allowed]
 
 
 def _section(
@@ -242,11 +257,15 @@ class _Restater:
         mine = [text for text, _n in section.sentences]
         prior = [text for text in seen if text not in mine]
 
-        def accept(raw: str, ground: str, others: list[str]) -> str:
+        def accept(raw: str, ground: str, others: list[str]) -> tuple[str, str]:
             text = clean_sentence(raw)
-            if not text or repeats(text, prior + others) or grounding(text, ground) < MIN_GROUNDING:
-                return ""
-            return text if fits(text) else ""
+            if not text:
+                return "", "not a plain sentence"
+            if repeats(text, prior + others):
+                return "", "a repeat"
+            if grounding(text, ground) < MIN_GROUNDING:
+                return "", "not its passage's words"
+            return (text, "") if fits(text) else ("", "not on the question")
 
         before = list(section.sentences)
         section.sentences = restate_copies(
