@@ -19,6 +19,13 @@ DESK_ITERATIONS = 0
 def desk_settings(
     world: PeerWorld, model_url: str, model: str, root: Path, *, local: dict[str, Any] | None = None
 ) -> Settings:
+    return Settings(_env_file=None, **desk_values(world, model_url, model, root, local=local))
+
+
+def desk_values(
+    world: PeerWorld, model_url: str, model: str, root: Path, *, local: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The desk's settings as plain values (JSON for bench/peers/desk_process.py)."""
     values: dict[str, Any] = dict(
         llm="openai",
         sources="live",
@@ -34,7 +41,7 @@ def desk_settings(
         http_timeout=30,
     )
     values.update(local or {})
-    return Settings(_env_file=None, data_dir=root / "data", log_dir=root / "logs", **values)
+    return {**values, "data_dir": str(root / "data"), "log_dir": str(root / "logs")}
 
 
 def run_desk(settings: Settings, topic: str) -> dict[str, Any]:
