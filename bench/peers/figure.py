@@ -5,7 +5,8 @@ same reader of the reports (bench/peers/score.py), on covered, uncovered and nea
 up to three model settings: the scripted fake, then SmolLM2-135M and Qwen2.5-Coder-1.5B on
 llama-cpp-python (one server at a time) when the local-model setup has them. `PEERS_MODELS`
 (comma-separated: scripted, smollm2, qwen), `PEERS_GROUPS` (covered, near-miss, uncovered) and
-`PEERS_TOPICS` (how many of those topics) narrow it; a narrowed run replaces only the rows it measured.
+`PEERS_TOPICS` (how many topics of each group) narrow it; a narrowed run replaces only the rows it
+measured. Every run, the desk's too, is a process cut at its ceiling (bench/peers/budget.py).
 
 Comparable sizes: one researcher each, one research round, two searches of five results, reply caps
 from the desk's local-model lane for every system (see SIZES, recorded in the results).
