@@ -4,6 +4,7 @@ provider against the peer world (web researchers only: the world speaks Tavily, 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +45,12 @@ def desk_values(
     return {**values, "data_dir": str(root / "data"), "log_dir": str(root / "logs")}
 
 
-def run_desk(settings: Settings, topic: str) -> dict[str, Any]:
-    """One run; the report is the draft as the desk stored it."""
+def run_desk(settings: Settings, topic: str, on_ready: Callable[[], None] | None = None) -> dict[str, Any]:
+    """One run; the report is the draft as the desk stored it. `on_ready` is called once the runner
+    is built, when its research time starts (a peer's driver says so after its imports)."""
     runner = ResearchRunner(settings)
+    if on_ready is not None:
+        on_ready()
     started = time.perf_counter()
     try:
         run_id = runner.run(ResearchRequest(topic=topic, allocation=DESK_ALLOCATION, max_iterations=DESK_ITERATIONS))

@@ -24,8 +24,7 @@ def main(argv: list[str]) -> int:
 
     lift_rate_limits("tavily", concurrency=64)  # as the figure's process does for the world
     settings = Settings(_env_file=None, **config["settings"])
-    print(READY_LINE, flush=True)
-    run = run_desk(settings, str(config["topic"]))
+    run = run_desk(settings, str(config["topic"]), on_ready=lambda: print(READY_LINE, flush=True))
     result = {"report": run["report"], "error": run["error"], "warnings": run.get("warnings", [])}
     out_path.write_text(json.dumps(result), encoding="utf-8")
     return 0
