@@ -18,8 +18,6 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,9 +25,8 @@ from typing import Any
 from bench.harness import BenchContext, FigureSkipped, clean_environ, log, machine_info
 from bench.peers.budget import RunBudget
 from bench.peers.desk import DESK_ALLOCATION, DESK_ITERATIONS, desk_values
-from bench.peers.meter import Adapters, MeteringProxy, fake_tokenizer, llama_tokenizer
 from bench.peers.score import Expectation, score_report
-from bench.peers.scripted import PeerScriptedModel
+from bench.peers.setting import ADAPTERS_ON_LLAMA_CPP, N_CTX, ModelSetting, model_setting
 from bench.peers.venvs import (
     GPT_RESEARCHER,
     OPEN_DEEP_RESEARCH,
@@ -45,7 +42,6 @@ from bench.peers.venvs import (
 )
 from bench.peers.world import PeerWorld
 from tests.fakes import lift_rate_limits
-from tests.fakes.openai_server import FakeOpenAIServer
 
 
 @dataclass(frozen=True)
@@ -61,7 +57,6 @@ TOPICS = (
     PeerTopic("How are bagpipes made?", "uncovered", None),
     PeerTopic("What was the impact of the printing press?", "covered", "printing-press"),
 )
-N_CTX = 8192  # every system gets the same context; SmolLM2 and Qwen both take it
 CAPS = {"research": 480, "notes": 400, "writer": 600}
 SIZES = {
     "desk": {"allocation": DESK_ALLOCATION, "max_iterations": DESK_ITERATIONS, "review_rounds": 0,
@@ -87,57 +82,6 @@ WHY_SIZES = (
     "and its sub-query call for no limit at all, which llama-cpp reads as the whole context"
 )
 TIMEOUT = {"scripted": 600.0, "smollm2": 900.0, "qwen": 1800.0}
-MAX_LOG_BYTES = 4 * 1024 * 1024  # of the server's log read after a run
-
-
-@dataclass
-class ModelSetting:
-    name: str
-    model: str
-    proxy: MeteringProxy
-    scripted: PeerScriptedModel | None = None
-    server_log: Path | None = None  # llama-cpp's log: the only place a failed stream says why
-
-    def log_offset(self) -> int:
-        return self.server_log.stat().st_size if self.server_log and self.server_log.exists() else 0
-
-    def server_errors(self, since: int) -> list[str]:
-        """The server's exceptions logged after byte `since` ("n x message", most frequent first)."""
-        if self.server_log is None or not self.server_log.exists():
-            return []
-        with self.server_log.open("rb") as log_file:
-            log_file.seek(since)
-            text = log_file.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
-        counts: dict[str, int] = {}
-        for line in text.splitlines():  # a traceback's last line; exception groups repeat it indented
-            if line[:1].isalpha() and "Error: " in line[:60]:
-                counts[line[:200]] = counts.get(line[:200], 0) + 1
-        return [f"{n} x {message}" for message, n in sorted(counts.items(), key=lambda kv: -kv[1])][:3]
-
-    @property
-    def local(self) -> bool:
-        return self.scripted is None
-
-
-@contextmanager
-def model_setting(name: str, scratch: Path) -> Iterator[ModelSetting]:
-    """The model of one setting behind a fresh metering proxy (llama-cpp: one server, stopped after)."""
-    if name == "scripted":
-        script = PeerScriptedModel()
-        with FakeOpenAIServer(script) as fake, MeteringProxy(fake.base_url, fake_tokenizer) as proxy:
-            yield ModelSetting(name, "bench-model", proxy, script)
-        return
-    from bench.llama_server import MODEL_ALIAS, QWEN_ALIAS, LlamaServer, model_path, qwen_model_path
-
-    path, alias = (model_path(), MODEL_ALIAS) if name == "smollm2" else (qwen_model_path(), QWEN_ALIAS)
-    if path is None:
-        raise PeerUnavailable(f"{name} is not set up (scripts/local_model_setup.sh)")
-    adapters = Adapters(json_object_for_json_schema=True, max_tokens_too=True)
-    server_log = scratch / f"{name}-server.log"
-    with LlamaServer(server_log, model=path, alias=alias, n_ctx=N_CTX) as server:
-        log(f"{name}: llama-cpp-python on {server.threads} thread(s), n_ctx {N_CTX}")
-        with MeteringProxy(server.base_url, llama_tokenizer(server.base_url), adapters=adapters) as proxy:
-            yield ModelSetting(name, alias, proxy, server_log=server_log)
 
 
 def _odr_config(setting: ModelSetting, world: PeerWorld, topic: str) -> dict[str, Any]:
@@ -177,8 +121,8 @@ def _peer_run(
 
 
 def _outcome(run: DriverRun) -> dict[str, Any]:
-    return {"finished": run.error is None and bool(run.report.strip()), "error": run.error,
-            "report": run.report, "seconds": run.seconds, "process_seconds": run.process_seconds}  # fmt: skip
+    return {"finished": run.error is None and bool(run.report.strip()), "error": run.error, "report": run.report,
+            "seconds": run.seconds, "process_seconds": run.process_seconds, "timed_out": run.timed_out}  # fmt: skip
 
 
 def _desk_run(setting: ModelSetting, world: PeerWorld, topic: str, root: Path, ceiling: float) -> dict[str, Any]:
@@ -335,7 +279,7 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
             "why_these_sizes": WHY_SIZES,
             "reply_caps": CAPS,
             "n_ctx": N_CTX,
-            "adapters_on_llama_cpp": Adapters(json_object_for_json_schema=True, max_tokens_too=True).names(),
+            "adapters_on_llama_cpp": ADAPTERS_ON_LLAMA_CPP.names(),
             "tokens": "counted by the metering proxy over the wire text: the GGUF vocabulary on llama-cpp "
             "(/extras/tokenize/count), the fake's 4 characters a token on the scripted fake",
         },
@@ -384,4 +328,7 @@ def _topic_rows(
             + (f"; {row['error']}" if row["error"] else "")
         )
         rows.append(row)
+        if run["timed_out"] and setting.restart is not None:
+            log(f"peers: {setting.name} server started again (a request of the cut run may still be running)")
+            setting.restart()
     return rows

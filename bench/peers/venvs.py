@@ -136,6 +136,7 @@ class DriverRun:
     seconds: float  # from the driver's ready line (imports done) to its exit
     process_seconds: float
     log_tail: str
+    timed_out: bool = False  # killed at its ceiling (a request of it may still be on the server)
 
 
 def peer_environ(extra: dict[str, str]) -> dict[str, str]:
@@ -197,6 +198,7 @@ def run_process(
         seconds=round(ended - (ready[0] if ready else started), 1),
         process_seconds=round(ended - started, 1),
         log_tail=tail,
+        timed_out=timed_out,
     )
 
 
