@@ -30,9 +30,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PeerWorld]:
         yield w
 
 
-def _desk_row(world: PeerWorld, fake: FakeOpenAIServer, root: Path, ceiling: float) -> dict:
+def _desk_row(world: PeerWorld, fake: FakeOpenAIServer, root: Path, ceiling: float, name: str = "scripted") -> dict:
     with MeteringProxy(fake.base_url) as proxy:
-        setting = ModelSetting("scripted", "bench-model", proxy, fake.responder)  # type: ignore[arg-type]
+        script = fake.responder if name == "scripted" else None  # a local setting: the desk's local-model values
+        setting = ModelSetting(name, "bench-model", proxy, script)  # type: ignore[arg-type]
         world.clear_log()
         run = _desk_run(setting, world, NEAR_MISS.topic, root, ceiling)
         return {"setting": "scripted", **_row("desk", NEAR_MISS, run, setting, world)}
@@ -50,6 +51,12 @@ def test_the_desk_runs_in_its_own_process_and_is_cut_at_its_ceiling(world: PeerW
         cut = _desk_row(world, stalled, tmp_path / "cut", 3)
     assert cut["finished"] is False and cut["error"] == "timed out after 3 s"
     assert cut["cites_nothing"] is None and cut["says_nothing_found"] is None  # no answer to read
+
+    with FakeOpenAIServer(script) as fake:  # the settings a local model gets reach the desk's process too
+        local = _desk_row(world, fake, tmp_path / "local", GENEROUS, name="qwen")
+        sent = fake.requests
+    assert local["finished"] and local["cites_nothing"] is True
+    assert sent and all(r.get("temperature") == 0.0 for r in sent)  # llm_temperature=0.0, as set for local models
 
     table = report.section({"peers": [answered, cut], "peers_details": {}})
     row = next(line for line in table.splitlines() if line.startswith("| scripted fake | desk |"))
