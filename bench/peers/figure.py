@@ -319,8 +319,12 @@ def _topic_rows(
             spec = GPT_RESEARCHER if system == GPT_RESEARCHER.name else OPEN_DEEP_RESEARCH
             run = _peer_run(spec, pythons[system], setting, world, item.topic, scratch, ceiling)
         run["ceiling"] = ceiling
+        load_after, errors = _load(), setting.server_errors(log_from)
+        if run["timed_out"] and setting.restart is not None:  # before the meter asks the server for its counts
+            log(f"peers: {setting.name} server started again (a request of the cut run may still be running)")
+            setting.restart()
         row = {"setting": setting.name, **_row(system, item, run, setting, world), "measured_at": started_at,
-               "load_average_1m": [load_before, _load()], "server_errors": setting.server_errors(log_from)}  # fmt: skip
+               "load_average_1m": [load_before, load_after], "server_errors": errors}  # fmt: skip
         log(
             f"peers: {'finished' if row['finished'] else 'FAILED'} in {row['seconds']} s, {row['requests']} requests "
             f"({row['failed_requests']} failed), {row['prompt_tokens']:,}+{row['completion_tokens']:,} tokens, "
@@ -328,7 +332,4 @@ def _topic_rows(
             + (f"; {row['error']}" if row["error"] else "")
         )
         rows.append(row)
-        if run["timed_out"] and setting.restart is not None:
-            log(f"peers: {setting.name} server started again (a request of the cut run may still be running)")
-            setting.restart()
     return rows
