@@ -4,6 +4,7 @@ provider against the peer world (web researchers only: the world speaks Tavily, 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,13 @@ DESK_ITERATIONS = 0
 def desk_settings(
     world: PeerWorld, model_url: str, model: str, root: Path, *, local: dict[str, Any] | None = None
 ) -> Settings:
+    return Settings(_env_file=None, **desk_values(world, model_url, model, root, local=local))
+
+
+def desk_values(
+    world: PeerWorld, model_url: str, model: str, root: Path, *, local: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The desk's settings as plain values (JSON for bench/peers/desk_process.py)."""
     values: dict[str, Any] = dict(
         llm="openai",
         sources="live",
@@ -34,12 +42,15 @@ def desk_settings(
         http_timeout=30,
     )
     values.update(local or {})
-    return Settings(_env_file=None, data_dir=root / "data", log_dir=root / "logs", **values)
+    return {**values, "data_dir": str(root / "data"), "log_dir": str(root / "logs")}
 
 
-def run_desk(settings: Settings, topic: str) -> dict[str, Any]:
-    """One run; the report is the draft as the desk stored it."""
+def run_desk(settings: Settings, topic: str, on_ready: Callable[[], None] | None = None) -> dict[str, Any]:
+    """One run; the report is the draft as the desk stored it. `on_ready` is called once the runner
+    is built, when its research time starts (a peer's driver says so after its imports)."""
     runner = ResearchRunner(settings)
+    if on_ready is not None:
+        on_ready()
     started = time.perf_counter()
     try:
         run_id = runner.run(ResearchRequest(topic=topic, allocation=DESK_ALLOCATION, max_iterations=DESK_ITERATIONS))

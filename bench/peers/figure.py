@@ -5,7 +5,8 @@ same reader of the reports (bench/peers/score.py), on covered, uncovered and nea
 up to three model settings: the scripted fake, then SmolLM2-135M and Qwen2.5-Coder-1.5B on
 llama-cpp-python (one server at a time) when the local-model setup has them. `PEERS_MODELS`
 (comma-separated: scripted, smollm2, qwen), `PEERS_GROUPS` (covered, near-miss, uncovered) and
-`PEERS_TOPICS` (how many of those topics) narrow it; a narrowed run replaces only the rows it measured.
+`PEERS_TOPICS` (how many topics of each group) narrow it; a narrowed run replaces only the rows it
+measured. Every run, the desk's too, is a process cut at its ceiling (bench/peers/budget.py).
 
 Comparable sizes: one researcher each, one research round, two searches of five results, reply caps
 from the desk's local-model lane for every system (see SIZES, recorded in the results).
@@ -15,32 +16,32 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.harness import BenchContext, FigureSkipped, log, machine_info
-from bench.peers.desk import DESK_ALLOCATION, DESK_ITERATIONS, desk_settings, run_desk
-from bench.peers.meter import Adapters, MeteringProxy, fake_tokenizer, llama_tokenizer
+from bench.harness import BenchContext, FigureSkipped, clean_environ, log, machine_info
+from bench.peers.budget import RunBudget
+from bench.peers.desk import DESK_ALLOCATION, DESK_ITERATIONS, desk_values
 from bench.peers.score import Expectation, score_report
-from bench.peers.scripted import PeerScriptedModel
+from bench.peers.setting import ADAPTERS_ON_LLAMA_CPP, N_CTX, ModelSetting, model_setting
 from bench.peers.venvs import (
     GPT_RESEARCHER,
     OPEN_DEEP_RESEARCH,
     PEERS,
+    DriverRun,
     PeerSpec,
     PeerUnavailable,
     ensure_venv,
     installed_version,
     peer_environ,
     run_driver,
+    run_process,
 )
 from bench.peers.world import PeerWorld
 from tests.fakes import lift_rate_limits
-from tests.fakes.openai_server import FakeOpenAIServer
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,6 @@ TOPICS = (
     PeerTopic("How are bagpipes made?", "uncovered", None),
     PeerTopic("What was the impact of the printing press?", "covered", "printing-press"),
 )
-N_CTX = 8192  # every system gets the same context; SmolLM2 and Qwen both take it
 CAPS = {"research": 480, "notes": 400, "writer": 600}
 SIZES = {
     "desk": {"allocation": DESK_ALLOCATION, "max_iterations": DESK_ITERATIONS, "review_rounds": 0,
@@ -66,7 +66,8 @@ SIZES = {
                            "search_api": "tavily", "results_per_query": 5},
     "gpt-researcher": {"report_type": "research_report", "MAX_ITERATIONS": 2, "MAX_SEARCH_RESULTS_PER_QUERY": 5,
                        "TOTAL_WORDS": 500, "RETRIEVER": "custom", "CURATE_SOURCES": False,
-                       "CONTEXT_FILTER": "keyword", "KEYWORD_MAX_RESULTS": 5},
+                       "CONTEXT_FILTER": "keyword", "KEYWORD_MAX_RESULTS": 5,
+                       "LLM_KWARGS": json.dumps({"max_tokens": CAPS["writer"]})},
 }  # fmt: skip
 WHY_SIZES = (
     "one researcher each (the desk's allocation 100, open_deep_research's one research unit, gpt-researcher's "
@@ -76,60 +77,11 @@ WHY_SIZES = (
     "gpt-researcher's report prompt holds up to 25 chunks of 1,000 characters per sub-query (three sub-queries: "
     "about 11k tokens, over the 8,192-token context, so llama-cpp cut every report stream and the package retried "
     "ten times), so KEYWORD_MAX_RESULTS=5 keeps it near 4k tokens of context (5 chunks a sub-query, as the "
-    "desk's and open_deep_research's five results a query)"
+    "desk's and open_deep_research's five results a query); and its LLM_KWARGS caps every request's reply at "
+    "the report's 600 tokens: its agent-choice call asks for 4,000 (the package's default, no setting changes it) "
+    "and its sub-query call for no limit at all, which llama-cpp reads as the whole context"
 )
 TIMEOUT = {"scripted": 600.0, "smollm2": 900.0, "qwen": 1800.0}
-MAX_LOG_BYTES = 4 * 1024 * 1024  # of the server's log read after a run
-
-
-@dataclass
-class ModelSetting:
-    name: str
-    model: str
-    proxy: MeteringProxy
-    scripted: PeerScriptedModel | None = None
-    server_log: Path | None = None  # llama-cpp's log: the only place a failed stream says why
-
-    def log_offset(self) -> int:
-        return self.server_log.stat().st_size if self.server_log and self.server_log.exists() else 0
-
-    def server_errors(self, since: int) -> list[str]:
-        """The server's exceptions logged after byte `since` ("n x message", most frequent first)."""
-        if self.server_log is None or not self.server_log.exists():
-            return []
-        with self.server_log.open("rb") as log_file:
-            log_file.seek(since)
-            text = log_file.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
-        counts: dict[str, int] = {}
-        for line in text.splitlines():  # a traceback's last line; exception groups repeat it indented
-            if line[:1].isalpha() and "Error: " in line[:60]:
-                counts[line[:200]] = counts.get(line[:200], 0) + 1
-        return [f"{n} x {message}" for message, n in sorted(counts.items(), key=lambda kv: -kv[1])][:3]
-
-    @property
-    def local(self) -> bool:
-        return self.scripted is None
-
-
-@contextmanager
-def model_setting(name: str, scratch: Path) -> Iterator[ModelSetting]:
-    """The model of one setting behind a fresh metering proxy (llama-cpp: one server, stopped after)."""
-    if name == "scripted":
-        script = PeerScriptedModel()
-        with FakeOpenAIServer(script) as fake, MeteringProxy(fake.base_url, fake_tokenizer) as proxy:
-            yield ModelSetting(name, "bench-model", proxy, script)
-        return
-    from bench.llama_server import MODEL_ALIAS, QWEN_ALIAS, LlamaServer, model_path, qwen_model_path
-
-    path, alias = (model_path(), MODEL_ALIAS) if name == "smollm2" else (qwen_model_path(), QWEN_ALIAS)
-    if path is None:
-        raise PeerUnavailable(f"{name} is not set up (scripts/local_model_setup.sh)")
-    adapters = Adapters(json_object_for_json_schema=True, max_tokens_too=True)
-    server_log = scratch / f"{name}-server.log"
-    with LlamaServer(server_log, model=path, alias=alias, n_ctx=N_CTX) as server:
-        log(f"{name}: llama-cpp-python on {server.threads} thread(s), n_ctx {N_CTX}")
-        with MeteringProxy(server.base_url, llama_tokenizer(server.base_url), adapters=adapters) as proxy:
-            yield ModelSetting(name, alias, proxy, server_log=server_log)
 
 
 def _odr_config(setting: ModelSetting, world: PeerWorld, topic: str) -> dict[str, Any]:
@@ -159,16 +111,22 @@ def _gptr_config(setting: ModelSetting, world: PeerWorld, topic: str) -> dict[st
     return {"topic": topic, "env": env, "report_type": SIZES["gpt-researcher"]["report_type"]}
 
 
-def _peer_run(spec: PeerSpec, python: Path, setting: ModelSetting, world: PeerWorld, topic: str, root: Path):
+def _peer_run(
+    spec: PeerSpec, python: Path, setting: ModelSetting, world: PeerWorld, topic: str, root: Path, ceiling: float
+) -> dict[str, Any]:
     config = (_odr_config if spec is OPEN_DEEP_RESEARCH else _gptr_config)(setting, world, topic)
     env = peer_environ({"OPENAI_API_KEY": "sk-bench-key", "OPENAI_BASE_URL": setting.proxy.base_url,
                         "OPENAI_API_BASE": setting.proxy.base_url, "TAVILY_API_KEY": "tvly-bench-key"})  # fmt: skip
-    run = run_driver(python, spec, config, root, env, _timeout(setting.name))
-    return {"finished": run.error is None and bool(run.report.strip()), "error": run.error,
-            "report": run.report, "seconds": run.seconds, "process_seconds": run.process_seconds}  # fmt: skip
+    return _outcome(run_driver(python, spec, config, root, env, ceiling))
 
 
-def _desk_run(setting: ModelSetting, world: PeerWorld, topic: str, root: Path) -> dict[str, Any]:
+def _outcome(run: DriverRun) -> dict[str, Any]:
+    return {"finished": run.error is None and bool(run.report.strip()), "error": run.error, "report": run.report,
+            "seconds": run.seconds, "process_seconds": run.process_seconds, "timed_out": run.timed_out}  # fmt: skip
+
+
+def _desk_run(setting: ModelSetting, world: PeerWorld, topic: str, root: Path, ceiling: float) -> dict[str, Any]:
+    """The desk in a process of its own (bench/peers/desk_process.py), cut at the same ceiling as a peer."""
     local: dict[str, Any] = {}
     if setting.local:
         local = dict(
@@ -184,11 +142,16 @@ def _desk_run(setting: ModelSetting, world: PeerWorld, topic: str, root: Path) -
             reply_tokens_judge=CAPS["research"],
             reply_tokens_writer=CAPS["writer"],
         )
-    return run_desk(desk_settings(world, setting.proxy.base_url, setting.model, root, local=local), topic)
+    values = desk_values(world, setting.proxy.base_url, setting.model, root, local=local)
+    command = [sys.executable, "-m", "bench.peers.desk_process"]
+    return _outcome(run_process(command, {"settings": values, "topic": topic}, root, clean_environ(), ceiling))
 
 
 def _row(system: str, item: PeerTopic, run: dict[str, Any], setting: ModelSetting, world: PeerWorld) -> dict[str, Any]:
     meter = setting.proxy.meter()
+    score = score_report(run["report"], world, Expectation(item.library_topic))
+    if not run["finished"]:  # cut at its ceiling or failed: it wrote no answer, honest or not
+        score.update(cites_nothing=None, says_nothing_found=None)
     return {
         "system": system,
         "topic": item.topic,
@@ -197,8 +160,9 @@ def _row(system: str, item: PeerTopic, run: dict[str, Any], setting: ModelSettin
         "seconds": run["seconds"],
         **meter.as_dict(),
         **world.searches(),
-        **score_report(run["report"], world, Expectation(item.library_topic)),
+        **score,
         "error": run.get("error"),
+        "ceiling_seconds": run.get("ceiling"),
         "report_head": run["report"][:400],
     }
 
@@ -217,17 +181,23 @@ def _settings_wanted(quick: bool) -> list[str]:
 
 
 def _topics_for(setting: str, quick: bool) -> list[PeerTopic]:
-    """The topics of `PEERS_GROUPS` (default: every group), then the first `PEERS_TOPICS` of them:
-    a count for every setting, or per setting ("scripted:4,qwen:1")."""
+    """The first `PEERS_TOPICS` topics of each group of `PEERS_GROUPS` (default: every group; with
+    `--quick`, one covered and one near miss), in TOPICS order: a count for every setting, or per
+    setting ("scripted:2,qwen:1")."""
     groups = {g.strip() for g in os.environ.get("PEERS_GROUPS", "").split(",") if g.strip()}
-    topics = [t for t in TOPICS if not groups or t.group in groups]
-    default = 2 if quick else len(topics)
+    if not groups and quick:
+        groups = {"covered", "near-miss"}
     wanted = os.environ.get("PEERS_TOPICS", "").strip()
-    if wanted.isdigit():
-        return topics[: int(wanted)]
     counts = dict(part.split(":", 1) for part in wanted.split(",") if ":" in part)
-    count = counts.get(setting, "")
-    return topics[: int(count) if count.isdigit() else default]
+    count = wanted if wanted.isdigit() else counts.get(setting, "")
+    each = int(count) if count.isdigit() else 1 if quick else len(TOPICS)
+    taken: dict[str, int] = {}
+    topics = []
+    for topic in TOPICS:
+        if (not groups or topic.group in groups) and taken.get(topic.group, 0) < each:
+            taken[topic.group] = taken.get(topic.group, 0) + 1
+            topics.append(topic)
+    return topics
 
 
 def _systems_wanted(peers: list[str]) -> list[str]:
@@ -281,12 +251,16 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
     lift_rate_limits("tavily", concurrency=64)
     rows: list[dict[str, Any]] = []
     skipped_settings: dict[str, str] = {}
+    settings = _settings_wanted(ctx.quick)
+    systems = _systems_wanted(list(pythons))
+    budget = RunBudget.from_environ(sum(len(_topics_for(name, ctx.quick)) for name in settings) * len(systems))
+    not_run: list[str] = []
     with PeerWorld(root) as world:
-        for name in _settings_wanted(ctx.quick):
+        for name in settings:
             try:
                 with model_setting(name, root) as setting:
                     for i, item in enumerate(_topics_for(name, ctx.quick)):
-                        rows += _topic_rows(setting, world, item, pythons, root / f"{name}-{i}")
+                        rows += _topic_rows(setting, world, item, pythons, root / f"{name}-{i}", budget, not_run)
             except PeerUnavailable as exc:
                 skipped_settings[name] = str(exc)
                 log(f"peers: setting {name} skipped: {exc}")
@@ -299,11 +273,13 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
             },  # fmt: skip
             "unavailable": unavailable,
             "settings_skipped": skipped_settings,
+            "not_run": not_run,
+            "deadline_utc": os.environ.get("PEERS_DEADLINE") or None,
             "sizes": SIZES,
             "why_these_sizes": WHY_SIZES,
             "reply_caps": CAPS,
             "n_ctx": N_CTX,
-            "adapters_on_llama_cpp": Adapters(json_object_for_json_schema=True, max_tokens_too=True).names(),
+            "adapters_on_llama_cpp": ADAPTERS_ON_LLAMA_CPP.names(),
             "tokens": "counted by the metering proxy over the wire text: the GGUF vocabulary on llama-cpp "
             "(/extras/tokenize/count), the fake's 4 characters a token on the scripted fake",
         },
@@ -311,15 +287,26 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
 
 
 def _topic_rows(
-    setting: ModelSetting, world: PeerWorld, item: PeerTopic, pythons: dict[str, Path], root: Path
+    setting: ModelSetting,
+    world: PeerWorld,
+    item: PeerTopic,
+    pythons: dict[str, Path],
+    root: Path,
+    budget: RunBudget,
+    not_run: list[str],
 ) -> list[dict[str, Any]]:
     rows = []
     for system in _systems_wanted(list(pythons)):
+        ceiling = budget.ceiling(_timeout(setting.name))
+        if ceiling is None:
+            not_run.append(f"{setting.name} / {system} / {item.topic}: too little time left before PEERS_DEADLINE")
+            log(f"peers: {setting.name} / {system} / {item.topic} not run (PEERS_DEADLINE)")
+            continue
         setting.proxy.reset()
         world.clear_log()
         if setting.scripted is not None:
             setting.scripted.topic = item.topic
-        log(f"peers: {setting.name} / {system} / {item.topic}")
+        log(f"peers: {setting.name} / {system} / {item.topic} (ceiling {ceiling:g} s)")
         scratch = root / system
         started_at, load_before, log_from = (
             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -327,12 +314,17 @@ def _topic_rows(
             setting.log_offset(),
         )
         if system == "desk":
-            run = _desk_run(setting, world, item.topic, scratch)
+            run = _desk_run(setting, world, item.topic, scratch, ceiling)
         else:
             spec = GPT_RESEARCHER if system == GPT_RESEARCHER.name else OPEN_DEEP_RESEARCH
-            run = _peer_run(spec, pythons[system], setting, world, item.topic, scratch)
+            run = _peer_run(spec, pythons[system], setting, world, item.topic, scratch, ceiling)
+        run["ceiling"] = ceiling
+        load_after, errors = _load(), setting.server_errors(log_from)
+        if run["timed_out"] and setting.restart is not None:  # before the meter asks the server for its counts
+            log(f"peers: {setting.name} server started again (a request of the cut run may still be running)")
+            setting.restart()
         row = {"setting": setting.name, **_row(system, item, run, setting, world), "measured_at": started_at,
-               "load_average_1m": [load_before, _load()], "server_errors": setting.server_errors(log_from)}  # fmt: skip
+               "load_average_1m": [load_before, load_after], "server_errors": errors}  # fmt: skip
         log(
             f"peers: {'finished' if row['finished'] else 'FAILED'} in {row['seconds']} s, {row['requests']} requests "
             f"({row['failed_requests']} failed), {row['prompt_tokens']:,}+{row['completion_tokens']:,} tokens, "

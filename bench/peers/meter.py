@@ -291,9 +291,9 @@ class MeteringProxy(LoopbackHTTPServer):
         finally:
             record()
 
-    def _append(self, call: MeteredCall) -> None:
+    def _append(self, meter: Meter, call: MeteredCall) -> None:
         with self._lock:
-            self._meter.calls.append(call)
+            meter.calls.append(call)
 
     def _read_reply(self, body: bytes, call: MeteredCall) -> None:
         try:
@@ -361,16 +361,16 @@ class MeteringProxy(LoopbackHTTPServer):
 
 
 class _Recorder:
-    """Puts one call on the meter once, with its time so far (a second call does nothing)."""
+    """Puts a call once, with its time so far, on the meter of its start (a cut run's late reply is not the next's)."""
 
     def __init__(self, proxy: MeteringProxy, call: MeteredCall, started: float) -> None:
-        self.proxy, self.call, self.started, self.done = proxy, call, started, False
+        self.proxy, self.call, self.started, self.done, self.meter = proxy, call, started, False, proxy._meter
 
     def __call__(self) -> None:
         if not self.done:
             self.done = True
             self.call.seconds = round(time.monotonic() - self.started, 3)
-            self.proxy._append(self.call)
+            self.proxy._append(self.meter, self.call)
 
 
 def _usage(usage: Any) -> dict[str, int] | None:

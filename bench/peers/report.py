@@ -37,7 +37,10 @@ def summary_row(setting: str, system: str, rows: list[dict[str, Any]]) -> str:
     seconds = [float(r["seconds"]) for r in rows]
     cited = sum(int(r["cited_sentences"]) for r in rows)
     supported = sum(int(r["supported_sentences"]) for r in rows)
-    no_answer = [r for r in rows if r["group"] in NO_ANSWER]
+    # What a report cites or says is read from finished runs only: a run cut at its ceiling wrote
+    # nothing, which is "did not finish", never "cites nothing" on a no-answer topic.
+    done = [r for r in rows if r["finished"]]
+    no_answer = [r for r in done if r["group"] in NO_ANSWER]
     cells = [
         SETTING_NAMES[setting],
         system,
@@ -46,14 +49,14 @@ def summary_row(setting: str, system: str, rows: list[dict[str, Any]]) -> str:
         f"{_mean([r['requests'] for r in rows])} ({sum(r['failed_requests'] for r in rows)})",
         f"{_mean([r['prompt_tokens'] for r in rows])} / {_mean([r['completion_tokens'] for r in rows])}",
         _mean([r["searches"] for r in rows]),
-        _mean([r["sources_cited"] for r in rows if r["group"] not in NO_ANSWER]),
+        _mean([r["sources_cited"] for r in done if r["group"] not in NO_ANSWER]),
         str(sum(int(r["invented_citations"]) for r in rows)),
         str(sum(int(r["off_subject_citations"]) for r in rows)),
         f"{supported / cited:.2f} ({cited})" if cited else "–",
         f"{sum(bool(r['cites_nothing']) for r in no_answer)} of {len(no_answer)}" if no_answer else "–",
         _says_so(no_answer),
         _resolving(rows),
-        _mean([r["report_words"] for r in rows]),
+        _mean([r["report_words"] for r in done]),
     ]
     return f"| {' | '.join(cells)} |"
 
@@ -73,9 +76,9 @@ def _resolving(rows: list[dict[str, Any]]) -> str:
 
 HEADER = [
     "| model | system | finished | wall s, median (range) | requests a run (failed, all runs) | "
-    "prompt / completion tokens a run | searches a run | sources cited (covered) | invented citations | "
-    "off-subject citations | supported share (cited sentences) | no-answer topics citing nothing | "
-    "no-answer topics saying nothing was found | citations that resolve | words |",
+    "prompt / completion tokens a run | searches a run | sources cited (covered, finished) | invented citations | "
+    "off-subject citations | supported share (cited sentences) | no-answer topics citing nothing (finished) | "
+    "no-answer topics saying nothing was found (finished) | citations that resolve | words (finished) |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
 ]
 
@@ -123,6 +126,9 @@ def section(doc: dict[str, Any]) -> str:
     failures = _failures(rows)
     if failures:
         lines += ["", "What failed:", "", *failures]
+    not_run = [str(item) for item in details.get("not_run") or []]
+    if not_run:
+        lines += ["", "Not run (the last run's deadline left them too little time):", "", *[f"- {n}" for n in not_run]]
     return "\n".join(lines) + "\n"
 
 

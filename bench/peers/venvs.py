@@ -136,6 +136,7 @@ class DriverRun:
     seconds: float  # from the driver's ready line (imports done) to its exit
     process_seconds: float
     log_tail: str
+    timed_out: bool = False  # killed at its ceiling (a request of it may still be on the server)
 
 
 def peer_environ(extra: dict[str, str]) -> dict[str, str]:
@@ -151,6 +152,13 @@ def peer_environ(extra: dict[str, str]) -> dict[str, str]:
 def run_driver(
     python: Path, spec: PeerSpec, config: dict[str, Any], scratch: Path, env: dict[str, str], timeout: float
 ) -> DriverRun:
+    return run_process([str(python), str(DRIVERS / spec.driver)], config, scratch, env, timeout)
+
+
+def run_process(
+    command: list[str], config: dict[str, Any], scratch: Path, env: dict[str, str], timeout: float
+) -> DriverRun:
+    """`command CONFIG.json OUT.json` in `scratch`, killed at `timeout` seconds (the run's ceiling)."""
     scratch.mkdir(parents=True, exist_ok=True)
     config_path, out_path, log_path = scratch / "config.json", scratch / "out.json", scratch / "driver.log"
     config_path.write_text(json.dumps(config))
@@ -159,7 +167,7 @@ def run_driver(
     ready: list[float] = []
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [str(python), str(DRIVERS / spec.driver), str(config_path), str(out_path)],
+            [*command, str(config_path), str(out_path)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -190,6 +198,7 @@ def run_driver(
         seconds=round(ended - (ready[0] if ready else started), 1),
         process_seconds=round(ended - started, 1),
         log_tail=tail,
+        timed_out=timed_out,
     )
 
 

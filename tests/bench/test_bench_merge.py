@@ -105,7 +105,7 @@ def test_peers_groups_choose_the_topics_of_a_narrowed_run(monkeypatch) -> None:
     monkeypatch.delenv("PEERS_TOPICS", raising=False)
     assert [t.group for t in _topics_for("smollm2", quick=False)] == ["near-miss", "uncovered"]
     monkeypatch.setenv("PEERS_GROUPS", "covered,near-miss")
-    monkeypatch.setenv("PEERS_TOPICS", "qwen:2")
+    monkeypatch.setenv("PEERS_TOPICS", "qwen:1")  # a count of each group's topics
     assert [t.group for t in _topics_for("qwen", quick=False)] == ["covered", "near-miss"]
 
 
