@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.llama_server import LlamaServer, lane_settings, model_path, run_research
-from research.brains.llm.capabilities import FILE_NAME, cache_dir
+from research.brains.llm.capabilities import FILE_NAME, cache_dir, server_label
 
 LANE_LIMIT_SECONDS = 900
 STRUCTURED_STEPS = ("plan", "queries", "judge")
@@ -41,7 +41,9 @@ def lane(tmp_path_factory: pytest.TempPathFactory):
         # Read now: the user cache dir is each test's own (tests/conftest.py), and the lane's run
         # learnt its method under the first test's.
         memory = cache_dir() / FILE_NAME
-        methods = json.loads(memory.read_text())["methods"] if memory.exists() else {}
+        remembered = json.loads(memory.read_text())["methods"] if memory.exists() else {}
+        # This server's own entry: the session's loopback fakes may remember theirs in the same file.
+        methods = {k: v for k, v in remembered.items() if k == server_label(server.base_url, server.alias)}
         artifacts = Path("test-artifacts")
         artifacts.mkdir(exist_ok=True)
         (artifacts / "local_model_run.json").write_text(
