@@ -8,7 +8,9 @@ work moved off its critical path (memoised prose checks, passages prepared while
 a change that makes the desk faster must not change what it writes. Four runs cover the writer's
 paths: the bench's loopback world at 111 and 333 (the LLM brain's grounded writer, the claim judge
 and the model reviser, against generated sources), the same brain on the sample library (real prose:
-first-person, method and dangling sentences for the filters to drop), and the offline brain there.
+first-person, method and dangling sentences for the filters to drop), again with a model that adds
+words of its own to its sentences (so the claim check finds partial and unsupported claims and the
+reviser has work), and the offline brain there.
 
 A deliberate change of output rewrites the record: `WRITER_GOLDEN=write python -m pytest
 tests/integration/test_writer_golden.py` (then read the diff of the JSON before committing it).
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +31,11 @@ from research.events import Event
 from research.runs.runner import ResearchRunner
 from research.schemas.state_shapes import ResearchRequest
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.scripted_model import ScriptedModel
+from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 from tests.settings_presets import library_settings, loopback_llm_settings
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "writer_golden"
-CASES = ("loopback-111", "loopback-333", "library-llm", "library-offline")
+CASES = ("loopback-111", "loopback-333", "library-llm", "library-llm-loose", "library-offline")
 LIBRARY_TOPIC = "How do mRNA vaccines work?"
 # What the writer phase and everything after it say: compared in the order they were emitted.
 _RECORDED = {"draft_delta", "draft_ready", "claims_checked", "draft_revised", "evidence_assessed", "warning"}
@@ -66,12 +69,43 @@ def _loopback(root: Path, allocation: str, max_researchers: int) -> list[Event]:
     return run.events
 
 
+# Words a loose model adds to its sentences: each added word lowers the share of the sentence its
+# passage holds, so its claims read supported, partial or unsupported by how many it got.
+_ADDED = ("across", "several", "distant", "regional", "programmes", "lately", "overall")
+
+
+_JUDGED = ("supported", "partial", "unsupported")
+
+
+def loose(scripted: ScriptedModel) -> Callable[[dict[str, Any]], Any]:
+    """The scripted model, its section sentences each given 0-6 words of its own (by position); as the
+    claim judge it answers every other claim (supported, partial, unsupported in turn), so the rest
+    keep the offline check's verdicts."""
+
+    def responder(request: dict[str, Any]) -> Any:
+        reply = scripted(request)
+        if requested_schema_name(request) == "ClaimJudgements":
+            judged = [j for j in reply["judgements"] if j["index"] % 2]
+            return {"judgements": [{**j, "verdict": _JUDGED[(j["index"] // 2) % 3]} for j in judged]}
+        if requested_schema_name(request) != "SectionSentences":
+            return reply
+        sentences = []
+        for i, item in enumerate(reply["sentences"]):
+            extra = " ".join(_ADDED[: (i * 3) % 7])
+            text = item["text"].rstrip(". ") + (f" {extra}." if extra else ".")
+            sentences.append({**item, "text": text})
+        return {**reply, "sentences": sentences}
+
+    return responder
+
+
 def _library(root: Path, llm: str) -> list[Event]:
     request = ResearchRequest(topic=LIBRARY_TOPIC, allocation="111", max_iterations=1)
     if llm == "offline":
         runner = ResearchRunner(library_settings(root / "data", root / "logs", llm="offline"))
         return runner.store.events(runner.run(request))
-    with FakeOpenAIServer(ScriptedModel(approve_from_round=2)) as model:
+    scripted = ScriptedModel(approve_from_round=2)
+    with FakeOpenAIServer(loose(scripted) if llm == "llm-loose" else scripted) as model:
         settings = loopback_llm_settings(
             model.base_url, data_dir=root / "data", log_dir=root / "logs", model="fake-model"
         )
