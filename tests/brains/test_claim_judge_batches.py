@@ -76,6 +76,8 @@ def test_twelve_claims_go_in_three_calls_and_every_claim_gets_the_model_verdict(
 
     assert len(answered) == 3  # 5 + 5 + 2, each within the grammar's bound
     assert [shown(r) for r in answered] == [5, 5, 2]
+    item = [r["response_format"]["schema"]["properties"]["judgements"]["items"] for r in answered]
+    assert [i["properties"]["index"]["enum"] for i in item] == [[1, 2, 3, 4, 5]] * 2 + [[1, 2]]  # only those shown
     assert [c.verdict for c in out] == ["partial"] * 12
     assert all(c.reason == MODEL_REASON and c.judged_by == "model" for c in out)
     assert brain.take_usage().calls == 4  # the json_schema attempt llama-cpp refused, then three batches

@@ -24,7 +24,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from research import prompts
 from research.brains.llm.grammar_schema import MAX_ITEMS
 from research.drafts.claims import draft_topic
-from research.schemas.llm_shapes import ClaimJudgement, ClaimJudgements
+from research.schemas.llm_shapes import ClaimJudgement, ClaimJudgements, claim_judgements_schema
 from research.schemas.state_shapes import CheckedClaim
 
 if TYPE_CHECKING:
@@ -91,7 +91,8 @@ def _judge_batch(model: LLMBrain, batch: list[CheckedClaim], topic: str) -> Clai
         SystemMessage(prompts.CLAIM_JUDGE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
         HumanMessage(prompts.CLAIM_JUDGE_USER.format(claims=numbered, sources=prompts.render_sources(blocks))),
     ]
-    return model._structured(model._main, ClaimJudgements, messages)  # noqa: SLF001 - the brain's metered call
+    schema = claim_judgements_schema(len(batch))  # the grammar lets it number only the claims shown
+    return model._structured(model._main, schema, messages)  # noqa: SLF001 - the brain's metered call
 
 
 def _question(section: str, topic: str) -> str:
