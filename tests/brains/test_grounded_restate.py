@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage
 
 from research.brains.llm.grammar_schema import grammar_schema
 from research.brains.llm.grounded_restate import Restated, kept_words, opening, restate_copies
-from research.brains.llm.grounded_schema import Restatements, restatement_schema
+from research.brains.llm.grounded_schema import MAX_RESTATED_CHARS, Restatements, restatement_schema
 from research.brains.llm.llm_brain import LLMBrain
 from research.brains.llm.model_output import strict_json_schema
 from research.settings import Settings
@@ -28,6 +28,10 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 
 LNP = QUESTIONS[0]
+# A restatement that ran on to its room (MAX_RESTATED_CHARS), where llama-cpp's grammar ends it mid-word.
+CUT_RESTATEMENT = ("A shell of ionizable lipids, the nanoparticle, wraps up fragile mRNA, and " * 4)[
+    :MAX_RESTATED_CHARS
+]
 
 
 @pytest.fixture
@@ -97,6 +101,7 @@ def test_a_copied_sentence_is_restated_and_the_restatement_is_cited(server: Fake
         ("Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids.", "still a copy"),
         ("Vector vaccines are the other main type, made of adenovirus.", "not its passage's words"),
         ("Ionizable lipids wrap [3] https://x.example the mRNA.", "a link"),
+        (CUT_RESTATEMENT, "cut mid-word where the grammar's room ended it"),
     ],
 )
 def test_a_restatement_that_breaks_a_rule_leaves_the_copied_sentence(
