@@ -265,3 +265,11 @@ def test_a_restatement_keeps_the_subject_with_its_numbers_and_its_denials_but_ma
     rare = "Myocarditis was not seen in the phase 3 trials, which were too small."
     assert meaning_change("The phase 3 trials, too small, had seen myocarditis.", rare, rare) == "changed a negation"
     assert meaning_change("The phase 3 trials, too small, had not seen myocarditis.", rare, rare) == ""
+    assert meaning_change("Myocarditis was seen in the phase 3 trials, which were not too small.", rare, rare) == (
+        "changed a negation"
+    )
+    # Measured (Qwen, 2 Dec): the denied clause left out whole, the denial with it, is faithful.
+    fragile = (
+        "Messenger RNA is fragile, and the hard problem was never writing the message but getting it inside cells."
+    )
+    assert meaning_change("Messenger RNA is fragile and hard to get inside cells.", fragile, fragile) == ""

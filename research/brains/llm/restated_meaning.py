@@ -10,7 +10,9 @@ restatement must also
   what qualifies it ("Pseudouridine-containing mRNA", "the efficacy of mRNA vaccines"), anywhere
   in the restatement (a reordering may make the subject the object), its names and numbers with
   it ("The 2023 Nobel Prize" is not "The Nobel Prize");
-- deny what the original denies, and only that ("not", "never", "without", "-n't");
+- deny what the original denies, and only that ("not", "never", "without", "-n't"): a denial goes
+  with the word it denies, so a restatement that keeps that word keeps the denial, and one that
+  leaves the denied clause out entirely ("... was never writing the message but ...") may;
 - add no content word that neither the original nor its passage holds (a restatement rewords;
   it does not bring facts of its own).
 
@@ -61,15 +63,15 @@ def subject_words(sentence: str) -> list[str]:
     """The words (as written) of the noun phrase `sentence` is about, with its qualifiers:
     "Pseudouridine-containing mRNA was translated ..." -> ["Pseudouridine-containing", "mRNA"]."""
     raw = sentence.split()[:MAX_WORDS]
-    words = [w.strip(_EDGE) for w in raw]
+    bare = [w.strip(_EDGE) for w in raw]
     start = 0
-    if words and words[0].lower() in _OPENERS:
+    if bare and bare[0].lower() in _OPENERS:
         end = next((k for k, w in enumerate(raw[:MAX_OPENING_WORDS]) if w.endswith(_CLAUSE_END)), None)
         start = end + 1 if end is not None else 0
     out: list[str] = []
     joined = False  # the previous word was "of", "and" or "or": a determiner may follow
-    for k in range(start, len(words)):
-        word, lower = words[k], words[k].lower()
+    for k in range(start, len(bare)):
+        word, lower = bare[k], bare[k].lower()
         if not word:
             continue
         if lower in _ENDS_SUBJECT or lower in VERBS:
@@ -80,7 +82,7 @@ def subject_words(sentence: str) -> list[str]:
             elif out and not (joined and lower in _DETERMINERS):
                 break  # another preposition ("systems in Israel"): what follows is not the subject
             continue  # a leading "The", "Both the", "of the"
-        following = words[k + 1].lower() if k + 1 < len(words) else ""
+        following = bare[k + 1].lower() if k + 1 < len(bare) else ""
         if out and not joined and (following in _DETERMINERS or (lower.endswith("ed") and len(lower) > 4)):
             break  # "nanoparticles wrap the mRNA", "vaccines formulated in": the verb
         out.append(word)
@@ -95,16 +97,26 @@ def meaning_change(restated: str, original: str, passage: str) -> str:
     have = _keys(restated)
     if any(not _held(key, have) for key in _keys(" ".join(subject_words(original)))):
         return "lost its subject"
-    if _denies(restated) != _denies(original):
-        return "changed a negation"
+    mine, theirs = _denied(restated), _denied(original)
+    if any(not _held(key, theirs) for key in mine) or any(_held(k, have) and not _held(k, mine) for k in theirs):
+        return "changed a negation"  # a denial added, moved, or dropped from the words it denied
     allowed = _keys(original) | _keys(passage)
     if any(not _held(key, allowed) for key in have):
         return "added words"
     return ""
 
 
-def _denies(text: str) -> bool:
-    return any(word in _NEGATIONS for word in words(text))
+def _denied(text: str) -> set[str]:
+    """The keys of the words `text` denies: the first content word after each denial."""
+    out: set[str] = set()
+    pending = False
+    for word in words(text)[:MAX_WORDS]:
+        if word in _NEGATIONS:
+            pending = True
+        elif pending and word not in STOPWORDS:
+            out |= _keys(word)
+            pending = False
+    return out
 
 
 def _keys(text: str) -> set[str]:
