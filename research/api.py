@@ -12,6 +12,7 @@ from research.export.filenames import safe_filename
 from research.export.run_export import EXPORT_FORMATS, ExportError, ExportFile, export_run, load_export_document
 from research.export.sources_csv import csv_cell, render_csv
 from research.graph.allocation import AllocationError, parse_allocation
+from research.graph.nodes import Node
 from research.graph.nodes.plan_review import MAX_QUESTION_CHARS, PlanEditError, validate_plan_edit
 from research.graph.services import settings_key
 from research.report_shape import MAX_TARGET_WORDS, MIN_TARGET_WORDS, SHAPES, ReportShape
@@ -37,6 +38,7 @@ from research.runs.replay import (
     replay_run,
 )
 from research.runs.reshape import reshape_run
+from research.runs.revision import USAGE_NODE as REVISION_USAGE_NODE
 from research.runs.revision import Revision, revise_run
 from research.runs.runner import PlanReviewError, ResearchRunner, RunNotResumableError
 from research.runs.source_search import search_run_sources
@@ -96,6 +98,9 @@ __all__ = [
     "ResearcherAllocation",
     "ResearcherView",
     "RunControl",
+    # The graph's node names and a draft revision's: what a usage event's `node` can be.
+    "Node",
+    "REVISION_USAGE_NODE",
     # The run view's parts, as panels read them.
     "CheckedClaim",
     "Critique",

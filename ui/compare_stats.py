@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from research.api import RESEARCHER_KINDS, RunRecord, RunStatus, RunView
-from ui.text import domain_of, duration, plural
+from ui.text import duration, plural, source_domain
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
@@ -95,7 +95,7 @@ def run_stats(view: RunView, record: RunRecord | None, draft: str | None) -> Run
         sources=len(sources),
         by_kind={kind: sum(s.kind == kind for s in sources) for kind in RESEARCHER_KINDS},
         by_provider=dict(Counter(s.provider for s in sources).most_common()),
-        domains={domain_of(s.url, s.provider) for s in sources},
+        domains={source_domain(s) for s in sources},  # the Sources table's Domain column
         years=sorted(s.year for s in sources if s.year is not None),
         source_ids=set(view.sources),
         verdicts=[str(c.status) for c in view.critiques],

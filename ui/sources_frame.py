@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from research.api import RunView, render_csv
-from ui.text import domain_of, is_web_link
+from ui.text import is_web_link, source_domain
 
 COLUMNS = [
     "Source id",
@@ -68,7 +68,7 @@ def sources_frame(view: RunView) -> pd.DataFrame:
                 "Link": url if is_web_link(url) else f"source:{source_id}",
                 "Kind": s.kind,
                 "Provider": provider,
-                "Domain": domain_of(url, s.domain),  # a library document: its file or collection
+                "Domain": source_domain(s),  # a library document: its file or collection
                 "Year": s.year,
                 "Researcher": ", ".join(finders.get(source_id) or [s.researcher_id or ""]).strip(", "),
                 "Relevance": round(s.score / top, 3) if top > 0 else 0.0,

@@ -10,7 +10,7 @@ import re
 import time
 from urllib.parse import urlsplit
 
-from research.api import inert_markdown
+from research.api import Source, inert_markdown
 
 KIND_ICONS = {"web": ":material/public:", "academic": ":material/school:", "book": ":material/menu_book:"}
 KIND_LABELS = {"web": "Web", "academic": "Academic", "book": "Book"}
@@ -69,6 +69,12 @@ def domain_of(url: str, fallback: str = "") -> str:
     if parts.scheme in ("http", "https") and parts.netloc:
         return parts.netloc.lower().removeprefix("www.")
     return fallback
+
+
+def source_domain(source: Source) -> str:
+    """A source's Domain, as the Sources table shows it and the Compare page counts it: a web
+    address's host; a library document's file or collection (`Source.domain`), never "library" for all."""
+    return domain_of(source.url, source.domain)
 
 
 def is_web_link(url: str) -> bool:

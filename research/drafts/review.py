@@ -87,22 +87,35 @@ def _lines(body: str) -> Iterator[tuple[str, str, str, list[str]]]:
         yield line, section, prefix, split_sentences(line[len(prefix) :])
 
 
+def uncited_questions(markdown: str, questions: list[str]) -> list[str]:
+    """The questions whose section (or a brief's bullet) cites nothing in the draft, or that have
+    none: the draft shows no finding for them, whatever the sources gathered."""
+    cited = _cited_sections(_body_and_tail(markdown)[0])
+    return [q for q in questions if not cited.get(_question_key(q), False)]
+
+
+def _cited_sections(body: str) -> dict[str, bool]:
+    """Per section (its question key), whether any of its lines cites a source; Known gaps aside."""
+    cited: dict[str, bool] = {}
+    for line, section, _prefix, sentences in _lines(body):
+        if sentences and section.lower() != "known gaps":
+            key = _question_key(section)
+            cited[key] = cited.get(key, False) or bool(CITATION.search(line))
+    return cited
+
+
 def find_issues(markdown: str, claims: list[CheckedClaim], questions: list[str]) -> ReviewIssues:
     issues = ReviewIssues()
     issues.unsupported = list(dict.fromkeys(c.sentence for c in claims if c.verdict == "unsupported"))
     issues.unsupported_in = {(c.section, c.sentence) for c in claims if c.verdict == "unsupported"}
     body, _ = _body_and_tail(markdown)
     seen: list[set[str]] = []
-    cited_by_section: dict[str, bool] = {}
     gaps = ""
     index = 0
     for line, section, _prefix, sentences in _lines(body):
         if section.lower() == "known gaps":
             gaps += line
             continue
-        if sentences:
-            key = _question_key(section)
-            cited_by_section[key] = cited_by_section.get(key, False) or bool(CITATION.search(line))
         for sentence in sentences:
             terms = set(tokenize(_plain(sentence)))
             if _prefix and not CITATION.search(sentence):
@@ -116,9 +129,8 @@ def find_issues(markdown: str, claims: list[CheckedClaim], questions: list[str])
             elif terms:
                 seen.append(terms)
             index += 1
-    for question in questions:
-        title = question.strip().rstrip("?").strip()
-        if not cited_by_section.get(_question_key(question), False) and title not in gaps:
+    for question in uncited_questions(markdown, questions):
+        if question.strip().rstrip("?").strip() not in gaps:
             issues.unanswered.append(question)
     issues.sections += [c.section for c in claims if c.verdict == "unsupported"] + issues.unanswered
     issues.sections = list(dict.fromkeys(issues.sections))

@@ -41,7 +41,7 @@ def render_claims_csv(check: dict[str, Any]) -> bytes:
                 _cell(c.get("passage")),
                 c.get("source_id") or "",
                 check.get("version"),
-                check.get("method"),
+                c.get("judged_by") or check.get("method"),  # whose verdict: a claim the judge missed is offline
                 "" if check.get("precision") is None else check.get("precision"),
                 c.get("failure") or "",
                 _cell(c.get("reason")),

@@ -8,13 +8,14 @@ resumed run's replayed updates never reach the sink, so nothing is logged twice.
 
 A graph built for a `ServiceRegistry` (a server's) also hands each node and edge a runtime whose
 context is the run's `RunEnv` (its JSON spec joined to that registry), so nodes reach their services
-through the runtime alone.
+through the runtime alone, and runs each node in its run's logging scope (the run id on every
+`research.*` line, the topic masked), which in-process the runner sets around the whole run.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from langgraph.errors import GraphBubbleUp, GraphInterrupt
@@ -23,6 +24,7 @@ from langgraph.runtime import Runtime, get_runtime
 from research.events.sink import sink_scope
 from research.events.stream import error_part, stream_part
 from research.graph.services import ServiceRegistry, run_env
+from research.logging_setup import run_id_scope
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,13 +45,32 @@ def with_run_env(registry: ServiceRegistry | None, fn: F) -> F:
     return run  # type: ignore[return-value]
 
 
+def topic_of(state: object) -> str:
+    """The run's topic as a node's input carries it: the graph state's, or a researcher's task's."""
+    if not isinstance(state, Mapping):
+        return ""
+    topic = state.get("topic")
+    if not topic:
+        task = state.get("task")
+        topic = task.get("topic") if isinstance(task, Mapping) else getattr(task, "topic", "")
+    return topic if isinstance(topic, str) else ""
+
+
 def logged_node(name: str, node: F, registry: ServiceRegistry | None = None) -> F:
-    """`node` with its outcome handed to the run's worker log, if this process writes one.
-    `functools.wraps` keeps its signature, from which LangGraph decides what to pass it."""
+    """`node` with its outcome handed to the run's worker log, if this process writes one, and, in a
+    graph built for a registry (a server's), run in its run's logging scope. `functools.wraps` keeps
+    its signature, from which LangGraph decides what to pass it."""
     node = with_run_env(registry, node)
 
     @functools.wraps(node)
     def run(*args: Any, **kwargs: Any) -> Any:
+        if registry is None:  # in-process: the runner's scope covers the whole run
+            return run_logged(*args, **kwargs)
+        env = run_env(get_runtime().context, registry)
+        with run_id_scope(str(env.spec.get("run_id") or "-"), topic=topic_of(args[0] if args else None)):
+            return run_logged(*args, **kwargs)
+
+    def run_logged(*args: Any, **kwargs: Any) -> Any:
         runtime = get_runtime()
         env = run_env(runtime.context, registry)
         sink = env.registry.services_for(env.spec, runtime.store).event_log

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 EventLogFactory = Callable[[RunSpec, Settings], PartSink | None]
 AllowanceFactory = Callable[[RunSpec, Settings], "Allowance | None"]  # a run's daily-cap allowance
+ProcessSetup = Callable[[Settings], None]  # once per registry, before its first run's services
 
 MAX_CACHED_RUNS = 256  # brains of runs this process served lately (a run's nodes share one)
 
@@ -51,7 +52,11 @@ class ServiceRegistry:
     """Where the runs of one process get their services. `settings`: this process's own (default:
     read from the environment); `event_log`: how this process makes a run's worker event log
     (a server worker that shares the client's run store; the run layer supplies it); `allowance`:
-    what a run's meter asks before each request (a server worker's daily cap; the run layer's)."""
+    what a run's meter asks before each request (a server worker's daily cap; the run layer's);
+    `setup`: what this process sets up once, with its settings, before its first run's services
+    (a server worker's logging). It runs in the first node that asks for services, never where the
+    registry is made: langgraph-api calls a graph factory on its event loop, which refuses blocking
+    calls (a mkdir, opening a log file)."""
 
     def __init__(
         self,
@@ -59,10 +64,12 @@ class ServiceRegistry:
         *,
         event_log: EventLogFactory | None = None,
         allowance: AllowanceFactory | None = None,
+        setup: ProcessSetup | None = None,
     ) -> None:
         self.settings = settings if settings is not None else Settings()
         self.event_log = event_log
         self.allowance = allowance
+        self._setup = setup
         self._bound: dict[str, RunContext] = {}
         self._built: OrderedDict[str, RunContext] = OrderedDict()
         self._shared: dict[str, tuple[Library, SourceRouter]] = {}
@@ -80,6 +87,8 @@ class ServiceRegistry:
 
     def services_for(self, spec: RunSpec, store: BaseStore | None = None) -> RunContext:
         """The run's services: bound, built earlier for the run, or built now from its spec."""
+        if self._setup is not None:
+            self.set_up()
         run_id = str(spec.get("run_id") or "")
         with self._lock:
             ctx = self._bound.get(run_id) or self._built.get(run_id)
@@ -93,6 +102,13 @@ class ServiceRegistry:
             while len(self._built) > MAX_CACHED_RUNS:
                 self._built.popitem(last=False)
         return ctx
+
+    def set_up(self) -> None:
+        """Run this process's `setup` (once; concurrent first nodes wait for it)."""
+        with self._lock:
+            setup, self._setup = self._setup, None
+            if setup is not None:
+                setup(self.settings)
 
     def build(self, spec: RunSpec, store: BaseStore | None = None) -> RunContext:
         settings = self.settings_for(spec)

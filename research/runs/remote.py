@@ -29,7 +29,7 @@ from research.graph.context import spec_for, with_controls
 from research.graph.state import shape_input
 from research.runs.control import LocalParts, ManagedRuns, Work, local_side
 from research.runs.daily_cap import cap_spec
-from research.runs.event_effects import log_event
+from research.runs.event_effects import log_event_while_open
 from research.runs.ledger import PlanEdit
 from research.schemas.state_shapes import ResearchRequest
 from research.secrets import mask, mask_url, url_secrets
@@ -286,9 +286,12 @@ class RemoteRunManager(ManagedRuns):
             return "unknown"
 
     def _publish(self, event: Event, on_event: EventCallback | None) -> None:
-        event = log_event(self.store, event, self.settings.secret_values())
-        if on_event:
-            on_event(event)
+        """Log `event` while the run's log is open, as a worker writes it (research/runs/worker_log.py):
+        after the run's run_cancelled (a user's cancel, which the server's stream lags behind) or its
+        run_finished, nothing the stream still carries is the run's, and it is neither logged nor shown."""
+        logged = log_event_while_open(self.store, event, self.settings.secret_values())
+        if logged is not None and on_event:
+            on_event(logged)
 
     def _warn(self, run_id: str, on_event: EventCallback | None, message: str) -> None:
         self._publish(EventAdapter(run_id).make(Warning(source=CONNECTION_SOURCE, message=message)), on_event)

@@ -22,6 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from research.graph.builder import ResearchGraph
 from research.graph.builder import make_graph as make_research_graph
 from research.graph.services import ServiceRegistry
+from research.logging_setup import configure_logging
 from research.runs.checkpoints import PG_SETUP_ADVISORY_LOCK, serializer
 from research.runs.daily_cap import worker_allowance
 from research.runs.worker_log import worker_event_log
@@ -46,8 +47,12 @@ def make_graph() -> ResearchGraph:
 @lru_cache(maxsize=1)
 def services() -> ServiceRegistry:
     """This worker's service registry, built once (on its first run) from its environment: every
-    run it serves, and each of their nodes, gets its services from here through the runtime."""
-    return ServiceRegistry(event_log=worker_event_log, allowance=worker_allowance)
+    run it serves, and each of their nodes, gets its services from here through the runtime. Its
+    setup is the desk's log, as a dashboard's manager sets it up (research/runs/control.py), on the
+    worker's first node: `research.*` lines go to the worker's multiagent.log, each naming its run
+    (the graph's nodes set the run id and topic, research/graph/node_events.py), secrets and topics
+    masked."""
+    return ServiceRegistry(event_log=worker_event_log, allowance=worker_allowance, setup=configure_logging)
 
 
 @asynccontextmanager

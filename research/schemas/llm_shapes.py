@@ -3,9 +3,10 @@ the analyst's verdict and the claim judge's judgements (model output schemas, va
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from research.schemas.researchers import MAX_PER_KIND, ResearcherAllocation
@@ -93,3 +94,18 @@ class ClaimJudgement(BaseModel):
 class ClaimJudgements(BaseModel):
     model_config = ConfigDict(extra="forbid")
     judgements: list[ClaimJudgement] = Field(max_length=200)
+
+
+@functools.lru_cache(maxsize=16)
+def claim_judgements_schema(count: int) -> type[ClaimJudgements]:
+    """ClaimJudgements whose `index` may only be 1..count in the JSON schema sent (a grammar on
+    llama-cpp: a judgement cannot name a claim the call did not show); validation is unchanged."""
+    numbers: list[JsonValue] = list(range(1, max(1, count) + 1))
+    build: Any = create_model  # a field redefined at run time: the overloads cannot type it
+    index = Field(ge=1, description="the claim's number as given", json_schema_extra={"enum": numbers})
+    item: Any = build(ClaimJudgement.__name__, __base__=ClaimJudgement, index=(int, index))
+    listed: Any = list[item]
+    return cast(
+        "type[ClaimJudgements]",
+        build(ClaimJudgements.__name__, __base__=ClaimJudgements, judgements=(listed, Field(max_length=200))),
+    )

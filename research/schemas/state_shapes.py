@@ -209,3 +209,7 @@ class CheckedClaim(BaseModel):
     section: str = ""
     failure: ClaimFailure = ""  # why it is not supported, as a kind ("" when it is)
     reason: str = ""  # the same in words: which number or identifier changed, which question it misses
+    # Whose verdict this is when a model judge ran: "model", or "offline" for a claim it did not
+    # reach (the run's call cap, a failed batch, past MAX_JUDGED_CLAIMS, no stored text). None: the
+    # check's own method (an offline check, or a record written before claims were marked).
+    judged_by: Literal["offline", "model"] | None = None

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 from research.schemas.researchers import RESEARCHER_KINDS, ResearcherKind
 from research.secrets import mask
 from research.settings import Settings
+from research.sources.context_pool import ContextPool
 from research.sources.provider_base import ProviderError, SourceProvider
 from research.sources.router import live_providers
 
@@ -43,7 +43,7 @@ def check_providers(
         except Exception as exc:  # noqa: BLE001 - a provider that cannot be built is a failed check
             targets.append((kind, None, f"{kind} providers: {mask(str(exc), settings.secret_values())}"))
     # Not a `with` block: leaving it would wait for a hung provider; its thread is left to finish.
-    pool = ThreadPoolExecutor(max_workers=max(1, len(targets)), thread_name_prefix="health")
+    pool = ContextPool(max_workers=max(1, len(targets)), thread_name_prefix="health")
     try:
         started = time.monotonic()
         futures = [pool.submit(_check_one, p, kind, settings) if p else None for kind, p, _ in targets]

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 import httpx
 import tenacity
 
+from research.sources.context_pool import in_caller_context
 from research.sources.provider_base import ProviderError
 from research.sources.rate_limits import (  # re-exported: providers and tests reach them here
     PROVIDER_LIMITS,
@@ -332,7 +333,7 @@ def call_with_timeout(fn: Callable[..., T], *args: Any, timeout: float, provider
         except BaseException as exc:  # handed back to the caller's thread
             outcome["error"] = exc
 
-    thread = threading.Thread(target=runner, name=f"{provider}-call", daemon=True)
+    thread = threading.Thread(target=in_caller_context(runner), name=f"{provider}-call", daemon=True)
     thread.start()
     thread.join(timeout)
     if thread.is_alive():

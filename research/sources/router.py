@@ -11,13 +11,13 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from research.schemas.researchers import ResearcherKind
 from research.schemas.source_quality import SourceControls
 from research.schemas.state_shapes import RunWarning, Source
 from research.secrets import mask
 from research.settings import Settings
+from research.sources.context_pool import ContextPool
 from research.sources.identity import dedupe_works
 from research.sources.provider_base import ProviderError, Retrieval, SourceProvider
 from research.sources.retrieve_timings import RetrieveTimings
@@ -176,7 +176,7 @@ class SourceRouter:
                 )
             )
         if active:
-            with ThreadPoolExecutor(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
+            with ContextPool(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
                 secrets = self.settings.secret_values()
                 searches = pool.map(lambda p: self._search(p, query, limit, secrets), active)
                 for provider, result in zip(active, searches, strict=True):  # pool.map: one per provider

@@ -64,7 +64,6 @@ def test_phase_windows_tile_the_run_and_each_phase_has_its_own_ideal() -> None:
     assert by_phase["runner"].ideal == 0.0 and round(by_phase["runner"].measured, 3) == 0.1
 
 
-
 def test_cpu_by_phase_reads_the_process_clock_at_each_phases_closing_event() -> None:
     events = [
         _at(100.0, "run_started", topic="t"),
@@ -89,6 +88,7 @@ def test_cpu_by_phase_reads_the_process_clock_at_each_phases_closing_event() -> 
         "runner": 0.02,
     }
     assert round(sum(cpu.values()), 6) == round(10.72 - 9.95, 6)  # the windows tile the run's CPU too
+
 
 def _spin(n: int) -> int:
     total = 0

@@ -15,11 +15,14 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
+from research.brains.base import WriteRequest, number_sources
 from research.brains.llm.grammar_schema import grammar_schema
 from research.brains.llm.grounded_restate import Restated, kept_words, opening, restate_copies
-from research.brains.llm.grounded_schema import Restatements, restatement_schema
+from research.brains.llm.grounded_schema import MAX_RESTATED_CHARS, Restatements, restatement_schema
 from research.brains.llm.llm_brain import LLMBrain
 from research.brains.llm.model_output import strict_json_schema
+from research.brains.llm.restated_meaning import meaning_change, subject_words
+from research.schemas.state_shapes import Source
 from research.settings import Settings
 from research.text.copying import copied
 from tests.brains.test_grounded_writer import QUESTIONS, TEXTS, TOPIC, passages_in, request
@@ -28,6 +31,10 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import ScriptedModel, requested_schema_name
 
 LNP = QUESTIONS[0]
+# A restatement that ran on to its room (MAX_RESTATED_CHARS), where llama-cpp's grammar ends it mid-word.
+CUT_RESTATEMENT = ("A shell of ionizable lipids, the nanoparticle, wraps up fragile mRNA, and " * 4)[
+    :MAX_RESTATED_CHARS
+]
 
 
 @pytest.fixture
@@ -97,6 +104,7 @@ def test_a_copied_sentence_is_restated_and_the_restatement_is_cited(server: Fake
         ("Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids.", "still a copy"),
         ("Vector vaccines are the other main type, made of adenovirus.", "not its passage's words"),
         ("Ionizable lipids wrap [3] https://x.example the mRNA.", "a link"),
+        (CUT_RESTATEMENT, "cut mid-word where the grammar's room ended it"),
     ],
 )
 def test_a_restatement_that_breaks_a_rule_leaves_the_copied_sentence(
@@ -189,3 +197,84 @@ def test_the_log_says_why_each_restatement_was_left_out_and_quotes_it(
 
     assert "1 not its passage's words" in caplog.text
     assert f'left out the restatement (not its passage\'s words): "{memory}"' in caplog.text
+
+
+# --- a restatement says what its original said (restated_meaning.py) ------------------------------
+
+PSEUDO_Q = "Why does modified mRNA make more protein?"
+PSEUDO = "Pseudouridine-containing mRNA was translated into far more protein"
+PSEUDO_TEXT = f"{PSEUDO}. The modification became a foundation of every mRNA vaccine."
+
+
+def pseudouridine_request() -> WriteRequest:
+    source = Source(id="s-nobel", title="Nobel", url="https://example.org/n", kind="web", provider="fake")
+    return request(
+        questions=[PSEUDO_Q], sources=number_sources([source]), text_of=lambda _id: PSEUDO_TEXT, known_gaps=[]
+    )
+
+
+@pytest.mark.parametrize(
+    ("restated", "kept"),
+    [
+        # Measured on Qwen2.5-Coder-1.5B: the passage's words, not a copy, on the question, and about
+        # another thing (the qualifier that defined the subject is gone).
+        ("The mRNA vaccine was translated into far more protein.", f"{PSEUDO} [1]."),
+        # Every word is the original's or its passage's but one fact of the model's own ("muscle").
+        ("Far more protein was translated from pseudouridine-containing mRNA in muscle.", f"{PSEUDO} [1]."),
+        # A faithful reordering: the subject (now the object) with its qualifier, nothing added.
+        (
+            "Far more protein was translated from pseudouridine-containing mRNA.",
+            "Far more protein was translated from pseudouridine-containing mRNA [1].",
+        ),
+    ],
+)
+def test_a_restatement_that_loses_its_subject_or_adds_words_leaves_the_original(
+    server: FakeOpenAIServer, restated: str, kept: str
+) -> None:
+    server.responder = copier(lambda user: [{"sentence": 1, "text": restated}] if PSEUDO_Q in user else [])
+    draft = brain(server).write(pseudouridine_request())
+
+    assert section_of(draft, PSEUDO_Q) == kept
+
+
+@pytest.mark.parametrize(
+    ("sentence", "subject"),
+    [
+        (f"{PSEUDO}.", ["Pseudouridine-containing", "mRNA"]),
+        ("Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids.", ["Lipid", "nanoparticles"]),
+        ("Messenger RNA vaccines formulated in lipid nanoparticles elicit immunity.", ["Messenger", "RNA", "vaccines"]),
+        ("Once in the cytoplasm, the mRNA is translated by host ribosomes.", ["mRNA"]),
+        ("The efficacy of the vaccines in older adults was high.", ["efficacy", "vaccines"]),
+        (
+            "Both the Pfizer-BioNTech and Moderna vaccines use N1-methylpseudouridine.",
+            ["Pfizer-BioNTech", "Moderna", "vaccines"],
+        ),
+        (
+            "Safety monitoring systems in Israel, the United States and Europe detected it.",
+            ["Safety", "monitoring", "systems"],
+        ),
+    ],
+)
+def test_the_subject_is_the_noun_phrase_before_the_verb_with_its_qualifiers(sentence: str, subject: list[str]) -> None:
+    assert subject_words(sentence) == subject
+
+
+def test_a_restatement_keeps_the_subject_with_its_numbers_and_its_denials_but_may_drop_other_detail() -> None:
+    prize = "The 2023 Nobel Prize was awarded to Katalin Karikó and Drew Weissman."
+    assert meaning_change("Katalin Karikó and Drew Weissman were awarded the 2023 Nobel Prize.", prize, prize) == ""
+    assert meaning_change("Katalin Karikó and Drew Weissman were awarded the Nobel Prize.", prize, prize) == (
+        "lost its subject"
+    )
+    lipid = "An ionizable lipid, ALC-0315 in the Pfizer-BioNTech vaccine, binds the mRNA and is the key to delivery."
+    assert meaning_change("An ionizable lipid binds mRNA for delivery.", lipid, lipid) == ""
+    rare = "Myocarditis was not seen in the phase 3 trials, which were too small."
+    assert meaning_change("The phase 3 trials, too small, had seen myocarditis.", rare, rare) == "changed a negation"
+    assert meaning_change("The phase 3 trials, too small, had not seen myocarditis.", rare, rare) == ""
+    assert meaning_change("Myocarditis was seen in the phase 3 trials, which were not too small.", rare, rare) == (
+        "changed a negation"
+    )
+    # Measured (Qwen, 2 Dec): the denied clause left out whole, the denial with it, is faithful.
+    fragile = (
+        "Messenger RNA is fragile, and the hard problem was never writing the message but getting it inside cells."
+    )
+    assert meaning_change("Messenger RNA is fragile and hard to get inside cells.", fragile, fragile) == ""

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from research.brains.llm.claim_judge import BATCH
 from research.brains.llm.structured import forget_methods
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
@@ -39,7 +40,7 @@ def test_every_cited_sentence_is_checked_after_the_writer(runner: ResearchRunner
     assert data["citation_precision"] == 1.0 and len(data["claims"]) == cited
 
 
-def _llm_runner(tmp_path: Path, server: FakeOpenAIServer, review_rounds: int = 0) -> ResearchRunner:
+def _llm_runner(tmp_path: Path, server: FakeOpenAIServer, review_rounds: int = 0, **values: Any) -> ResearchRunner:
     return ResearchRunner(
         loopback_llm_settings(
             server.base_url,
@@ -49,6 +50,7 @@ def _llm_runner(tmp_path: Path, server: FakeOpenAIServer, review_rounds: int = 0
             review_rounds=review_rounds,
             openai_api_key="sk-test-claims-0123456789",
             llm_timeout=5,
+            **values,
         )
     )
 
@@ -63,17 +65,50 @@ def _judge_everything_unsupported(request: dict[str, Any]) -> Any:
     return ScriptedModel()(request)
 
 
-def test_a_model_judges_all_claims_in_one_call(tmp_path: Path) -> None:
+def _claims_shown(request: dict[str, Any]) -> int:
+    user = "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
+    return len(re.findall(r'<source n="\d+"', user))
+
+
+def test_a_model_judges_all_claims_in_batches_of_the_grammar_bound(tmp_path: Path) -> None:
     with FakeOpenAIServer(_judge_everything_unsupported) as server:
         runner = _llm_runner(tmp_path, server)
         view = fold(
             runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
         )
         judge_calls = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
-    assert len(judge_calls) == 1
+    verifiable = [c for c in view.claims.claims if c.verdict != "unverifiable"]
+    assert [_claims_shown(r) for r in judge_calls] == [
+        min(BATCH, len(verifiable) - k) for k in range(0, len(verifiable), BATCH)
+    ]
     assert view.claims.method == "model" and view.claims.claims
     assert all(c.verdict in ("unsupported", "unverifiable") for c in view.claims.claims)
+    assert all(c.judged_by == "model" for c in verifiable)
     assert view.citation_precision == 0.0
+
+
+def test_a_call_cap_that_stops_the_judge_leaves_the_rest_offline_visibly(tmp_path: Path) -> None:
+    """The run's call cap reached after the judge's first batch: that batch has the model's verdict,
+    every later claim keeps the offline one, marked so in the claims_checked event, with a warning."""
+    topic = ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")
+    with FakeOpenAIServer(_judge_everything_unsupported) as server:
+        _llm_runner(tmp_path / "uncapped", server).run(topic)
+        before_judge = next(i for i, r in enumerate(server.requests) if "Role: claim checker" in json.dumps(r))
+    with FakeOpenAIServer(_judge_everything_unsupported) as server:
+        runner = _llm_runner(tmp_path / "capped", server, max_llm_calls=before_judge + 1)
+        view = fold(runner.store.events(runner.run(topic)))
+        judge_calls = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
+    assert len(judge_calls) == 1 and view.claims is not None and view.claims.method == "model"
+    verifiable = [c for c in view.claims.claims if c.verdict != "unverifiable"]
+    assert len(verifiable) > BATCH
+    assert [c.judged_by for c in verifiable] == ["model"] * BATCH + ["offline"] * (len(verifiable) - BATCH)
+    assert all(c.verdict == "unsupported" for c in verifiable[:BATCH])  # the model's verdict
+    # the offline verdict, kept (the offline check found each sentence in its passage, the judge says "not stated")
+    assert all(c.verdict in ("supported", "partial") and c.reason != "not stated" for c in verifiable[BATCH:])
+    warned = [w.message for w in view.warnings if w.source == "claim_check"]
+    assert any(
+        "stopped after 1 of" in w and f"{len(verifiable) - BATCH} claim(s) keep their offline" in w for w in warned
+    ), warned
 
 
 def test_a_failing_judge_degrades_to_the_offline_check(tmp_path: Path) -> None:

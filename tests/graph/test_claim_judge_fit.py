@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,20 +35,32 @@ def _user(request: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
 
 
-def _first_claim_off_question(request: dict[str, Any]) -> Any:
-    if requested_schema_name(request) == "ClaimJudgements":
-        count = len(re.findall(r'<source n="\d+"', _user(request)))
-        return {
-            "judgements": [
-                {"index": i, "verdict": "supported", "addresses_question": i != 1, "reason": "about logistics"}
+def _first_claim_off_question() -> Callable[[dict[str, Any]], Any]:
+    """A judge that finds the draft's first claim (claim 1 of its first batch) off its question."""
+    batches = 0
+
+    def responder(request: dict[str, Any]) -> Any:
+        nonlocal batches
+        if requested_schema_name(request) == "ClaimJudgements":
+            batches += 1
+            count = len(re.findall(r'<source n="\d+"', _user(request)))
+            judgements = [
+                {
+                    "index": i,
+                    "verdict": "supported",
+                    "addresses_question": (batches, i) != (1, 1),
+                    "reason": "about logistics",
+                }
                 for i in range(1, count + 1)
             ]
-        }
-    return ScriptedModel()(request)
+            return {"judgements": judgements}
+        return ScriptedModel()(request)
+
+    return responder
 
 
 def test_a_claim_the_judge_finds_off_question_is_unsupported_with_its_reason(tmp_path: Path) -> None:
-    with FakeOpenAIServer(_first_claim_off_question) as server:
+    with FakeOpenAIServer(_first_claim_off_question()) as server:
         runner = ResearchRunner(
             loopback_llm_settings(
                 server.base_url,
@@ -61,8 +74,8 @@ def test_a_claim_the_judge_finds_off_question_is_unsupported_with_its_reason(tmp
         view = fold(
             runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
         )
-        [judge] = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
-    assert "(question: " in _user(judge)  # every claim goes with its section's question
+        judges = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
+    assert judges and all("(question: " in _user(judge) for judge in judges)  # each claim with its question
     assert view.claims is not None
     judged = [c for c in view.claims.claims if c.verdict != "unverifiable"]
     assert view.claims.method == "model" and len(judged) >= 2
@@ -92,5 +105,5 @@ def test_a_changed_identifier_stays_unsupported_whatever_the_model_says(tmp_path
             server.base_url, data_dir=tmp_path / "data", log_dir=tmp_path / "logs", model="main-model", llm_timeout=5
         )
         out = judge_claims(make_brain(settings), [changed, fine], "# Rust vs Go\n")
-    assert out[0] == changed
+    assert out[0] == changed.model_copy(update={"judged_by": "offline"})  # the check's fact, not the model's call
     assert out[1].verdict == "supported" and out[1].failure == ""

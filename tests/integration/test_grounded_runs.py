@@ -22,7 +22,7 @@ from research.runs.view import fold, to_json
 from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.scripted_model import ScriptedModel, message_texts, requested_schema_name
+from tests.fakes.scripted_model import ScriptedModel, last_user_text, message_texts, requested_schema_name
 from tests.settings_presets import loopback_llm_settings
 
 TOPIC = "How do mRNA vaccines work?"
@@ -151,3 +151,43 @@ def test_internal_markers_never_reach_the_draft_notes_or_any_event(tmp_path: Pat
         text = event.data.model_dump_json()
         for marker in MARKERS:
             assert marker not in text, (event.type, marker)
+
+
+@pytest.mark.parametrize("review_rounds", [0, 1])
+def test_a_covered_question_whose_section_keeps_no_sentence_is_a_known_gap_everywhere(
+    tmp_path: Path, model: FakeOpenAIServer, review_rounds: int
+) -> None:
+    """The run's coverage finds both questions answered (evidence `sufficient` without the writer),
+    but every sentence the model writes for the second fails grounding, so its section cites
+    nothing: the run's evidence, notice, Known gaps (draft and JSON) and run_finished all say so,
+    from the writer's own draft on (not only once a review round has read it)."""
+    what, evidence = "What is mRNA vaccines and how does it work?", "What does the evidence say about mRNA vaccines?"
+
+    def from_memory_on_evidence(request: dict[str, Any], reply: dict[str, Any]) -> dict[str, Any]:
+        if f"Research question: {evidence}" in last_user_text(request):
+            return {"sentences": [{"passage": n, "text": MEMORY} for n in (1, 2)]}
+        return reply
+
+    plan = {"SupervisorDecision": lambda _r, reply: {**reply, "research_questions": [what, evidence]}}
+    model.responder = misbehaving(**plan)
+    control = run(settings_for(tmp_path / "control", model))
+    assert control["evidence"] == "sufficient" and not control["known_gaps"]  # both covered, both written
+
+    model.responder = misbehaving(**plan, SectionSentences=from_memory_on_evidence)
+    result = run(settings_for(tmp_path / "run", model, review_rounds=review_rounds))
+
+    draft = result["draft"]
+    section = draft.split(f"## {evidence}", 1)[1].split("\n## ", 1)[0]
+    assert "[" not in section and "do not answer" in section  # the section cites nothing, and says so
+    assert result["known_gaps"] == [evidence]  # the JSON
+    gaps = draft.split("## Known gaps", 1)[1].split("\n## ", 1)[0]
+    assert f"- {evidence}" in gaps and what not in gaps  # the draft
+    events = result.pop("_events")
+    assessed = [e.data for e in events if e.type == "evidence_assessed"]
+    assert assessed and all(a.evidence == "partial" and a.questions_covered == 1 for a in assessed), assessed
+    [finished] = [e.data for e in events if e.type == "run_finished"]
+    assert finished.evidence == result["evidence"] == "partial"
+    [ready] = [e.data for e in events if e.type == "draft_ready"]
+    assert ready.known_gaps == [evidence]
+    notices = [w for w in warnings_of(result) if w.startswith("Thin evidence")]
+    assert notices and all("1 of 2 questions covered" in w for w in notices), notices

@@ -70,3 +70,43 @@ def test_an_error_part_is_the_runs_error_with_keys_masked(tmp_path):
     record = manager.store.get_run(run_id)
     assert record.status == "failed" and record.error.startswith("AuthenticationError: bad key")
     assert key not in record.error and all(key not in str(e.data) for e in manager.store.events(run_id))
+
+
+class _CancelledMidStream(_Runs):
+    """The server's stream as a dashboard follows it while its user cancels the run: the cancel is
+    logged after the first part, and the stream still carries what the server sent before it stopped."""
+
+    def __init__(self, manager_box, late_parts):
+        super().__init__([])
+        self.manager_box, self.late_parts = manager_box, late_parts
+
+    def stream(self, *args, **kwargs):
+        yield _started()
+        self.manager_box[0].cancel(kwargs["context"]["run_id"])  # as the Stop button does, mid-stream
+        yield from self.late_parts
+
+    def list(self, *args, **kwargs):
+        return []  # no server run left to cancel (the scripted stream is all there is)
+
+
+def _custom(event_type, data):
+    return StreamPart("custom", {"research_event": event_type, "researcher_id": None, "iteration": None, "data": data})
+
+
+def test_what_the_stream_carries_after_the_runs_cancel_is_not_logged(tmp_path):
+    late = [
+        _custom("warning", {"source": "web", "message": "streamed after the cancel"}),
+        _custom("run_finished", {"status": "finished", "counts": {"sources": 3}}),
+    ]
+    box = []
+    runs = _CancelledMidStream(box, late)
+    manager = _manager(tmp_path, [])
+    manager.client.runs = runs
+    box.append(manager)
+    seen = []
+    run_id = manager.run(ResearchRequest(topic="How do mRNA vaccines work?"), on_event=seen.append)
+    events = manager.store.events(run_id)
+    assert [e.type for e in events] == ["run_started", "run_cancelled"]  # before: + warning, run_finished
+    record = manager.store.get_run(run_id)
+    assert record.status == "cancelled" and record.source_count == 0
+    assert "run_finished" not in [e.type for e in seen] and fold(events).status == "cancelled"

@@ -14,6 +14,7 @@ from ui.compare_stats import (
     unique_sources,
 )
 from ui.compare_summary import best_pick, summaries
+from ui.sources_frame import sources_frame
 
 
 def source(sid: str, kind: str, year: int | None = 2022, provider: str = "library", url: str = "") -> dict:
@@ -74,6 +75,26 @@ def test_per_run_figures_come_from_the_view():
     assert a.rounds == 2 and a.approved_in == 2 and b.approved_in == 1 and a.gaps == ["cost"]
     assert a.domains == {"s1.example.org", "s2.example.org", "s3.example.org"}
     assert a.headings == ["## Summary", "## Safety", "## Sources"]
+
+
+def test_unique_domains_count_the_sources_tables_domains_each_library_collection_and_file_its_own():
+    library = view(
+        "lib",
+        {"web": 1, "academic": 0, "book": 2},
+        [
+            source("m1", "book", url="library://sample/impressionism/monet-series"),
+            source("m2", "book", url="library://sample/impressionism/degas-dancers"),
+            source("v1", "book", url="library://sample/vaccines/mrna-basics"),
+            source("n1", "web", url="library://upload/0a1b2c/my%20notes.pdf"),
+            source("w1", "web", provider="wikipedia", url="https://www.Example.org/a"),
+        ],
+        ["APPROVED"],
+    )
+    stats = run_stats(library, None, library.draft)
+    assert stats.domains == set(sources_frame(library)["Domain"])  # what the Sources table shows
+    assert stats.domains == {"sample/impressionism", "sample/vaccines", "my notes.pdf", "example.org"}
+    measures = metrics_frame([stats]).set_index("Measure")
+    assert measures.loc["Unique domains"].tolist() == ["4"]  # before: 2 ("library" for all four, example.org)
 
 
 def test_overlap_is_jaccard_of_source_ids_and_unique_counts_what_no_other_run_found():

@@ -27,6 +27,19 @@ def _wait_status(data_dir: Path, run_id: str, wanted: set[str], timeout: float =
     raise AssertionError(f"run {run_id} is {store.get_run(run_id).status}, not {wanted}")
 
 
+def _wait_plan_review(at, run_id: str, timeout: float = 60.0):
+    """The page offers the plan review once the run is paused in the store *and* its thread has
+    ended (the pause event is stored a moment before the graph's interrupt returns): rerun until it
+    does, so a busy machine only makes this slower."""
+    deadline = time.time() + timeout
+    while not has_block(at, "plan-review"):
+        if time.time() > deadline:
+            raise AssertionError(f"run {run_id}: the page never offered the plan review")
+        time.sleep(0.05)
+        at = at.run()
+    return at
+
+
 def _start_paused(make_app, data_dir: Path):
     at = make_app().run()
     at.text_area(key="topic").input(TOPIC).run()
@@ -36,7 +49,7 @@ def _start_paused(make_app, data_dir: Path):
     run_id = at.query_params["run"]
     run_id = run_id[0] if isinstance(run_id, list) else run_id
     _wait_status(data_dir, run_id, {"paused"})
-    return at.run(), run_id
+    return _wait_plan_review(at.run(), run_id), run_id
 
 
 def test_the_plan_is_edited_while_paused_and_the_research_continues_with_it(make_app, data_dir):

@@ -129,3 +129,26 @@ def test_the_reviewers_version_shows_its_reasons(make_app, data_dir, monkeypatch
     assert check and "v2" in check[0] and "100%" in check[0]
     page = "\n".join(texts(at))
     assert "in draft v2 supported by the passage they cite (the writer's v1: " in page
+
+
+def test_a_claim_the_model_judge_did_not_reach_says_it_was_judged_offline(make_app, data_dir):
+    """A model claim check the run's call cap stopped part way: the claim it did not reach keeps the
+    offline verdict, and the table says so beside it (not read as the model's)."""
+    run_id = _run(data_dir, "How do mRNA vaccines work?")
+    judged = {**CHANGED_QUOTE_CLAIM, "n": 1, "sentence": "Judged by the model.", "verdict": "supported"}
+    judged.update(failure="", reason="", judged_by="model")
+    reached_not = {**judged, "n": 2, "sentence": "Never reached by the judge.", "judged_by": "offline"}
+    append_event(
+        data_dir,
+        run_id,
+        "claims_checked",
+        {"version": 1, "method": "model", "claims": [judged, reached_not], "precision": 1.0},
+    )
+    at = make_app(run_id).run()
+    assert not at.exception
+    [check] = [m.value for m in at.markdown if m.value.startswith("**Claim check**")]
+    assert "a model judge; 1 claims the judge did not reach keep the offline score" in check
+    rows = [m.value for e in at.expander for m in e.markdown if m.value.startswith("**[")]
+    [offline] = [v for v in rows if "Never reached" in v]
+    [model] = [v for v in rows if "Judged by the model" in v]
+    assert "judged offline" in offline and "judged offline" not in model

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import time
 
-from research.api import Event, RunStore
+from research.api import Event, RunStore, RunView
+from research.events.payloads import UsageReported
+from research.graph.nodes import Node
+from research.runs.revision import USAGE_NODE
 from tests.ui.canned import append_event, store_canned_run
+from ui.panels.usage import NODE_LABELS, usage_frame
 
 
 def _add_usage(data_dir, run_id: str) -> None:
@@ -84,3 +88,24 @@ def test_a_run_with_an_unpriced_model_says_price_unknown(make_app, data_dir):
     at = make_app(run_id).run()
     expander = next(e for e in at.expander if e.label.startswith("Model usage"))
     assert "price unknown" in expander.label and "$" not in expander.label and "0.0017" not in expander.label
+
+
+def test_the_review_steps_and_revisions_show_by_their_names(make_app, data_dir):
+    run_id = store_canned_run(data_dir)
+    for node in ("claim_check", "reviewer", "revision"):  # what the claim check, reviewer and a revision log
+        append_event(data_dir, run_id, "usage", {"node": node, "calls": 1, "prompt_tokens": 10, "completion_tokens": 5})
+    at = make_app(run_id).run()
+    frame = next(d.value for d in at.dataframe if "Step" in d.value.columns)
+    assert list(frame["Step"]) == ["Claim check", "Reviewer", "Draft revisions", "Total"]  # before: the raw names
+
+
+def test_every_node_a_usage_event_can_name_has_a_label():
+    """Walks the graph's nodes (and a revision's usage node): a node added later needs its label."""
+    names = [node.value for node in Node] + [USAGE_NODE]
+    assert [name for name in names if name not in NODE_LABELS] == []
+    view = RunView(run_id="r1")
+    for name in names:
+        view.usage.add(UsageReported(node=name, calls=1))
+    steps = list(usage_frame(view)["Step"])
+    assert steps == [NODE_LABELS[name] for name in names] + ["Total"]
+    assert len(set(steps)) == len(steps) and not set(steps) & set(names)  # distinct, and never a raw name

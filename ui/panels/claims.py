@@ -37,6 +37,9 @@ def render(view: RunView, version: int) -> None:
     claims = check.claims
     counts = {v: sum(c.verdict == v for c in claims) for v in _BADGE}
     method = "a model judge" if check.method == "model" else "the offline support score"
+    offline = sum(1 for c in claims if _kept_offline(check.method, c))
+    if offline:
+        method += f"; {offline} claims the judge did not reach keep the offline score"
     with st.container(key=f"claims-{view.run_id}-{version}"):
         st.markdown(
             f"**Claim check** (v{version}, {method}): citation precision "
@@ -52,8 +55,9 @@ def render(view: RunView, version: int) -> None:
         with st.expander(f"The passage behind each citation ({len(claims)} claims)", icon=":material/format_quote:"):
             for i, claim in enumerate(claims):
                 passage = md_escape(claim.passage) or ":gray[no stored text for this source]"
+                mark = _OFFLINE if _kept_offline(check.method, claim) else ""
                 st.markdown(
-                    f"**[{claim.n}]** {_BADGE.get(claim.verdict, '')} {md_escape(claim.sentence)}{_why(claim)}"
+                    f"**[{claim.n}]** {_BADGE.get(claim.verdict, '')}{mark} {md_escape(claim.sentence)}{_why(claim)}"
                     f"  \n> {passage}"
                 )
                 if claim.source_id and claim.passage:  # the passage in its source's page text, highlighted
@@ -65,6 +69,22 @@ def render(view: RunView, version: int) -> None:
                         args=(view.run_id, claim.source_id, claim.passage),
                         help="Shows this passage in the Sources search, above, with its source first.",
                     )
+
+
+_OFFLINE = " :gray-badge[judged offline]"
+
+
+def _kept_offline(method: str, claim: CheckedClaim) -> bool:
+    """A verifiable claim of a model-judged check that kept the offline verdict (the run's call cap,
+    a failed batch): said beside it, so no one reads it as the model's."""
+    return (
+        method == "model"
+        and claim.judged_by == "offline"
+        and claim.verdict != "unverifiable"
+        and (
+            claim.failure != "changed"  # a changed number or name is the text's fact, whoever judged
+        )
+    )
 
 
 def _why(claim: CheckedClaim) -> str:

@@ -5,15 +5,34 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from research.api import RunView
+from research.api import REVISION_USAGE_NODE, Node, RunView
 
-_NODE_LABELS = {"supervisor": "Supervisor", "researcher": "Researchers", "analyst": "Analyst", "writer": "Writer"}
+# Every name a usage event's `node` can carry: each node of the graph, and a draft revision's
+# (tests/ui/test_usage_panel.py walks the Node enum, so a new node gets its label here).
+NODE_LABELS: dict[str, str] = {
+    Node.BEGIN: "Start",
+    Node.SUPERVISOR: "Supervisor",
+    Node.PLAN_REVIEW: "Plan review",
+    Node.RESEARCHER: "Researchers",
+    Node.ANALYST: "Analyst",
+    Node.FOLLOW_UP: "Follow-up",
+    Node.WRITER: "Writer",
+    Node.CLAIM_CHECK: "Claim check",
+    Node.REVIEWER: "Reviewer",
+    Node.FINISH: "Finish",
+    REVISION_USAGE_NODE: "Draft revisions",
+}
+
+
+def step_label(node: str) -> str:
+    """The usage row's label; a name this desk does not know (a log from another version) in words."""
+    return NODE_LABELS.get(node) or node.replace("_", " ").strip().capitalize() or node
 
 
 def usage_frame(view: RunView) -> pd.DataFrame:
     rows = [
         {
-            "Step": _NODE_LABELS.get(node, node),
+            "Step": step_label(node),
             "Calls": n.calls,
             "Failed": n.failed_calls,
             "Prompt tokens": n.prompt_tokens,

@@ -1,61 +1,98 @@
-"""The model judge of the claim check: one batched structured call over every checked claim.
+"""The model judge of the claim check: batched structured calls over every checked claim.
 
 The offline check has already found each claim's best passage; the model reads claim, passage and
 the question of the claim's section, and says supported / partial / unsupported and whether the
 claim addresses that question (one that does not is unsupported, whatever its support). A claim the
 offline check found to change a number or identifier of its passage stays unsupported: that is
-mechanical, not a judgement. Claims it does not answer keep the offline verdict; unverifiable claims
-(no stored text) are never sent.
+mechanical, not a judgement. Unverifiable claims (no stored text) are never sent.
+
+The claims go in batches of at most BATCH, the grammar's list bound on llama-cpp (a reply there
+holds at most MAX_ITEMS judgements, so one call over twelve claims would judge five), each batch
+numbered from 1 and its own metered call. When a later batch cannot be made (the run's call cap,
+a failed call), the claims judged so far keep the model's verdict and the rest keep the offline
+one, each marked `judged_by` and said in a note; a failure before any verdict raises, for the
+caller to degrade to the offline check.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from research import prompts
+from research.brains.llm.grammar_schema import MAX_ITEMS
 from research.drafts.claims import draft_topic
-from research.schemas.llm_shapes import ClaimJudgement, ClaimJudgements
+from research.schemas.llm_shapes import ClaimJudgement, ClaimJudgements, claim_judgements_schema
 from research.schemas.state_shapes import CheckedClaim
 
 if TYPE_CHECKING:
     from research.brains.base import Brain
     from research.brains.llm.llm_brain import LLMBrain
 
-MAX_JUDGED_CLAIMS = 60  # one call stays bounded; the rest keep their offline verdict
+MAX_JUDGED_CLAIMS = 60  # at most MAX_JUDGED_CLAIMS / BATCH calls; the rest keep their offline verdict
+BATCH = MAX_ITEMS  # the grammar's list bound: one judgement per claim of the batch
 
 
-def judge_claims(brain: Brain, claims: list[CheckedClaim], markdown: str = "") -> list[CheckedClaim]:
+def judge_claims(
+    brain: Brain, claims: list[CheckedClaim], markdown: str = "", note: Callable[[str], None] | None = None
+) -> list[CheckedClaim]:
     """`brain` is an LLMBrain, or a FallbackBrain around one (its metered structured call); `markdown`
-    the checked draft (its title is the topic a Summary answers). Raises on any failure: the caller
-    degrades to the offline verdicts with a warning."""
+    the checked draft (its title is the topic a Summary answers). Every claim comes back marked
+    `judged_by`; `note` hears why some verifiable claims kept their offline verdict. Raises when the
+    first call fails: the caller degrades to the offline verdicts with a warning."""
     model = cast("LLMBrain", getattr(brain, "primary", brain))  # a FallbackBrain wraps the LLM brain
-    judged = [i for i, c in enumerate(claims) if c.verdict != "unverifiable"][:MAX_JUDGED_CLAIMS]
+    verifiable = [i for i, c in enumerate(claims) if c.verdict != "unverifiable"]
+    judged = verifiable[:MAX_JUDGED_CLAIMS]
+    out = [c.model_copy(update={"judged_by": "offline"}) for c in claims]
     if not judged:
-        return claims
+        return out
     topic = prompts.neutralise(draft_topic(markdown))
+    calls, stopped, answered = 0, "", set()
+    for start in range(0, len(judged), BATCH):
+        batch = judged[start : start + BATCH]
+        try:
+            reply = _judge_batch(model, [claims[i] for i in batch], topic)
+        except Exception as exc:
+            if not calls:
+                raise  # nothing judged: the caller's offline check, with its warning
+            stopped = f"{type(exc).__name__}: {exc}"
+            break
+        calls += 1
+        for judgement in reply.judgements:
+            if 1 <= judgement.index <= len(batch):
+                i = batch[judgement.index - 1]
+                answered.add(i)
+                out[i] = _merged(out[i], judgement)
+    if note is not None:
+        offline = len(set(verifiable) - answered)
+        if stopped:
+            note(
+                f"the model judge stopped after {calls} of {-(-len(judged) // BATCH)} calls ({stopped[:300]}); "
+                f"{offline} claim(s) keep their offline verdict"
+            )
+        elif offline:
+            note(f"{offline} claim(s) were not judged by the model and keep their offline verdict")
+    return out
+
+
+def _judge_batch(model: LLMBrain, batch: list[CheckedClaim], topic: str) -> ClaimJudgements:
+    """One metered call over at most BATCH claims, numbered 1..len(batch)."""
     numbered = "\n".join(
-        f"{k}. (question: {_question(claims[i].section, topic)}) {prompts.neutralise(claims[i].sentence)}"
-        for k, i in enumerate(judged, 1)
+        f"{k}. (question: {_question(c.section, topic)}) {prompts.neutralise(c.sentence)}"
+        for k, c in enumerate(batch, 1)
     )
     blocks = [
-        prompts.render_source(
-            f'n="{k}"', kind="passage", title=claims[i].source_id or "", url="", text=claims[i].passage
-        )
-        for k, i in enumerate(judged, 1)
+        prompts.render_source(f'n="{k}"', kind="passage", title=c.source_id or "", url="", text=c.passage)
+        for k, c in enumerate(batch, 1)
     ]
     messages = [
         SystemMessage(prompts.CLAIM_JUDGE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)),
         HumanMessage(prompts.CLAIM_JUDGE_USER.format(claims=numbered, sources=prompts.render_sources(blocks))),
     ]
-    reply = model._structured(model._main, ClaimJudgements, messages)  # noqa: SLF001 - the brain's metered call
-    out = list(claims)
-    for judgement in reply.judgements:
-        if 1 <= judgement.index <= len(judged):
-            i = judged[judgement.index - 1]
-            out[i] = _merged(out[i], judgement)
-    return out
+    schema = claim_judgements_schema(len(batch))  # the grammar lets it number only the claims shown
+    return model._structured(model._main, schema, messages)  # noqa: SLF001 - the brain's metered call
 
 
 def _question(section: str, topic: str) -> str:
@@ -69,10 +106,12 @@ def _merged(claim: CheckedClaim, judgement: ClaimJudgement) -> CheckedClaim:
         return claim  # a changed number or identifier is a fact about the text, not the model's call
     if not judgement.addresses_question:
         reason = judgement.reason or f'does not address its section\'s question ("{claim.section[:120]}")'
-        return claim.model_copy(update={"verdict": "unsupported", "failure": "off_question", "reason": reason})
+        update = {"verdict": "unsupported", "failure": "off_question", "reason": reason, "judged_by": "model"}
+        return claim.model_copy(update=update)
     supported = judgement.verdict == "supported"
     return claim.model_copy(
         update={
+            "judged_by": "model",
             "verdict": judgement.verdict,
             "failure": "" if supported else "not_stated",
             "reason": "" if supported else (judgement.reason or "the model judge found the passage does not state it"),

@@ -10,14 +10,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from research.brains.base import NumberedSource, TextLookup
+from research.brains.llm.grounded_schema import PASSAGE_CHARS
+from research.brains.llm.grounded_sentence import repeats
 from research.drafts.fit import addresses
-from research.text import best_snippet, split_sentences, tokenize, top_sentences
+from research.text import best_snippet, split_sentences, top_sentences
 from research.text.prose import flaws
 
 PASSAGES_PER_SECTION = 4
-PASSAGE_CHARS = 420
 PASSAGE_SENTENCES = 2
-REPEAT_OVERLAP = 0.8
 # A section's plan: its question (None: the summary), its fit rule, the sources it may rest on.
 SectionPlan = tuple[str | None, Callable[[str], bool], list[NumberedSource]]
 
@@ -132,16 +132,6 @@ class Prepared:
         if i == 0 or not self.futures:
             return self._work(i)
         return self.futures[i - 1].result()
-
-
-def repeats(text: str, others: list[str]) -> bool:
-    mine = set(tokenize(text))
-    for other in others:
-        theirs = set(tokenize(other))
-        shorter = min(len(mine), len(theirs))
-        if shorter and len(mine & theirs) / shorter >= REPEAT_OVERLAP:
-            return True
-    return False
 
 
 def source_text(ns: NumberedSource, text_of: TextLookup) -> str:

@@ -10,7 +10,10 @@ when it still passes every rule the original passed, and then some:
 - it is a plain sentence (clean_sentence), not a repeat of another kept sentence;
 - its words are its passage's (MIN_GROUNDING) and it changes none of the passage's numbers, units
   or identifiers (research/drafts/faithful.py, as the claim check applies it);
-- it addresses the section's question (`fits`), and it is not itself a copy.
+- it addresses the section's question (`fits`), and it is not itself a copy;
+- it says what the original said (restated_meaning.py): it keeps the original's subject with its
+  qualifiers, its names and numbers, and adds no content word that neither the original nor its
+  passage holds ("Pseudouridine-containing mRNA ..." restated as "The mRNA vaccine ..." is left out).
 
 Otherwise the copied sentence stays (it is true to its source; the eval counts it as copied). A
 failed call keeps every sentence as it was, with a note. The claim check judges the result like any
@@ -30,6 +33,7 @@ from research import prompts
 from research.brains.llm.grammar_schema import MAX_ITEMS
 from research.brains.llm.grounded_schema import Restatements, restatement_schema
 from research.brains.llm.model_output import InvalidModelOutput
+from research.brains.llm.restated_meaning import meaning_change
 from research.drafts.faithful import UNITS, changed_tokens
 from research.drafts.fit import addresses
 from research.text.copying import copied
@@ -98,7 +102,7 @@ def restate_copies(
                 if copied(text, grounds[i])
                 else "changed a number or name"
                 if changed_tokens(text, grounds[i])
-                else ""
+                else meaning_change(text, sentences[i][0], grounds[i])
             )
         if why:
             tally.rejected[why] += 1

@@ -26,14 +26,13 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from research import prompts
 from research.brains.base import NumberedSource, ReviseRequest
 from research.brains.llm.grounded_passages import (
-    PASSAGE_CHARS,
     PASSAGE_SENTENCES,
     Passage,
     fits_section,
     select_passages,
     source_text,
 )
-from research.brains.llm.grounded_schema import NO_PASSAGE, section_schema
+from research.brains.llm.grounded_schema import NO_PASSAGE, PASSAGE_CHARS, section_schema
 from research.brains.llm.grounded_writer import (
     Ask,
     NoGroundedSentences,

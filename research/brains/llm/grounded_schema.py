@@ -19,10 +19,14 @@ from research.brains.llm.grammar_schema import MAX_ITEMS, text_field, text_patte
 M = TypeVar("M", bound=BaseModel)
 NO_PASSAGE = 0
 MAX_PASSAGES = 8
-# Room for a long sentence copied or paraphrased from a passage: the grammar's default string cap
-# (160 characters) cut such sentences mid-word. Declared for the grammar only (json_schema_extra),
-# so a longer sentence from a server that merely reads the schema is trimmed, not a failed reply.
-MAX_SENTENCE_CHARS = 400
+# The longest passage a section shows the model (the writer's and the reviser's best_snippet).
+PASSAGE_CHARS = 420
+# Room for a sentence copied whole from the longest passage, and a few words more: the grammar's
+# default string cap (160 characters) cut such sentences mid-word, and so did a 400-character room
+# under 420-character passages. Declared for the grammar only (json_schema_extra), so a longer
+# sentence from a server that merely reads the schema is no failed reply. A sentence that still
+# reaches the room was cut there (the grammar ends it): the writer drops it, never shows it cut.
+MAX_SENTENCE_CHARS = PASSAGE_CHARS + 60
 
 
 class _Reply(BaseModel):

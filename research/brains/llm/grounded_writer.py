@@ -10,6 +10,8 @@ llama-cpp). The desk then keeps a sentence only when
 - it shares enough of its words with that passage (MIN_GROUNDING: a sentence from memory that
   merely names a passage does not pass),
 - it is a plain sentence (no URLs, markers or markup; it is not a repeat),
+- it was written to its end: the grammar's room fits the longest passage copied whole, and a
+  sentence that still runs to that bound (cut there, mid-word) is dropped, never shown cut,
 
 and renders the source's `[n]` itself. A section left with nothing says plainly that the sources
 found do not answer its question. A draft with no sentence kept, while sources exist, is a failed
@@ -18,7 +20,6 @@ step (NoGroundedSentences): the caller falls back with a warning rather than sho
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -31,27 +32,35 @@ from research.brains.llm.grounded_passages import (
     Prepared,
     SectionPlan,
     fits_section,
-    repeats,
     select_passages,
 )
 from research.brains.llm.grounded_restate import AskRestated, Restated, restate_copies
-from research.brains.llm.grounded_schema import MAX_SENTENCE_CHARS, NO_PASSAGE, SectionSentences, section_schema
+from research.brains.llm.grounded_schema import (
+    MAX_RESTATED_CHARS,
+    MAX_SENTENCE_CHARS,
+    NO_PASSAGE,
+    SectionSentences,
+    section_schema,
+)
+from research.brains.llm.grounded_sentence import (
+    MIN_WORDS,
+    clean_sentence,
+    grounding,
+    reached_bound,
+    repeats,
+    whole_sentences,
+)
 from research.brains.llm.model_output import InvalidModelOutput
-from research.drafts.markers import CITATION_MARKER, GROUPED_MARKER, strip_internal_markers
 from research.events import emit
 from research.events.agent_log import agent_log
 from research.events.payloads_model import DraftDeltaData
 from research.report_shape import ShapeLayout
-from research.text import split_sentences, tokenize
 
 MIN_GROUNDING = 0.5  # share of a sentence's content words found in its passage
-MIN_WORDS = 4
 NO_ANSWER = "The sources found do not answer this question."
 # A section written from sources too few to cover its question (the run's coverage lists it under
 # Known gaps): said in the section too, so the draft never answers what it calls a gap unremarked.
 THIN = "Too few sources answer this, so it is also a Known gap."
-_LINKISH = re.compile(r"https?://|www\.|\]\(|</?[a-zA-Z][^>\n]{0,80}>", re.IGNORECASE)
-_LIST_LEAD = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 # The structured call: (schema, messages) -> a validated instance (the brain's metered call).
 Ask = Callable[[type[SectionSentences], list[BaseMessage]], SectionSentences]
 Note = Callable[[str], None]
@@ -70,6 +79,7 @@ class Section:
     declined: int = 0  # the model said no passage answers (passage 0)
     unplain: int = 0  # held a link or markup
     off_question: int = 0  # rests on its passage but does not address the section's question
+    cut: int = 0  # ended at the reply's length bound: cut mid-sentence, never shown as a finding
     grounds: list[str] = field(default_factory=list)  # the passage each kept sentence rests on (aligned)
     gap: bool = False  # the run's coverage lists this question under Known gaps
 
@@ -201,6 +211,8 @@ class _Restater:
         prior = [text for text in seen if text not in mine]
 
         def accept(raw: str, ground: str, others: list[str]) -> tuple[str, str]:
+            if reached_bound(raw, MAX_RESTATED_CHARS):
+                return "", "cut at its length bound"  # the grammar ended it mid-sentence: the copy stays
             text = clean_sentence(raw)
             if not text:
                 return "", "not a plain sentence"
@@ -249,7 +261,9 @@ def keep_sentences(
             section.invalid += 1
             continue
         # A reply's "sentence" may hold several: each gets the marker (and is checked) on its own.
-        for piece in split_sentences(" ".join(str(item.text).split())[:MAX_SENTENCE_CHARS]):
+        pieces, cut = whole_sentences(str(item.text), MAX_SENTENCE_CHARS)
+        section.cut += cut
+        for piece in pieces:
             text = clean_sentence(piece)
             if not text:
                 section.unplain += len(piece.split()) >= MIN_WORDS  # a link or markup, not a short fragment
@@ -267,28 +281,6 @@ def keep_sentences(
             section.grounds.append(passage.text)
 
 
-def clean_sentence(text: str) -> str:
-    """One plain sentence, or "" when it is not one (markup, a URL, too short)."""
-    text = strip_internal_markers(" ".join(str(text).split()))[:MAX_SENTENCE_CHARS]
-    text = CITATION_MARKER.sub("", GROUPED_MARKER.sub("", text))
-    text = _LIST_LEAD.sub("", text).strip(" \"'")
-    if _LINKISH.search(text) or len(text.split()) < MIN_WORDS:
-        return ""
-    body = " ".join(text.split()).rstrip(" ,;:.!?")
-    end = text.rstrip()[-1:]
-    text = body + (end if end in "!?" else ".")  # one full stop: "datasets.." -> "datasets."
-    first = text.split(" ", 1)[0]
-    return text[:1].upper() + text[1:] if first.islower() else text  # "mRNA" stays "mRNA"
-
-
-def grounding(sentence: str, passage: str) -> float:
-    """Share of the sentence's content words that its passage holds."""
-    wanted = set(tokenize(sentence))
-    if not wanted:
-        return 0.0
-    return len(wanted & set(tokenize(passage))) / len(wanted)
-
-
 def _with_marker(sentence: str, n: int) -> str:
     """'A finding.' -> 'A finding [3].' (the marker inside the sentence it supports)."""
     return f"{sentence[:-1].rstrip()} [{n}]{sentence[-1]}"
@@ -304,6 +296,9 @@ def report_drops(sections: list[Section], note: Note) -> None:
     unplain = sum(s.unplain for s in sections)
     if unplain:
         note(f"dropped {unplain} sentence(s) that held a link or markup")
+    cut = sum(s.cut for s in sections)
+    if cut:
+        note(f"dropped {cut} sentence(s) cut off at the reply's length bound")
     off_question = sum(s.off_question for s in sections)
     if off_question:  # true to a passage that fits, only not an answer: the desk's editing, logged
         agent_log.info("Writer: dropped %d sentence(s) that did not address their section's question", off_question)

@@ -1,6 +1,7 @@
 """Claim check: after the writer, every cited sentence against the stored text of the source it
-cites (research/drafts/claims.py); with a model, one batched judge call on top (brains/llm/claim_judge.py).
-A judge that fails degrades to the offline verdicts with a warning."""
+cites (research/drafts/claims.py); with a model, a judge in batches on top (brains/llm/claim_judge.py).
+A judge that fails degrades to the offline verdicts with a warning; one the run's call cap (or a
+failed call) stops part way keeps the verdicts it gave, and each claim says whose verdict it has."""
 
 from __future__ import annotations
 
@@ -25,8 +26,12 @@ def checked(ctx: RunContext, draft: Draft, version: int) -> list[CheckedClaim]:
     claims = check_claims(draft.markdown, dict(draft.citations), ctx.text_of)
     method = "offline"
     if ctx.brain.kind != "offline" and any(c.verdict != "unverifiable" for c in claims):
+
+        def note(message: str) -> None:
+            warn(CLAIM_CHECK, mask(f"{message[:1].upper()}{message[1:]}.", ctx.settings.secret_values()))
+
         try:
-            claims, method = judge_claims(ctx.brain, claims, draft.markdown), "model"
+            claims, method = judge_claims(ctx.brain, claims, draft.markdown, note), "model"
         except Exception as exc:  # noqa: BLE001 - a failed judge must not lose the check
             message = mask(f"{type(exc).__name__}: {exc}", ctx.settings.secret_values())
             warn(CLAIM_CHECK, f"The model claim judge failed ({message[:300]}); claims were checked offline.")

@@ -3,7 +3,9 @@ the draft's sections and its Known gaps (draft and JSON) all read.
 
 The sources that answer each question (research/relevance/coverage.py), settled on what the
 offline writer can write: a question whose passages all answer other questions better gets a
-section that says nothing relevant was found, so it is not covered either.
+section that says nothing relevant was found, so it is not covered either. Once any writer has
+written, the coverage is settled on the draft itself (`settle_on_draft`): a question whose section
+cites nothing (every sentence a model wrote for it failed grounding) is not covered.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import replace
 from research.brains.base import number_sources
 from research.brains.offline.offline_writer import answered_questions
 from research.drafts.evidence import EvidenceStatus
+from research.drafts.review import uncited_questions
 from research.events import emit
 from research.events.payloads import EvidenceAssessedData
 from research.graph.context import RunContext
@@ -44,6 +47,14 @@ def run_coverage(ctx: RunContext, topic: str, questions: list[str], sources: lis
     numbered = number_sources(writing_order(sources))
     written = answered_questions(topic, questions, numbered, ctx.text_of, tuple(coverage))
     return [c if c.question in written else replace(c, covered=False, source_ids=(), origins=0) for c in coverage]
+
+
+def settle_on_draft(coverage: list[QuestionEvidence], markdown: str) -> list[QuestionEvidence]:
+    """The coverage once the draft is written: a question it found covered whose section in the
+    draft cites nothing (or that has no section) is not covered, so the evidence, the notice and the
+    Known gaps (draft and JSON) never call answered what the draft does not answer."""
+    unshown = set(uncited_questions(markdown, [c.question for c in coverage if c.covered]))
+    return [replace(c, covered=False, source_ids=(), origins=0) if c.question in unshown else c for c in coverage]
 
 
 def emit_evidence(evidence: EvidenceStatus) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
@@ -15,7 +17,7 @@ from research.events.payloads import DraftReady, Phase
 from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log, report_usage, warn
 from research.graph.nodes.run_coverage import MAX_SOURCES_FOR_WRITER as MAX_SOURCES_FOR_WRITER
-from research.graph.nodes.run_coverage import emit_evidence, run_coverage, writing_order
+from research.graph.nodes.run_coverage import emit_evidence, run_coverage, settle_on_draft, writing_order
 from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState, shape_of
 from research.relevance.coverage import QuestionEvidence
@@ -52,12 +54,8 @@ def writer(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
     sources = state.get("sources", [])
     coverage = run_coverage(ctx, state["topic"], state["research_questions"], sources)
     gaps = known_gaps(state, coverage)
-    evidence = assess_coverage(
-        [c.as_coverage() for c in coverage],
-        len(sources),
-        [q for r in state.get("reports", []) for q in r.queries],
-    )
-    emit_evidence(evidence)
+    searched = [q for r in state.get("reports", []) for q in r.queries]
+    evidence = assess_coverage([c.as_coverage() for c in coverage], len(sources), searched)
     shape = shape_of(state)
     # A model writes within its reply cap per section; the offline writer has none.
     reply_cap = ctx.settings.reply_tokens_writer if ctx.brain.kind != "offline" else None
@@ -91,6 +89,16 @@ def writer(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
             cited, repairs, shaped = offline, offline_repairs, offline_shaped
         else:
             warn("writer", f"The draft cites none of the {len(numbered)} sources gathered: read it as unsupported.")
+    if evidence.evidence != "none":
+        # One computation decides, after the writer too: a covered question whose section cites
+        # nothing (every sentence written for it failed grounding) is a gap in the draft, its JSON,
+        # the evidence status and its notice alike.
+        settled = settle_on_draft(coverage, cited.markdown)
+        if settled != coverage:
+            coverage, gaps = settled, known_gaps(state, settled)
+            evidence = assess_coverage([c.as_coverage() for c in coverage], len(sources), searched)
+            cited = replace(cited, markdown=with_known_gaps(cited.markdown, gaps))
+    emit_evidence(evidence)  # once the draft is settled: what it reports is what the draft shows
     for message in repairs:
         warn("writer", message)
     if shaped.note:

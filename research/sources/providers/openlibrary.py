@@ -12,13 +12,13 @@ adds a RunWarning, it never fails the search (and is not retried, to keep a quer
 from __future__ import annotations
 
 import dataclasses
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from research.schemas.researchers import ResearcherKind
 from research.schemas.source_quality import SourceFacts
 from research.schemas.state_shapes import RunWarning, Source
 from research.settings import Settings
+from research.sources.context_pool import ContextPool
 from research.sources.http import get_json
 from research.sources.provider_base import ProviderError, Retrieval
 from research.sources.providers.http_provider import QueryProvider, add_source, rank_score
@@ -80,7 +80,7 @@ class OpenLibraryProvider(QueryProvider):
         if not keys:
             return {}
         workers = min(len(keys), MAX_DESCRIPTION_WORKERS)
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="openlibrary") as pool:
+        with ContextPool(max_workers=workers, thread_name_prefix="openlibrary") as pool:
             outcomes = list(pool.map(self._description, keys))
         failures = [error for _, error in outcomes if error]
         if failures:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urljoin
 
 import httpx
@@ -21,6 +20,7 @@ import trafilatura
 from research.schemas.state_shapes import RunWarning
 from research.settings import Settings
 from research.sources import http as http_core
+from research.sources.context_pool import ContextPool
 from research.sources.provider_base import ProviderError, Retrieval, SourceProvider
 from research.sources.providers.html_text import html_to_text
 from research.sources.providers.pinned_transport import PinnedTransport
@@ -153,7 +153,7 @@ def enrich_with_page_text(
         except Exception as exc:  # every failure is reported, none ends the run
             return exc
 
-    with ThreadPoolExecutor(max_workers=len(wanted), thread_name_prefix="scrape") as pool:
+    with ContextPool(max_workers=len(wanted), thread_name_prefix="scrape") as pool:
         outcomes = list(pool.map(fetch, [s.url for s in wanted]))
     for source, outcome in zip(wanted, outcomes, strict=True):
         if isinstance(outcome, str):
