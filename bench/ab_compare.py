@@ -114,7 +114,7 @@ def _ratios(old: list[dict[str, Any]], new: list[dict[str, Any]], case: str) -> 
 
 
 def _checkout(rev: str, where: Path) -> Path:
-    subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", str(where), rev], check=True)
+    subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--quiet", "--detach", str(where), rev], check=True)
     return where
 
 
