@@ -29,7 +29,7 @@ from bench.harness import isolate_environment, BenchContext
 isolate_environment()
 from bench.critical_path import critical_path
 from bench.loopback import LoopbackWorld
-from bench.phases import phase_costs
+from bench.phases import phase_costs, phase_cpu
 model, search = float(sys.argv[1]), float(sys.argv[2])
 ctx = BenchContext(quick=True)
 out = {}
@@ -45,6 +45,7 @@ try:
             case = {"wall": run.wall_seconds, "ideal": path.seconds, "status": run.status, "cpu": cpu}
             rows = phase_costs(run.events, run.started_at, run.ended_at, [r["researchers"] for r in path.rounds], model)
             case["phases"] = {r.phase: r.overhead for r in rows}
+            case["phase_cpu"] = phase_cpu(run.events, run.cpu_at, run.cpu_started, run.cpu_ended)
             out[allocation] = case
 finally:
     ctx.cleanup()
@@ -93,11 +94,27 @@ def _ratios(old: list[dict[str, Any]], new: list[dict[str, Any]], case: str) -> 
         }
         for p in phases
     }
+    if all("phase_cpu" in r[case] for r in old + new):  # CPU seconds by phase (bench/phases.py phase_cpu)
+        cpu_phases = [p for p in new[0][case]["phase_cpu"] if all(p in r[case]["phase_cpu"] for r in old + new)]
+        out["phase_cpu_s"] = {
+            p: {
+                "old": round(median([o[case]["phase_cpu"][p] for o in old]), 3),
+                "new": round(median([n[case]["phase_cpu"][p] for n in new]), 3),
+                "new_over_old": round(
+                    median(
+                        [n[case]["phase_cpu"][p] / o[case]["phase_cpu"][p] for o, n in pairs if o[case]["phase_cpu"][p]]
+                        or [0.0]
+                    ),
+                    3,
+                ),
+            }
+            for p in cpu_phases
+        }
     return out
 
 
 def _checkout(rev: str, where: Path) -> Path:
-    subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", str(where), rev], check=True)
+    subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--quiet", "--detach", str(where), rev], check=True)
     return where
 
 
@@ -155,6 +172,13 @@ def markdown_table(result: dict[str, Any]) -> str:
     ]
     if all("old_cpu_s" in result["cases"][c] for c in cases):
         totals.append(("CPU of the run, s (median; the fakes' included)", "old_cpu_s", "new_cpu_s"))
+    if all("phase_cpu_s" in result["cases"][c] for c in cases):
+        for phase in result["cases"][cases[0]]["phase_cpu_s"]:
+            cells = []
+            for c in cases:
+                row = result["cases"][c]["phase_cpu_s"].get(phase, {})
+                cells += [f"{row.get('old', 0):.3f}", f"{row.get('new', 0):.3f}"]
+            lines.append(f"| CPU s, {phase} (median) | " + " | ".join(cells) + " |")
     for label, old, new in totals:
         cells = [f"{result['cases'][c][k]:.2f}" for c in cases for k in (old, new)]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")

@@ -296,6 +296,12 @@ class LoopbackRun:
     search_requests: int
     started_at: float = 0.0  # time.time() around runner.run, the clock events are stamped with
     ended_at: float = 0.0
+    # The process's CPU clock (time.process_time: every thread, the in-process fakes' included) at
+    # the run's start, as each event reached the runner's callback, and at its end: CPU by phase
+    # (bench/phases.py `phase_cpu`), which a loaded machine inflates far less than wall time.
+    cpu_started: float = 0.0
+    cpu_at: list[float] = field(default_factory=list)
+    cpu_ended: float = 0.0
 
     def as_cost(self) -> dict[str, int]:
         return {"calls": self.calls, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
@@ -414,16 +420,22 @@ class LoopbackWorld:
         self._model.reset()
         self._search.server.clear_log()
         events: list[Event] = []
+        cpu_at: list[float] = []
+
+        def on_event(event: Event) -> None:
+            cpu_at.append(time.process_time())
+            events.append(event)
+
         request = ResearchRequest(
             topic=topic,
             allocation=allocation,
             max_iterations=max_iterations,
             researcher_mode=researcher_mode,
         )
-        started_at, start = time.time(), time.perf_counter()
-        run_id = runner.run(request, on_event=events.append)
+        started_at, start, cpu_started = time.time(), time.perf_counter(), time.process_time()
+        run_id = runner.run(request, on_event=on_event)
         wall = time.perf_counter() - start
-        ended_at = time.time()
+        ended_at, cpu_ended = time.time(), time.process_time()
         record = runner.store.get_run(run_id)
         stats = self._model.stats
         return LoopbackRun(
@@ -436,6 +448,9 @@ class LoopbackWorld:
             search_requests=len(self._search.server.requests()),
             started_at=started_at,
             ended_at=ended_at,
+            cpu_started=cpu_started,
+            cpu_at=cpu_at,
+            cpu_ended=cpu_ended,
         )
 
 

@@ -97,6 +97,19 @@ def phase_costs(
     return rows
 
 
+def phase_cpu(events: list[Event], cpu_at: list[float], cpu_started: float, cpu_ended: float) -> dict[str, float]:
+    """CPU seconds of the process in each phase's window (the same windows as `phase_costs`), from the
+    process CPU clock read as each event arrived (`LoopbackRun.cpu_at`). A phase's CPU is every
+    thread's, the in-process fakes' included: the work that competes for the one interpreter."""
+    out: dict[str, float] = {}
+    start = cpu_started
+    ends = [(phase, cpu_at[i]) for phase, i in _boundaries(events)]
+    for phase, end in [*ends, ("runner", cpu_ended)]:
+        out[phase] = out.get(phase, 0.0) + max(0.0, end - start)
+        start = end
+    return out
+
+
 def overhead_table(rows: list[PhaseCost]) -> dict[str, dict[str, float | str]]:
     """The rows keyed by phase (for results.json)."""
     return {row.phase: row.as_dict() for row in rows}

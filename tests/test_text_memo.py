@@ -13,6 +13,7 @@ from bench.loopback import LoopbackWorld
 from research.relevance.ranking import judge_source
 from research.relevance.terms import _term_key, term_key
 from research.text import memo, split_sentences, stem, tokenize, words
+from research.text.prose import flaws
 from research.text.tokens import STOPWORDS
 
 SAMPLE_LIBRARY = Path(__file__).resolve().parent.parent / "research" / "data" / "sample_library"
@@ -35,10 +36,13 @@ def test_cached_answers_equal_the_uncached_ones() -> None:
     with memo.uncached():
         tokens = [tokenize(t) for t in texts]
         sentences = [split_sentences(t) for t in texts]
+        checked = [flaws(s) for t in texts for s in split_sentences(t)]
     assert tokens == [_plain_tokenize(t) for t in texts]
+    assert {f for fs in checked for f in fs} == {"first_person", "method", "dangling"}  # each flaw occurs
     for _ in range(2):  # the first pass fills the memos, the second reads them
         assert [tokenize(t) for t in texts] == tokens
         assert [split_sentences(t) for t in texts] == sentences
+        assert [flaws(s) for t in texts for s in split_sentences(t)] == checked
     every_token = {t for ts in tokens for t in ts}
     assert [term_key(t) for t in sorted(every_token)] == [_term_key(t) for t in sorted(every_token)]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from research.text.memo import memo_list
 from research.text.tokens import stem
 
 Flaw = Literal["first_person", "method", "dangling"]
@@ -240,8 +241,10 @@ def _dangling(text: str) -> bool:
     return False
 
 
+@memo_list
 def flaws(text: str) -> list[Flaw]:
-    """Why a quoted piece of text cannot stand as the desk's prose; empty when it can."""
+    """Why a quoted piece of text cannot stand as the desk's prose; empty when it can. Memoised
+    (research/text/memo.py): the writer asks it of every sentence of every source once per section."""
     out: list[Flaw] = []
     if _FIRST_PERSON.search(text):
         out.append("first_person")

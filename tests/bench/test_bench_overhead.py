@@ -10,7 +10,7 @@ from bench import report
 from bench.ab_compare import _ratios, markdown_table
 from bench.gil_profile import profiling, summary
 from bench.loopback import MODEL_SLOTS, LoopbackWorld
-from bench.phases import phase_costs
+from bench.phases import phase_costs, phase_cpu
 from research.events import Event
 
 
@@ -62,6 +62,32 @@ def test_phase_windows_tile_the_run_and_each_phase_has_its_own_ideal() -> None:
     assert round(by_phase["claim check"].ideal, 3) == 0.2
     assert round(by_phase["review"].ideal, 3) == 0.4  # the reviewer and its revision's claim check
     assert by_phase["runner"].ideal == 0.0 and round(by_phase["runner"].measured, 3) == 0.1
+
+
+def test_cpu_by_phase_reads_the_process_clock_at_each_phases_closing_event() -> None:
+    events = [
+        _at(100.0, "run_started", topic="t"),
+        _at(100.3, "allocation_decided", origin="user"),
+        _at(101.0, "phase", iteration=0, phase="analyst"),
+        _at(101.2, "phase", iteration=1, phase="writer"),
+        _at(101.9, "draft_ready", markdown="# d"),
+        _at(102.0, "claims_checked", **_CHECKED),
+        _at(102.4, "run_finished"),
+    ]
+    cpu_at = [10.0, 10.1, 10.5, 10.52, 10.6, 10.61, 10.7]  # the process CPU clock as each event arrived
+    cpu = phase_cpu(events, cpu_at, cpu_started=9.95, cpu_ended=10.72)
+
+    assert list(cpu) == ["supervisor", "researchers 0", "analyst 0", "writer", "claim check", "review", "runner"]
+    assert {k: round(v, 3) for k, v in cpu.items()} == {
+        "supervisor": 0.15,
+        "researchers 0": 0.4,
+        "analyst 0": 0.02,
+        "writer": 0.08,
+        "claim check": 0.01,
+        "review": 0.09,
+        "runner": 0.02,
+    }
+    assert round(sum(cpu.values()), 6) == round(10.72 - 9.95, 6)  # the windows tile the run's CPU too
 
 
 def _spin(n: int) -> int:

@@ -25,20 +25,22 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from research import prompts
 from research.brains.base import NumberedSource, ReviseRequest
+from research.brains.llm.grounded_passages import (
+    PASSAGE_SENTENCES,
+    Passage,
+    fits_section,
+    select_passages,
+    source_text,
+)
 from research.brains.llm.grounded_schema import NO_PASSAGE, PASSAGE_CHARS, section_schema
 from research.brains.llm.grounded_writer import (
-    PASSAGE_SENTENCES,
     Ask,
     NoGroundedSentences,
     Note,
-    Passage,
     Section,
-    fits_section,
     keep_sentences,
     passage_blocks,
     report_drops,
-    select_passages,
-    source_text,
 )
 from research.drafts.markers import CITATION_MARKER, strip_internal_markers
 from research.text import best_snippet, split_sentences

@@ -26,13 +26,19 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
-from research.brains.base import NumberedSource, TextLookup, WriteRequest
+from research.brains.base import NumberedSource, WriteRequest
+from research.brains.llm.grounded_passages import (
+    Passage,
+    Prepared,
+    SectionPlan,
+    fits_section,
+    select_passages,
+)
 from research.brains.llm.grounded_restate import AskRestated, Restated, restate_copies
 from research.brains.llm.grounded_schema import (
     MAX_RESTATED_CHARS,
     MAX_SENTENCE_CHARS,
     NO_PASSAGE,
-    PASSAGE_CHARS,
     SectionSentences,
     section_schema,
 )
@@ -45,16 +51,11 @@ from research.brains.llm.grounded_sentence import (
     whole_sentences,
 )
 from research.brains.llm.model_output import InvalidModelOutput
-from research.drafts.fit import addresses
 from research.events import emit
 from research.events.agent_log import agent_log
 from research.events.payloads_model import DraftDeltaData
 from research.report_shape import ShapeLayout
-from research.text import best_snippet, split_sentences, top_sentences
-from research.text.prose import flaws
 
-PASSAGES_PER_SECTION = 4
-PASSAGE_SENTENCES = 2
 MIN_GROUNDING = 0.5  # share of a sentence's content words found in its passage
 NO_ANSWER = "The sources found do not answer this question."
 # A section written from sources too few to cover its question (the run's coverage lists it under
@@ -67,13 +68,6 @@ Note = Callable[[str], None]
 
 class NoGroundedSentences(InvalidModelOutput):
     """The model's draft rests on none of the passages it was given (a failed step, not a draft)."""
-
-
-@dataclass(frozen=True)
-class Passage:
-    number: int  # as the model sees it, 1..k
-    source_n: int  # the draft's [n]
-    text: str
 
 
 @dataclass
@@ -92,59 +86,6 @@ class Section:
     def markdown(self) -> str:
         body = " ".join(_with_marker(text, n) for text, n in self.sentences) if self.sentences else NO_ANSWER
         return f"## {self.heading}\n\n{body}" + (f" {THIN}" if self.gap and self.sentences else "")
-
-
-def select_passages(
-    query: str,
-    sources: list[NumberedSource],
-    text_of: TextLookup,
-    *,
-    fits: Callable[[str], bool] | None = None,
-    said: list[str] | None = None,
-    count: int = PASSAGES_PER_SECTION,
-) -> list[Passage]:
-    """The best passage of each source that matches `query` best, one per source, in rank order.
-    Only source sentences that `fits` (the section's question, research/drafts/fit.py) and that
-    could be read aloud (research/text/prose.py: no method boilerplate, no author's "we", no
-    referent left outside) are candidates: a passage that shares only the topic's words with the
-    question is not evidence for it, and a small model files whatever it is shown under the
-    question it is asked. When no sentence fits, there is nothing to write from. Source sentences
-    the draft has already `said` are left out, so a later section gets fresh evidence."""
-    texts = [_candidates(source_text(ns, text_of), said or [], fits) for ns in sources]
-    order = _ranked_sources(query, texts, count)
-    if fits is not None:  # a sentence may fit through a related word ("safe": "adverse events") alone
-        order += [i for i, text in enumerate(texts) if text and i not in order]
-    passages: list[Passage] = []
-    for i in order[:count]:
-        text = best_snippet(query, texts[i], max_chars=PASSAGE_CHARS, max_sentences=PASSAGE_SENTENCES)
-        if text:
-            passages.append(Passage(len(passages) + 1, sources[i].n, text))
-    return passages
-
-
-def fits_section(question: str | None, topic: str) -> Callable[[str], bool]:
-    """Whether a sentence addresses the section's question (the Summary: the topic), by the rule
-    the claim check applies to the draft."""
-    heading = question or "Summary"
-    return lambda sentence: addresses(sentence, heading, topic)
-
-
-def _candidates(text: str, said: list[str], fits: Callable[[str], bool] | None) -> str:
-    return " ".join(
-        sentence
-        for sentence in split_sentences(text)
-        if not repeats(sentence, said) and not flaws(sentence) and (fits is None or fits(sentence))
-    )
-
-
-def _ranked_sources(query: str, texts: list[str], count: int) -> list[int]:
-    order: list[int] = []
-    for hit in top_sentences(query, texts, k=count * 10):
-        if hit.text_index not in order:
-            order.append(hit.text_index)
-        if len(order) == count:
-            break
-    return order
 
 
 class DraftPreview:
@@ -169,30 +110,31 @@ def write_grounded(
     """The draft's markdown (title, summary, one section per question, known gaps), every sentence
     cited; with `restate`, the sentences a model copied whole from its passage are restated
     (grounded_restate.py)."""
-    sections: list[Section] = []
     tally = Restated()
     rewrite = _Restater(request.topic, restate, tally) if restate is not None else None
     seen: list[str] = []  # every sentence kept so far: a later repeat is dropped
     layout = request.layout  # the report shape: sentences asked for and passages shown per section
-    for question in request.questions:
-        # The question's own words pick its passages: the topic's words are in every source.
-        fits = fits_section(question, request.topic)
-        passages = select_passages(
-            question, answering(request, question), request.text_of, fits=fits, said=seen, count=layout.passages
-        )
-        sections.append(
-            _section(request.topic, passages, ask, seen, question=question, layout=layout, fits=fits, restate=rewrite)
-        )
-        sections[-1].gap = question in request.known_gaps
-        if on_section is not None:
-            on_section(sections[-1].markdown())
-    fits = fits_section(None, request.topic)
-    summary_passages = select_passages(
-        request.topic, request.sources, request.text_of, fits=fits, said=seen, count=layout.passages
-    )
-    summary = _section(
-        request.topic, summary_passages, ask, seen, question=None, layout=layout, fits=fits, restate=rewrite
-    )
+    # One plan per section, the summary last: its question, its fit rule and the sources it may rest
+    # on. The question's own words pick its passages: the topic's words are in every source.
+    plans: list[SectionPlan] = [(q, fits_section(q, request.topic), answering(request, q)) for q in request.questions]
+    plans.append((None, fits_section(None, request.topic), request.sources))
+    written: list[Section] = []
+    with Prepared(plans, request.text_of) as prepared:
+        for i, (question, fits, sources) in enumerate(plans):
+            query = question if question is not None else request.topic
+            passages = select_passages(
+                query, sources, request.text_of, fits=fits, said=seen, count=layout.passages, fitting=prepared.get(i)
+            )
+            prepared.start_rest()  # the later sections' candidates, while this section's call waits
+            section = _section(
+                request.topic, passages, ask, seen, question=question, layout=layout, fits=fits, restate=rewrite
+            )
+            written.append(section)
+            if question is not None:
+                section.gap = question in request.known_gaps
+                if on_section is not None:
+                    on_section(section.markdown())
+    *sections, summary = written
     everything = [summary, *sections]
     report_drops(everything, note)
     if tally.asked:
@@ -363,12 +305,3 @@ def report_drops(sections: list[Section], note: Note) -> None:
     unanswered = [s.heading for s in sections if not s.sentences and s.heading != "Summary"]
     if unanswered:  # said in the draft itself: a note in the log, not a warning
         agent_log.info("Writer: no sentence rests on the sources for: %s", "; ".join(unanswered)[:300])
-
-
-def source_text(ns: NumberedSource, text_of: TextLookup) -> str:
-    """The source's stored text, or its snippet when none is stored (or it cannot be read)."""
-    try:
-        text = text_of(ns.source.id) if ns.source.id else ""
-    except Exception:  # noqa: BLE001 - an unreadable stored text leaves the snippet
-        text = ""
-    return text or ns.source.snippet
