@@ -6,7 +6,8 @@ from research.events.payload_base import Payload
 
 
 class ModelProgressData(Payload):
-    """A model reply in progress (emitted at most every 0.5 s or 50 tokens), and its end."""
+    """A model reply in progress (emitted each step of its tokens, a share of its cap: at most about
+    16 per reply, research/brains/llm/model_stream.py), and its end with the exact total."""
 
     event_type = "model_progress"
 

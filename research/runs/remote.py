@@ -226,6 +226,19 @@ class RemoteRunManager(ManagedRuns):
         def cancelled() -> bool:
             return getattr(self.store.get_run(run_id), "status", None) == "cancelled"
 
+        shown_end = False  # the live view has had the run's end: the rest of this stream is not the run's
+
+        def shows(event: Event) -> bool:
+            """Whether the live view gets `event` of a log the worker writes. The worker refuses what
+            its stream still carries after the run's end or a user's cancel (research/runs/worker_log.py),
+            so the view stops at the end it has shown, and once the run is cancelled (by this desk or
+            another): events the worker logged just before a cancel then show on the next read of the log."""
+            nonlocal shown_end
+            if shown_end or cancelled():
+                return False
+            shown_end = event.type in _ENDED
+            return True
+
         try:
             for part in open_stream():
                 for event in adapter.adapt(part):
@@ -237,7 +250,7 @@ class RemoteRunManager(ManagedRuns):
                         skip -= 1
                         continue
                     if worker_logs and not (event.type == "run_failed" and self._still_running(run_id)):
-                        if on_event:  # logged by the worker; a failure outside its nodes is not
+                        if on_event and shows(event):  # logged by the worker; a failure outside its nodes is not
                             on_event(event)
                         continue
                     self._publish(event, on_event)

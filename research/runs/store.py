@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from research.events import Event
 from research.events.status import RunStatus
+from research.runs import model_calls
 from research.runs.sql import DuplicateKeyError, SqliteDatabase, Tx, open_database
 from research.runs.store_rows import mask_tree, read_event, read_status
 from research.runs.store_schema import APPEND_EVENT, APPEND_EVENT_WHILE_OPEN, SCHEMA
@@ -86,6 +87,8 @@ class RunStore:
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else _NoLock()
         self._secrets: list[str] = []  # configured secret values, masked in all that is stored
         self._db.create_schema(SCHEMA)
+        with self._write_lock, self._connect() as db:
+            model_calls.fill_once(db)
 
     @cached_property
     def store_id(self) -> str:
@@ -163,7 +166,7 @@ class RunStore:
 
     def delete_run(self, run_id: str) -> None:
         with self._write_lock, self._connect() as db:
-            for table in ("runs", "events", "drafts", "source_texts", "run_leases", "imported_runs"):
+            for table in ("runs", "events", "drafts", "source_texts", "run_leases", "imported_runs", "model_calls"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
         if isinstance(self._db, SqliteDatabase):
             self._db.empty_wal()
@@ -189,6 +192,7 @@ class RunStore:
                 "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)",
                 [(e.run_id, e.seq, e.ts, e.type, self._body(e)) for e in events],
             )
+            model_calls.record_all(db, events)
             db.executemany(
                 "INSERT INTO drafts (run_id, version, created_at, note, markdown) VALUES (?, ?, ?, ?, ?)",
                 [(record.run_id, n, record.created_at, note, self._mask(md)) for n, (md, note) in enumerate(drafts, 1)],
@@ -211,9 +215,13 @@ class RunStore:
         row = (event.run_id, event.seq, event.ts, event.type, self._body(event))
         try:
             with self._write_lock, self._connect() as db:
-                if not while_open:
-                    return db.execute(APPEND_EVENT, row).rowcount == 1
-                return db.execute(APPEND_EVENT_WHILE_OPEN, (*row, event.run_id)).rowcount == 1
+                if while_open:
+                    logged = db.execute(APPEND_EVENT_WHILE_OPEN, (*row, event.run_id)).rowcount == 1
+                else:
+                    logged = db.execute(APPEND_EVENT, row).rowcount == 1
+                if logged:
+                    model_calls.record(db, event)  # the daily cap's ledger, in the event's own transaction
+                return logged
         except DuplicateKeyError:
             raise DuplicateEventError(
                 f"run {event.run_id} already has an event #{event.seq}: another process is writing this run"
@@ -229,23 +237,10 @@ class RunStore:
 
     def model_calls_by(self, user: str, since: float, *, excluding: str | None = None) -> int:
         """Model calls made since `since` that count toward `user`'s daily cap, but run `excluding`'s:
-        the runs `user` started (less revisions another user spent) and `user`'s revisions of others'."""
-        who = f"%{json.dumps(user, ensure_ascii=False)}%"  # as bodies are written (model_dump_json)
+        the runs `user` started (less revisions another user spent) and `user`'s revisions of others'.
+        Read from the ledger of usage events (research/runs/model_calls.py), an index range of `user`'s."""
         with self._connect() as db:
-            rows = db.execute("SELECT run_id, body FROM events WHERE type = 'run_started' AND body LIKE ?", (who,))
-            mine = {
-                r["run_id"] for r in rows.fetchall() if json.loads(r["body"]).get("data", {}).get("started_by") == user
-            }
-            usage = "SELECT run_id, seq, body FROM events WHERE type = 'usage' AND ts >= ? AND "
-            found = [row for run_id in mine for row in db.execute(usage + "run_id = ?", (since, run_id)).fetchall()]
-            found += db.execute(usage + "body LIKE ?", (since, who)).fetchall()  # a revision names who spent it
-        calls: dict[tuple[str, int], int] = {}
-        for row in found:
-            data = json.loads(row["body"]).get("data", {})
-            spender = data.get("spent_by") or (user if row["run_id"] in mine else None)
-            if spender == user and row["run_id"] != excluding:
-                calls[(row["run_id"], row["seq"])] = int(data.get("calls") or 0)
-        return sum(calls.values())
+            return model_calls.calls_by(db, user, since, excluding)
 
     def last_seq(self, run_id: str) -> int:
         with self._connect() as db:

@@ -1,5 +1,7 @@
 """The run store's tables (one SQL text for SQLite and Postgres: research/runs/sql.py)."""
 
+from research.runs import model_calls
+
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
@@ -63,6 +65,9 @@ SCHEMA = [
     allocations TEXT NOT NULL,
     created_at DOUBLE PRECISION NOT NULL
 )""",
+    # The daily cap's ledger: one row per usage event that spends a user's calls.
+    model_calls.TABLE,
+    model_calls.INDEX,
 ]
 
 APPEND_EVENT = "INSERT INTO events (run_id, seq, ts, type, body) VALUES (?, ?, ?, ?, ?)"

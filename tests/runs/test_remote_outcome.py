@@ -1,12 +1,16 @@
 """Remote mode's reading of a run's outcome, on scripted SDK stream parts (no server): a stream the
 server ends "successfully" without the run's own ending is a failed run, and an error part is the
-run's error, with any key masked."""
+run's error, with any key masked. With a shared store the worker writes the log and the dashboard
+only follows the stream: its live view shows what the log holds, nothing the worker refused."""
 
 from __future__ import annotations
 
+import pytest
 from langgraph_sdk.schema import StreamPart
 
 from research.api import RemoteRunManager, ResearchRequest, Settings, fold
+from research.events import EventAdapter
+from research.runs.event_effects import log_event_while_open
 
 
 class _Runs:
@@ -110,3 +114,83 @@ def test_what_the_stream_carries_after_the_runs_cancel_is_not_logged(tmp_path):
     record = manager.store.get_run(run_id)
     assert record.status == "cancelled" and record.source_count == 0
     assert "run_finished" not in [e.type for e in seen] and fold(events).status == "cancelled"
+
+
+# --- a shared store: the worker writes the log, the dashboard only follows the stream ------------
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def shared(request) -> dict:
+    """Where the desk's run store is: its data dir's SQLite, or a Postgres database (a shared desk)."""
+    return {} if request.param == "sqlite" else {"database_url": request.getfixturevalue("pg_url")}
+
+
+def _worker_started():
+    part = _started()
+    return StreamPart("custom", {**part.data, "data": {**part.data["data"], "worker_log": True}})
+
+
+class _SharedStoreWorker(_Runs):
+    """The server's stream of a worker that writes the run's log into the store the dashboard reads
+    (as research/runs/worker_log.py does: each event logged while the log is open, then streamed).
+    `cancel_after`: the user cancels once the dashboard has read that many parts (None: never);
+    `lag`: the worker has logged every part before the dashboard reads the first (a slow reader)."""
+
+    def __init__(self, manager_box, parts, *, cancel_after=None, lag=False):
+        super().__init__(parts)
+        self.manager_box, self.cancel_after, self.lag = manager_box, cancel_after, lag
+
+    def _log(self, run_id, part):
+        store = self.manager_box[0].store
+        for event in EventAdapter(run_id).adapt(part):
+            log_event_while_open(store, event, [])
+
+    def stream(self, *args, **kwargs):
+        run_id = kwargs["context"]["run_id"]
+        if self.lag:
+            for part in self.parts:
+                self._log(run_id, part)
+        for n, part in enumerate(self.parts, 1):
+            if not self.lag:
+                self._log(run_id, part)
+            yield part
+            if n == self.cancel_after:
+                self.manager_box[0].cancel(run_id)  # the Stop button, while the stream goes on
+
+    def list(self, *args, **kwargs):
+        return []  # no server run left to cancel (the scripted stream is all there is)
+
+
+def _follow_shared(tmp_path, shared, parts, **worker):
+    box = []
+    manager = _manager(tmp_path, [], **shared)
+    manager.client.runs = _SharedStoreWorker(box, parts, **worker)
+    box.append(manager)
+    seen = []
+    run_id = manager.run(ResearchRequest(topic="How do mRNA vaccines work?"), on_event=seen.append)
+    return manager, run_id, seen
+
+
+def test_the_live_view_shows_nothing_the_worker_refused_after_a_cancel(tmp_path, shared):
+    late = [
+        _custom("warning", {"source": "web", "message": "streamed after the cancel"}),
+        _custom("run_finished", {"status": "finished", "counts": {"sources": 3}}),
+    ]
+    manager, run_id, seen = _follow_shared(tmp_path, shared, [_worker_started(), *late], cancel_after=1)
+    logged = manager.store.events(run_id)
+    assert [e.type for e in logged] == ["run_started", "run_cancelled"]  # the worker refused the late ones
+    assert [e.type for e in seen] == ["run_started"]  # before: + warning, run_finished
+    assert manager.store.get_run(run_id).status == "cancelled" and fold(logged).status == "cancelled"
+
+
+def test_a_reader_behind_the_worker_shows_the_whole_run_and_nothing_after_its_end(tmp_path, shared):
+    parts = [
+        _worker_started(),
+        _custom("warning", {"source": "web", "message": "one"}),
+        _custom("run_finished", {"status": "finished", "counts": {"sources": 3}}),
+        _custom("warning", {"source": "web", "message": "after the end"}),  # the worker refused it
+    ]
+    manager, run_id, seen = _follow_shared(tmp_path, shared, parts, lag=True)
+    logged = [e.type for e in manager.store.events(run_id)]
+    assert logged == ["run_started", "warning", "run_finished"]
+    assert [e.type for e in seen] == logged  # all of it, though the run had ended before the reader began

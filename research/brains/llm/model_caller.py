@@ -169,7 +169,7 @@ class ModelCaller:
         record = CallRecord(role=role, model=model, cap=cap)
         started = time.monotonic()
         # A structured writer reply is JSON: the grounded writer previews its rendered sections instead.
-        progress = Progress(current_step(), model, draft=role == "writer" and not structured)
+        progress = Progress(current_step(), model, draft=role == "writer" and not structured, cap=cap)
         try:
             with self.slots:  # waits for a free slot; the request (and its timeout) starts after
                 reply, finish = stream_reply(

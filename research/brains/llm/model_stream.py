@@ -4,8 +4,12 @@ live progress, a deadline for the whole reply, and what happened (for the meter 
 - Slots: at most RESEARCH_LLM_CONCURRENCY calls in flight per server (base URL). The request is
   sent only once a slot is free, so the client's timeout counts from when it is sent, not while
   it waits behind a one-slot local server.
-- Streaming: every call streams (SSE), so a long reply shows progress: `model_progress` events at
-  most every PROGRESS_SECONDS or PROGRESS_TOKENS, and the writer's text as `draft_delta` pieces.
+- Streaming: every call streams (SSE), so a long reply shows progress: a `model_progress` event
+  (and the writer's text so far, as a `draft_delta` piece) each time the reply has grown by a
+  step of tokens, the step being a fixed share of the reply's cap (PROGRESS_EVENTS per reply, never
+  under PROGRESS_TOKENS), then one at the end with the exact total. Paced by token count, never by
+  the clock: one reply logs the same events on a slow server as on a fast one, in a replay or a
+  test, and never more than about PROGRESS_EVENTS (past that the step doubles each time).
 - Deadline: the client's timeout is per read; a server that keeps streaming and never ends is cut
   after RESEARCH_LLM_REPLY_SECONDS (finish reason "deadline").
 """
@@ -28,8 +32,8 @@ from research.brains.llm.step_context import StepContext
 from research.events import emit
 from research.events.payloads_model import DraftDeltaData, ModelProgressData
 
-PROGRESS_SECONDS = 0.5
-PROGRESS_TOKENS = 50
+PROGRESS_EVENTS = 16  # progress events of one reply within its cap, the final one aside
+PROGRESS_TOKENS = 50  # the smallest step, and the step of a reply whose cap is not known
 STEP_NODE = {
     "plan": "supervisor",
     "queries": "researcher",
@@ -67,17 +71,20 @@ class CallRecord:
 
 
 class Progress:
-    """Throttled progress events for one streaming reply (no-ops outside a graph run)."""
+    """Progress events for one streaming reply, paced by its token count (no-ops outside a graph run).
 
-    def __init__(self, step: StepContext | None, model: str, *, draft: bool = False) -> None:
+    `cap`: the reply's max_tokens, which sets the step (None: PROGRESS_TOKENS)."""
+
+    def __init__(self, step: StepContext | None, model: str, *, draft: bool = False, cap: int | None = None) -> None:
         self.step = step
         self.model = model
         self.draft = draft and step is not None and step.step == "write"
         self.tokens = 0
         self.chars = 0
+        self.events = 0  # progress events sent so far, the final one included
         self._t0 = time.monotonic()
-        self._last_at = self._t0
-        self._last_tokens = 0
+        self._step = max(PROGRESS_TOKENS, -(-cap // PROGRESS_EVENTS)) if cap else PROGRESS_TOKENS
+        self._next_at = self._step
         self._raw = ""
         self._sent = ""  # the preview text sent so far
 
@@ -85,15 +92,16 @@ class Progress:
         self.tokens += 1
         if self.draft:
             self._raw += text
-        now = time.monotonic()
-        if now - self._last_at >= PROGRESS_SECONDS or self.tokens - self._last_tokens >= PROGRESS_TOKENS:
-            self._flush(now)
+        if self.tokens >= self._next_at:
+            # A reply past its cap's share of steps (a server that ignores the cap): the step doubles.
+            self._next_at = self.tokens + (self._step if self.events < PROGRESS_EVENTS else self.tokens)
+            self._flush(time.monotonic())
 
     def end(self) -> None:
         self._flush(time.monotonic(), done=True)
 
     def _flush(self, now: float, *, done: bool = False) -> None:
-        self._last_at, self._last_tokens = now, self.tokens
+        self.events += 1
         if self.step is None:
             return
         rid = self.step.researcher_id
