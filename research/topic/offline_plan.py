@@ -266,6 +266,55 @@ _QUESTIONS: dict[TopicClass, tuple[str, ...]] = {
     ),
 }
 
+# Topics whose form says what they ask, whatever their class (a how-to about rust on old cars is not
+# a technology because "rust" is a programming language). A how-to keeps the user's question first;
+# {first} asks what the object is (or causes it), {v} is the how-to's verb, {s} its object.
+_HOW_TO_QUESTIONS = (
+    "{first}",
+    "Which ways to {v} {s} work best, and what does the evidence say?",
+)
+# How-tos about a problem ask first what causes it; others what the thing is.
+_PROBLEM_VERBS = frozenset(
+    {
+        "prevent",
+        "stop",
+        "avoid",
+        "reduce",
+        "treat",
+        "cure",
+        "fix",
+        "remove",
+        "repair",
+        "control",
+        "manage",
+        "fight",
+        "beat",
+        "overcome",
+        "relieve",
+        "eliminate",
+        "lower",
+        "slow",
+        "limit",
+        "handle",
+        "tackle",
+        "solve",
+    }
+)
+_CAUSES_QUESTIONS = (
+    "Which causes of {s} does the evidence support most strongly?",
+    "How do experts explain {s}, and where do they disagree?",
+)
+_IMPACT_QUESTIONS = {
+    True: (  # asked in the past tense, or a historical subject
+        "What did {s} change, and for whom?",
+        "What is the long-term legacy of {s}, and how do historians debate it?",
+    ),
+    False: (
+        "What {has} {s} changed, and for whom?",
+        "What does the evidence say about how large the impact of {s} is?",
+    ),
+}
+
 _COMPARISON_QUESTIONS = (
     "How do {a} and {b} differ in design and goals{ctx}?",
     "How do {a} and {b} compare on performance, safety and productivity{ctx}?",
@@ -281,16 +330,28 @@ MAX_OFFLINE_QUESTIONS = 3
 
 def research_questions(topic: str, topic_class: TopicClass) -> list[str]:
     """Three grammatical questions: the user's own question when it says more than the templates,
-    then the class's templates with the topic's noun phrase and the forms that agree with it."""
+    then the templates of the topic's shape (a how-to, its causes, its impact) or else of its class,
+    with the topic's noun phrase and the forms that agree with it."""
     form = topic_form(topic)
     if form.kind == "comparison" and form.right:
         templates = _COMPARISON_QUESTIONS if topic_class == "technology" else _GENERAL_COMPARISON_QUESTIONS
         questions = [t.format(a=form.left, b=form.right, ctx=form.context) for t in templates]
+    elif form.shape == "how_to":
+        agree = form.agree()
+        first = f"What causes {form.subject}?" if form.verb in _PROBLEM_VERBS else f"What {agree['be']} {form.subject}?"
+        questions = [form.asked or "", *(t.format(first=first, v=form.verb, s=form.subject) for t in _HOW_TO_QUESTIONS)]
+    elif form.shape == "causes":
+        asked = form.asked or f"What are the causes of {form.subject}?"
+        questions = [asked, *(t.format(s=form.subject) for t in _CAUSES_QUESTIONS)]
+    elif form.shape == "impact":
+        past = form.past or topic_class == "historical"
+        asked = form.asked or f"What {'was' if past else 'is'} the impact of {form.subject}?"
+        questions = [asked, *(t.format(s=form.subject, **form.agree()) for t in _IMPACT_QUESTIONS[past])]
     else:
         questions = [t.format(s=form.subject, **form.agree()) for t in _QUESTIONS[topic_class]]
         if form.asked:
             questions.insert(0, form.asked)
-    unique = list(dict.fromkeys(_capitalise(q) for q in questions))
+    unique = list(dict.fromkeys(_capitalise(q) for q in questions if q))
     return unique[:MAX_OFFLINE_QUESTIONS]
 
 

@@ -32,6 +32,14 @@ from research.topic.question_words import (
 from research.topic.subject import VERSUS
 
 FormKind = Literal["noun_phrase", "wh", "yes_no", "imperative", "comparison"]
+# What the topic asks about its subject, for the templates: a how-to ("How do you prevent rust on
+# old cars?"), its causes ("Causes of the 1929 stock market crash", "What causes migraines?"), its
+# impact ("What was the impact of the printing press?"), or the subject itself (the class's templates).
+Shape = Literal["plain", "how_to", "causes", "impact"]
+CAUSE_WORDS = frozenset({"cause", "causes", "caused"})
+IMPACT_WORDS = frozenset({"impact", "impacts", "consequences", "influence", "significance", "effect", "effects"})
+# A how-to's object that is a clause ("How do you know when bread is done") is no noun phrase.
+_CLAUSE_WORDS = frozenset({"if", "whether", "that"}) | WH
 
 _IMPERATIVE = re.compile(
     r"^(explain|describe|summari[sz]e|discuss|outline|analy[sz]e|tell me about|give me an overview of|"
@@ -59,6 +67,9 @@ class TopicForm:
     left: str = ""  # comparisons: the two things compared and their context (" for backend services")
     right: str = ""
     context: str = ""
+    shape: Shape = "plain"
+    verb: str = ""  # a how-to's verb ("prevent"), its object being the subject
+    past: bool = False  # the topic asks in the past tense ("What was the impact of ...")
 
     def agree(self) -> dict[str, str]:
         """Verb and pronoun forms that agree with the subject, for the templates."""
@@ -106,6 +117,14 @@ def _wh(words: list[str], text: str) -> TopicForm:
     if not rest:
         return _form("noun_phrase", text, None)
     aux = rest[0].lower()
+    how_to = _how_to(words, text)
+    if how_to is not None:
+        return how_to
+    if words[0].lower() == "what" and aux in CAUSE_WORDS and len(rest) > 1:
+        # "What causes migraines", "What caused the 1929 stock market crash": its causes
+        form = _form("wh", " ".join(rest[1:]), _as_question(text))
+        form.shape, form.past = "causes", aux == "caused"
+        return form
     if aux in BE:
         body = rest[1:]
         subject = _cut(body, be=True) or " ".join(body)
@@ -134,6 +153,24 @@ def _wh(words: list[str], text: str) -> TopicForm:
     return _form("wh", " ".join(obj) or " ".join(rest), _as_question(text))
 
 
+def _how_to(words: list[str], text: str) -> TopicForm | None:
+    """ "How do you prevent rust on old cars", "How can I learn Rust", "How to fix a leaking tap":
+    a verb and its object, whoever asks. None when the words are not that shape (word by word)."""
+    if words[0].lower() != "how" or len(words) < 4:
+        return None
+    second = words[1].lower()
+    if second == "to":
+        verb, obj = words[2], words[3:]
+    elif second in DO | MODAL and words[2].lower() in ASKERS and len(words) >= 5:
+        verb, obj = words[3], words[4:]
+    else:
+        return None
+    if not verb.isalpha() or not verb.islower() or obj[0].lower() in _CLAUSE_WORDS:
+        return None
+    subject = _lower_initial(" ".join(obj).strip(" ,;:"))
+    return TopicForm("wh", subject, is_plural(subject), asked=_as_question(text), shape="how_to", verb=verb)
+
+
 def _comparison(text: str) -> TopicForm:
     parts = VERSUS.split(text, maxsplit=1)
     if len(parts) < 2:
@@ -152,17 +189,38 @@ def _comparison(text: str) -> TopicForm:
 def _form(kind: FormKind, subject: str, asked: str | None, original: str = "") -> TopicForm:
     subject = _lower_initial(subject.strip(" ,;:"))
     aspect = aspect_of(subject)
+    shape: Shape = "plain"
     if aspect and not re.search(r"\s(" + "|".join(sorted(PREPOSITIONS)) + r")\s", aspect):
         # "the health effects of intermittent fasting": the templates ask about the thing itself,
         # and the user's own question (or the aspect as one) keeps what was asked about it.
+        shape = _aspect_shape(subject[: len(subject) - len(aspect)])
         whole = subject if subject.lower().startswith("the ") else "the " + subject
+        if shape == "causes" and not original:  # "Causes of World War I": its own words, lower case
+            whole = f"the causes of {aspect}"
         asked = asked or (_as_question(original) if original else f"What {_be(whole)} {whole}?")
         subject = aspect
     if re.match(r"^(a|an)\s+", subject, re.IGNORECASE):
         subject = subject.split(" ", 1)[1]
     if aspect_of(subject) and subject.split()[0].lower() not in DETERMINERS:
         subject = "the " + subject  # "impact of social media on teenagers" needs its article
-    return TopicForm(kind, subject, is_plural(subject), asked=asked)
+    past = bool(original) and len(original.split()) > 1 and original.split()[1].lower() in ("was", "were")
+    return TopicForm(kind, subject, is_plural(subject), asked=asked, shape=shape, past=past)
+
+
+def _aspect_shape(lead: str) -> Shape:
+    """What an aspect phrase's lead ("the causes of ", "the health effects of ") asks: causes,
+    impact (an unqualified effect: "the effects of", not "the side effects of"), or plain."""
+    words = [w.lower() for w in lead.split()]
+    if words and words[0] == "the":
+        words = words[1:]
+    if len(words) < 2 or words[-1] != "of":
+        return "plain"
+    head, qualified = words[-2], len(words) > 2
+    if head in CAUSE_WORDS:
+        return "causes"
+    if head in IMPACT_WORDS and not (qualified and head.startswith("effect")):
+        return "impact"
+    return "plain"
 
 
 def _be(subject: str) -> str:

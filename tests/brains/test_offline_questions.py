@@ -153,3 +153,85 @@ def test_the_asker_is_not_the_subject() -> None:
         assert questions[0] == topic
         assert all(" you" not in q.lower().replace(topic.lower(), "") for q in questions[1:])
         assert any(subject in q for q in questions[1:]), questions
+
+
+# --- the topic's form decides the questions, not a class the subject's words suggest --------------
+
+FORM_EXPECTED = {
+    # a how-to: the user's question, what causes (or what is) its object, which ways work
+    "How do you prevent rust on old cars?": [
+        "How do you prevent rust on old cars?",
+        "What causes rust on old cars?",
+        "Which ways to prevent rust on old cars work best, and what does the evidence say?",
+    ],
+    "How to fix a leaking tap": [
+        "How to fix a leaking tap?",
+        "What causes a leaking tap?",
+        "Which ways to fix a leaking tap work best, and what does the evidence say?",
+    ],
+    "How can I learn Rust?": [
+        "How can I learn Rust?",
+        "What is Rust?",
+        "Which ways to learn Rust work best, and what does the evidence say?",
+    ],
+    # its causes
+    "Causes of the 1929 stock market crash": [
+        "What are the causes of the 1929 stock market crash?",
+        "Which causes of the 1929 stock market crash does the evidence support most strongly?",
+        "How do experts explain the 1929 stock market crash, and where do they disagree?",
+    ],
+    "Causes of World War I": [
+        "What are the causes of World War I?",
+        "Which causes of World War I does the evidence support most strongly?",
+        "How do experts explain World War I, and where do they disagree?",
+    ],
+    "What causes volcanic eruptions?": [
+        "What causes volcanic eruptions?",
+        "Which causes of volcanic eruptions does the evidence support most strongly?",
+        "How do experts explain volcanic eruptions, and where do they disagree?",
+    ],
+    # its impact: past when asked so (or a historical subject), present otherwise
+    "What was the impact of the printing press?": [
+        "What was the impact of the printing press?",
+        "What did the printing press change, and for whom?",
+        "What is the long-term legacy of the printing press, and how do historians debate it?",
+    ],
+    "What is the impact of remote work?": [
+        "What is the impact of remote work?",
+        "What has remote work changed, and for whom?",
+        "What does the evidence say about how large the impact of remote work is?",
+    ],
+}
+
+
+@pytest.mark.parametrize("topic", list(FORM_EXPECTED))
+def test_the_questions_follow_the_topics_form(topic: str) -> None:
+    plan = OfflineBrain().plan(topic, max_researchers=3, wants_allocation=True)
+    assert plan.research_questions == FORM_EXPECTED[topic]
+
+
+@pytest.mark.parametrize(
+    ("topic", "shape", "subject"),
+    [
+        ("How do you prevent rust on old cars?", "how_to", "rust on old cars"),
+        ("How can I learn Rust?", "how_to", "Rust"),
+        ("Causes of the 1929 stock market crash", "causes", "the 1929 stock market crash"),
+        ("What caused the 1929 stock market crash?", "causes", "the 1929 stock market crash"),
+        ("What was the impact of the printing press?", "impact", "the printing press"),
+        ("The effects of the Black Death", "impact", "the Black Death"),
+        ("What are the health effects of intermittent fasting?", "plain", "intermittent fasting"),  # qualified
+        ("How do mRNA vaccines work?", "plain", "mRNA vaccines"),
+    ],
+)
+def test_the_form_names_its_shape_and_subject(topic: str, shape: str, subject: str) -> None:
+    form = topic_form(topic)
+    assert (form.shape, form.subject) == (shape, subject)
+
+
+def test_a_clause_after_the_verb_is_no_how_to_object() -> None:
+    assert topic_form("How do you know when bread is done?").shape == "plain"
+
+
+def test_a_long_how_to_is_read_in_linear_time() -> None:
+    topic = "How do you prevent " + "rust on old cars and " * 5000 + "vans?"
+    assert topic_form(topic).shape == "how_to"  # word by word: no pattern to backtrack on

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from research.brains.llm.claim_judge import BATCH
+from research.brains.llm.claim_judge import BATCH, MAX_PER_CALL
 from research.brains.llm.structured import forget_methods
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold, to_json
@@ -70,16 +70,30 @@ def _claims_shown(request: dict[str, Any]) -> int:
     return len(re.findall(r'<source n="\d+"', user))
 
 
-def test_a_model_judges_all_claims_in_batches_of_the_grammar_bound(tmp_path: Path) -> None:
-    with FakeOpenAIServer(_judge_everything_unsupported) as server:
+def _llama_like(responder: Any) -> FakeOpenAIServer:
+    server = FakeOpenAIServer(responder)
+    server.like_llama_cpp = True  # refuses json_schema; takes JSON mode with the schema (a grammar)
+    return server
+
+
+@pytest.mark.parametrize(
+    ("server_for", "per_call"),
+    [(FakeOpenAIServer, MAX_PER_CALL), (_llama_like, BATCH)],
+    ids=["json_schema-server-one-call", "llama-cpp-grammar-bound"],
+)
+def test_a_model_judges_all_claims_in_batches_the_servers_method_holds(
+    tmp_path: Path, server_for: Any, per_call: int
+) -> None:
+    with server_for(_judge_everything_unsupported) as server:
         runner = _llm_runner(tmp_path, server)
         view = fold(
             runner.store.events(runner.run(ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")))
         )
         judge_calls = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]
     verifiable = [c for c in view.claims.claims if c.verdict != "unverifiable"]
+    assert BATCH < len(verifiable) <= MAX_PER_CALL  # one call on json_schema, more in the grammar's bound
     assert [_claims_shown(r) for r in judge_calls] == [
-        min(BATCH, len(verifiable) - k) for k in range(0, len(verifiable), BATCH)
+        min(per_call, len(verifiable) - k) for k in range(0, len(verifiable), per_call)
     ]
     assert view.claims.method == "model" and view.claims.claims
     assert all(c.verdict in ("unsupported", "unverifiable") for c in view.claims.claims)
@@ -88,13 +102,14 @@ def test_a_model_judges_all_claims_in_batches_of_the_grammar_bound(tmp_path: Pat
 
 
 def test_a_call_cap_that_stops_the_judge_leaves_the_rest_offline_visibly(tmp_path: Path) -> None:
-    """The run's call cap reached after the judge's first batch: that batch has the model's verdict,
-    every later claim keeps the offline one, marked so in the claims_checked event, with a warning."""
+    """The run's call cap reached after the judge's first batch (llama-cpp's grammar bound): that batch
+    has the model's verdict, every later claim keeps the offline one, marked so in the claims_checked
+    event, with a warning."""
     topic = ResearchRequest(topic="How do mRNA vaccines work?", allocation="111")
-    with FakeOpenAIServer(_judge_everything_unsupported) as server:
+    with _llama_like(_judge_everything_unsupported) as server:
         _llm_runner(tmp_path / "uncapped", server).run(topic)
         before_judge = next(i for i, r in enumerate(server.requests) if "Role: claim checker" in json.dumps(r))
-    with FakeOpenAIServer(_judge_everything_unsupported) as server:
+    with _llama_like(_judge_everything_unsupported) as server:
         runner = _llm_runner(tmp_path / "capped", server, max_llm_calls=before_judge + 1)
         view = fold(runner.store.events(runner.run(topic)))
         judge_calls = [r for r in server.requests if "Role: claim checker" in json.dumps(r)]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from research.brains.llm.llm_brain import LLMBrain
-from research.brains.llm.relevance_judge import BATCH, MODEL_DROP
+from research.brains.llm.relevance_judge import BATCH, MAX_PER_CALL, MODEL_DROP
 from research.runs.runner import ResearchRunner
 from research.runs.view import fold
 from research.schemas.state_shapes import ResearchRequest, Source
@@ -61,7 +61,7 @@ def test_what_the_model_finds_off_subject_is_dropped_with_its_reason_and_each_so
     events = runner.store.events(run_id)
     view = fold(events)
     judged = [title for r in requests for title in titles_judged(r)]
-    assert requests and all(len(titles_judged(r)) <= BATCH for r in requests)
+    assert requests and all(len(titles_judged(r)) <= MAX_PER_CALL for r in requests)
     assert len(judged) == len(set(judged))  # a later query's hit is answered from memory
     assert any("Cold Chain" in t for t in judged)
     assert not any("Cold Chain" in s.title for s in view.sources.values())  # never a source of the run
@@ -85,14 +85,18 @@ def test_a_failing_judge_leaves_the_offline_score_in_charge_with_a_warning(tmp_p
 
 
 def test_the_judge_is_capped_and_what_it_did_not_judge_keeps_the_offline_score(tmp_path: Path) -> None:
+    # Nothing is remembered of this server: the first call keeps the grammar's bound (BATCH), and once
+    # it has taken json_schema the next holds MAX_PER_CALL; the third is over the cap.
+    reached = BATCH + MAX_PER_CALL
     sources = [
         Source(id=f"s{i}", title=f"Cold Chain part {i}", url=f"https://e.org/{i}", kind="web", provider="fake")
-        for i in range(BATCH * 3)
+        for i in range(reached + BATCH)
     ]
     with FakeOpenAIServer(cold_chain_is_off_subject) as server:
         brain = LLMBrain(fake_model_settings(server.base_url, tmp_path))
         brain.relevance.max_calls = 2
         judged = brain.relevance.judge(TOPIC, "How do they work?", sources)
-        assert len(relevance_requests(server)) == 2 and judged.calls == 2
-    assert len(judged.dropped) == 2 * BATCH and [s.id for s in judged.kept] == [s.id for s in sources[2 * BATCH :]]
+        assert [len(titles_judged(r)) for r in relevance_requests(server)] == [BATCH, MAX_PER_CALL]
+        assert judged.calls == 2
+    assert len(judged.dropped) == reached and [s.id for s in judged.kept] == [s.id for s in sources[reached:]]
     assert brain.take_usage().calls == 2

@@ -6,12 +6,14 @@ claim addresses that question (one that does not is unsupported, whatever its su
 offline check found to change a number or identifier of its passage stays unsupported: that is
 mechanical, not a judgement. Unverifiable claims (no stored text) are never sent.
 
-The claims go in batches of at most BATCH, the grammar's list bound on llama-cpp (a reply there
-holds at most MAX_ITEMS judgements, so one call over twelve claims would judge five), each batch
-numbered from 1 and its own metered call. When a later batch cannot be made (the run's call cap,
-a failed call), the claims judged so far keep the model's verdict and the rest keep the offline
-one, each marked `judged_by` and said in a note; a failure before any verdict raises, for the
-caller to degrade to the offline check.
+The claims go in batches as large as the server's structured replies can hold: at most BATCH, the
+grammar's list bound, where the remembered method is llama-cpp's JSON mode or none is known yet (a
+reply there holds at most MAX_ITEMS judgements, so one call over twelve claims would judge five);
+up to MAX_PER_CALL, within the judge's reply cap, on a server that takes json_schema (no such
+bound: twelve claims are one call). Each batch is numbered from 1 and is its own metered call.
+When a later batch cannot be made (the run's call cap, a failed call), the claims judged so far
+keep the model's verdict and the rest keep the offline one, each marked `judged_by` and said in a
+note; a failure before any verdict raises, for the caller to degrade to the offline check.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ if TYPE_CHECKING:
     from research.brains.llm.llm_brain import LLMBrain
 
 MAX_JUDGED_CLAIMS = 60  # at most MAX_JUDGED_CLAIMS / BATCH calls; the rest keep their offline verdict
-BATCH = MAX_ITEMS  # the grammar's list bound: one judgement per claim of the batch
+BATCH = MAX_ITEMS  # the grammar's list bound: one judgement per claim of the batch, on llama-cpp
+MAX_PER_CALL = 15  # without that bound: 15 claims with their 600-character passages, a bounded prompt
+REPLY_TOKENS_PER_JUDGEMENT = 60  # a judgement with a short reason, for the reply cap's share
+ROLE = "judge"  # the reply cap the judgements share (RESEARCH_REPLY_TOKENS_JUDGE)
 
 
 def judge_claims(
@@ -49,9 +54,12 @@ def judge_claims(
     if not judged:
         return out
     topic = prompts.neutralise(draft_topic(markdown))
-    calls, stopped, answered = 0, "", set()
-    for start in range(0, len(judged), BATCH):
-        batch = judged[start : start + BATCH]
+    calls, stopped, answered, start, size = 0, "", set(), 0, BATCH
+    while start < len(judged):
+        # Sized per call: the first call to a server may teach which method it takes.
+        size = model.list_room(MAX_PER_CALL, role=ROLE, item_tokens=REPLY_TOKENS_PER_JUDGEMENT)
+        batch = judged[start : start + size]
+        start += size
         try:
             reply = _judge_batch(model, [claims[i] for i in batch], topic)
         except Exception as exc:
@@ -69,7 +77,8 @@ def judge_claims(
         offline = len(set(verifiable) - answered)
         if stopped:
             note(
-                f"the model judge stopped after {calls} of {-(-len(judged) // BATCH)} calls ({stopped[:300]}); "
+                f"the model judge stopped after {calls} of {calls + 1 + -(-(len(judged) - start) // size)} calls "
+                f"({stopped[:300]}); "
                 f"{offline} claim(s) keep their offline verdict"
             )
         elif offline:
@@ -78,7 +87,7 @@ def judge_claims(
 
 
 def _judge_batch(model: LLMBrain, batch: list[CheckedClaim], topic: str) -> ClaimJudgements:
-    """One metered call over at most BATCH claims, numbered 1..len(batch)."""
+    """One metered call over one batch of claims, numbered 1..len(batch)."""
     numbered = "\n".join(
         f"{k}. (question: {_question(c.section, topic)}) {prompts.neutralise(c.sentence)}"
         for k, c in enumerate(batch, 1)
@@ -92,7 +101,7 @@ def _judge_batch(model: LLMBrain, batch: list[CheckedClaim], topic: str) -> Clai
         HumanMessage(prompts.CLAIM_JUDGE_USER.format(claims=numbered, sources=prompts.render_sources(blocks))),
     ]
     schema = claim_judgements_schema(len(batch))  # the grammar lets it number only the claims shown
-    return model._structured(model._main, schema, messages)  # noqa: SLF001 - the brain's metered call
+    return model._structured(model._main, schema, messages, ROLE)  # noqa: SLF001 - the brain's metered call
 
 
 def _question(section: str, topic: str) -> str:

@@ -31,7 +31,8 @@ from research.brains.llm.plan_decision import (
     reply_questions,
     validate_decision,
 )
-from research.brains.llm.relevance_judge import RelevanceJudge
+from research.brains.llm.relevance_judge import REPLY_TOKENS_PER_VERDICT, RelevanceJudge
+from research.brains.llm.structured import list_room
 from research.brains.llm.usage_meter import UsageMeter
 from research.drafts import guard as draft_guard
 from research.drafts.markers import strip_internal_markers
@@ -113,7 +114,8 @@ class LLMBrain:
         self.caller = ModelCaller(settings, self.meter, source=self.kind, retries=max_retries)
         # The run's batched relevance judgement (used when RESEARCH_RELEVANCE_JUDGE=model).
         self.relevance = RelevanceJudge(
-            lambda schema, messages: self._structured(self._fast, schema, messages, "judge")
+            lambda schema, messages: self._structured(self._fast, schema, messages, "judge"),
+            room=lambda most: self.list_room(most, role="judge", item_tokens=REPLY_TOKENS_PER_VERDICT, fast=True),
         )
         # Names the server in warnings without its URL (a URL may carry credentials).
         self.server_label = (
@@ -245,6 +247,14 @@ class LLMBrain:
         revised = revise_grounded(request, ask, lambda message: warn(self.kind, f"revise: {message}"))
         # Unknown citations and links are removed by revise_draft, which reports each as a warning.
         return draft_guard.tidy_spacing(draft_guard.strip_reference_section(revised))
+
+    def list_room(self, most: int, *, role: str, item_tokens: int, fast: bool = False) -> int:
+        """How many items (judgements, verdicts) one structured call of `role` may ask for: the
+        grammar's list bound on a server whose remembered method bounds lists (llama-cpp's JSON
+        mode) or is not known yet; else `most`, the caller's cap for its prompt, and no more than
+        the role's reply cap holds at `item_tokens` an item."""
+        fits = max(1, min(most, self.caller.cap(role) // max(1, item_tokens)))
+        return list_room(self._fast if fast else self._main, fits, self.caller.memory)
 
     def take_usage(self) -> Usage:
         return self.meter.take()

@@ -3,7 +3,9 @@
 The offline score (research/relevance/) has already kept the sources that share the topic's
 subject words; the model reads each kept source's title and snippet and says whether it is about
 the topic's subject in the sense the topic means it (a paper on the Rust language is not about
-rust on old cars). One request per batch of up to BATCH sources, each source judged once per run
+rust on old cars). One request per batch: as many sources as the server's structured replies can
+hold (the grammar's list bound, MAX_ITEMS, where the remembered method is llama-cpp's JSON mode; up
+to MAX_PER_CALL, within the judge's reply cap, on a server that takes json_schema), each source judged once per run
 (a later query's hit is answered from memory), at most MAX_CALLS requests per run: after that,
 and whenever a call fails, the offline score alone decides. Every source the model rejects
 becomes a `sources_dropped` entry with the model's reason. Off unless `RESEARCH_RELEVANCE_JUDGE=model`.
@@ -23,7 +25,9 @@ from research import prompts
 from research.brains.llm.grammar_schema import MAX_ITEMS, text_field
 from research.schemas.state_shapes import DroppedSource, Source
 
-BATCH = MAX_ITEMS  # the grammar's list bound: one verdict per source of the batch
+BATCH = MAX_ITEMS  # the grammar's list bound: one verdict per source of the batch, on llama-cpp
+MAX_PER_CALL = 20  # without that bound: ~20 x 300-character snippets, a bounded prompt
+REPLY_TOKENS_PER_VERDICT = 45  # a verdict with its 120-character reason, for the reply cap's share
 MAX_CALLS = 12
 SNIPPET_CHARS = 300
 REASON_CHARS = 120
@@ -45,10 +49,10 @@ class RelevanceJudgements(BaseModel):
     verdicts: list[SourceRelevance] = Field(max_length=40)
 
 
-@functools.lru_cache(maxsize=BATCH + 1)
+@functools.lru_cache(maxsize=MAX_PER_CALL + 1)
 def judgements_schema(count: int) -> type[RelevanceJudgements]:
     """RelevanceJudgements whose `source` may only be 1..count in the schema sent (a grammar on llama-cpp)."""
-    numbers: list[JsonValue] = list(range(1, max(1, min(count, BATCH)) + 1))
+    numbers: list[JsonValue] = list(range(1, max(1, min(count, MAX_PER_CALL)) + 1))
     verdict = create_model(
         "SourceRelevance",
         __base__=SourceRelevance,
@@ -60,6 +64,12 @@ def judgements_schema(count: int) -> type[RelevanceJudgements]:
 
 
 Ask = Callable[[type[RelevanceJudgements], list[BaseMessage]], RelevanceJudgements]
+Room = Callable[[int], int]  # the caller's cap -> how many items the server's reply can hold
+
+
+def grammar_room(most: int) -> int:
+    """The room when nothing says otherwise: the grammar's list bound."""
+    return min(most, BATCH)
 
 
 @dataclass(frozen=True)
@@ -80,8 +90,9 @@ class Judged:
 class RelevanceJudge:
     """One run's model relevance judgement (thread-safe: a run's researchers retrieve in parallel)."""
 
-    def __init__(self, ask: Ask, *, max_calls: int = MAX_CALLS) -> None:
+    def __init__(self, ask: Ask, *, max_calls: int = MAX_CALLS, room: Room = grammar_room) -> None:
         self._ask = ask
+        self._room = room
         self.max_calls = max_calls
         self.calls = 0
         self._known: dict[str, Verdict] = {}
@@ -102,8 +113,12 @@ class RelevanceJudge:
                     todo.append(source)
         out = Judged()
         try:
-            for start in range(0, len(todo), BATCH):
-                batch = todo[start : start + BATCH]
+            start = 0
+            while start < len(todo):
+                # Sized per call: the first call to a server may teach which method it takes.
+                size = max(1, min(self._room(MAX_PER_CALL), MAX_PER_CALL))
+                batch = todo[start : start + size]
+                start += size
                 with self._lock:
                     if self.calls >= self.max_calls:
                         break  # capped: the rest keep the offline score

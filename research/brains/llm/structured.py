@@ -38,7 +38,7 @@ from research.brains.llm.capabilities import (
     server_label,
     store_for,
 )
-from research.brains.llm.grammar_schema import grammar_schema
+from research.brains.llm.grammar_schema import MAX_ITEMS, grammar_schema
 from research.brains.llm.model_output import InvalidModelOutput, extract_json_object, strict_json_schema
 from research.brains.llm.usage_meter import usage_from_message
 from research.prompts import JSON_REPAIR_INSTRUCTION, JSON_REPLY_INSTRUCTION
@@ -47,6 +47,8 @@ from research.schemas.state_shapes import Usage
 M = TypeVar("M", bound=BaseModel)
 Method = Literal["json_schema", "json_mode", "json_object", "function_calling", "json_prompt"]
 METHODS: tuple[Method, ...] = ("json_schema", "json_mode", "json_object", "function_calling", "json_prompt")
+# The methods whose schema becomes a grammar that holds every list to MAX_ITEMS (grammar_schema.py).
+GRAMMAR_BOUND: frozenset[Method] = frozenset({"json_mode"})
 _MAX_ERROR_CHARS = 200
 # What a call runs: the model, bound to a format or tools (its output is a message, or a dict holding one).
 ChatRunnable = Runnable[list[BaseMessage], Any]
@@ -70,6 +72,16 @@ def server_key(llm: Any) -> str:
 def remembered_method(llm: Any, memory: CapabilityStore | None = None) -> Method | None:
     method = (memory or store_for(None)).get(server_key(llm))
     return method if method in METHODS else None
+
+
+def list_room(llm: Any, most: int, memory: CapabilityStore | None = None) -> int:
+    """How many items one structured reply of `llm` can hold: the grammar's list bound (MAX_ITEMS)
+    where the method remembered for its server + model makes the schema a grammar that bounds lists
+    (json_mode, llama-cpp), and where no method is known yet (the first call may end there);
+    `most` (the caller's own cap, which keeps its prompt and reply bounded) everywhere else."""
+    method = remembered_method(llm, memory)
+    bounded = method is None or method in GRAMMAR_BOUND
+    return max(1, min(most, MAX_ITEMS) if bounded else most)
 
 
 def forget_methods() -> None:
