@@ -53,21 +53,26 @@ print(json.dumps(out))
 """
 
 
-def _child(tree: Path, model: float, search: float, cases: tuple[str, ...]) -> dict[str, Any]:
+def run_child(tree: Path, code: str, args: list[str], timeout: float) -> Any:
+    """Runs `code` with `tree`'s packages first on the path and returns the JSON its last line prints."""
     env = clean_environ()
     env["PYTHONPATH"] = str(tree)
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(model), str(search), *cases],
+        [sys.executable, "-c", code, *args],
         cwd=tree,
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
         check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"{tree}: {done.stderr[-2000:]}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _child(tree: Path, model: float, search: float, cases: tuple[str, ...]) -> dict[str, Any]:
+    result: dict[str, Any] = run_child(tree, _CHILD, [str(model), str(search), *cases], timeout=600)
     return result
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-from bench.ab_compare import _checkout
-from bench.harness import REPO_ROOT, clean_environ, log
+from bench.ab_compare import _checkout, run_child
+from bench.harness import REPO_ROOT, log
 
 _CHILD = """
 import collections, functools, json, sys, time
@@ -72,20 +72,7 @@ print(json.dumps(out))
 
 
 def _child(tree: Path, cold: bool, runs: int) -> list[dict[str, float]]:
-    env = clean_environ()
-    env["PYTHONPATH"] = str(tree)
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, "cold" if cold else "warm", str(runs)],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{tree}: {done.stderr[-2000:]}")
-    rows: list[dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
+    rows: list[dict[str, float]] = run_child(tree, _CHILD, ["cold" if cold else "warm", str(runs)], timeout=900)
     return rows
 
 
