@@ -45,9 +45,8 @@ def test_agent_mode_run_shows_tool_calls_live_and_the_worker_transcript(page, he
 
     expect(page.locator(".st-key-run-header")).to_contain_text("Finished", timeout=RUN_TIMEOUT_MS)
     expect(card).to_contain_text("done")
-    page.get_by_text("Worker transcripts").click()
-    transcript = page.get_by_role("tabpanel").first
-    # The expander's tabs render after a rerun: on a loaded machine that takes longer than 5 s.
+    transcript = page.locator(".st-key-worker-transcript-web-1")
+    transcript.locator("summary").click()
     expect(transcript).to_contain_text("Supervisor Directive: web-1 (web, angle 1")
     expect(transcript).to_contain_text("calls search_library query=")
     expect(transcript).to_contain_text("closing note")

@@ -23,9 +23,9 @@ def test_agent_mode_from_the_page_shows_tool_calls_and_transcripts(make_app, dat
     tool_lines = next(t for t in card_text if "tool call" in t)
     assert tool_lines.startswith(":material/construction: 2 tool calls")
     assert "search_library query=Impressionism" in tool_lines and "→ " in tool_lines
-    expander = next(e for e in at.expander if e.label == "Worker transcripts")
-    assert [t.label for t in expander.tabs] == ["web-1", "academic-1", "book-1"]
-    web = expander.tabs[0]
+    transcripts = at.container(key="worker-transcripts")
+    assert [e.label for e in transcripts.expander] == ["web-1", "academic-1", "book-1"]
+    web = transcripts.expander[0]
     lines = [plain(m.value) for m in web.markdown]
     assert lines[0] == "Supervisor"
     assert lines[1].startswith("Supervisor Directive: web-1 (web, angle 1")
@@ -42,7 +42,8 @@ def test_pipeline_runs_show_no_tool_panels(make_app, data_dir):
     _wait_finished(data_dir, run_id)
     at.run()
     assert not any("tool call" in t for t in texts(at))
-    assert not [e for e in at.expander if e.label == "Worker transcripts"]
+    assert not [e for e in at.expander if e.label == "web-1"]
+    assert not [m for m in at.markdown if "Worker transcripts" in m.value]
 
 
 def test_tool_results_and_arguments_are_text_never_html(make_app, data_dir):
@@ -102,7 +103,7 @@ def test_tool_results_and_arguments_are_text_never_html(make_app, data_dir):
     card = at.container(key="researcher-card-web-1")
     line = next(m.value for m in card.markdown if "tool call" in m.value)
     assert "\\<img" in line and "<img" not in line.replace("\\<img", "")  # escaped: shown as text
-    expander = next(e for e in at.expander if e.label == "Worker transcripts")
-    captions = [c.value for c in expander.tabs[0].caption]
+    web = next(e for e in at.expander if e.label == "web-1")
+    captions = [c.value for c in web.caption]
     assert any(plain(c) == f"[1] {HOSTILE_TITLE} · https://evil.example/x" for c in captions)
     assert all("<script>" not in c for c in captions)  # md_escape'd

@@ -60,17 +60,22 @@ def tool_result_lines(content: str) -> list[str]:
 
 
 def render_worker_transcripts(view: RunView) -> None:
-    """Agent mode: one transcript per worker: the directive, each tool call and result, the closing note."""
+    """Agent mode: one transcript per worker: the directive, each tool call and result, the closing note.
+
+    One expander per worker, not tabs: this draws inside the live fragment, and tabs there could keep
+    a worker's panel as it was mid-run after the run ended (a CI run on a busy machine showed it).
+    Fixed labels and keys, so an open transcript stays open while messages arrive."""
     workers = [r for r in view.researchers.values() if r.transcript]
     if not workers:
         return
-    with st.expander("Worker transcripts", icon=":material/manage_search:"):
+    with st.container(key="worker-transcripts"):
+        st.markdown("**:material/manage_search: Worker transcripts**")
         st.caption(
             f"{plural(len(workers), 'worker')}: what each researcher was told, which tools it called "
             "with which arguments, what came back, and how it closed."
         )
-        for tab, worker in zip(st.tabs([w.id for w in workers]), workers, strict=False):
-            with tab:
+        for worker in workers:
+            with st.expander(worker.id, icon=kind_icon(worker.kind), key=f"worker-transcript-{worker.id}"):
                 for message in worker.transcript:
                     _worker_message(worker.id, message)
 
