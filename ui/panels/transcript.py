@@ -63,7 +63,7 @@ def render_worker_transcripts(view: RunView) -> None:
     """Agent mode: one transcript per worker: the directive, each tool call and result, the closing note.
 
     One expander per worker, not tabs: this draws inside the live fragment, and tabs there could keep
-    a worker's panel as it was mid-run after the run ended (a CI run on a busy machine showed it).
+    a worker's panel as it was mid-run after the run ended (seen once in CI).
     Fixed labels and keys, so an open transcript stays open while messages arrive."""
     workers = [r for r in view.researchers.values() if r.transcript]
     if not workers:
