@@ -1,5 +1,5 @@
 """The writer's restating pass (RESEARCH_WRITER_RESTATE_COPIES): a sentence the model copied word for
-word from its passage is sent back once per section to be restated, and the restatement takes its
+word from its passage is sent back, one per call, to be restated, and the restatement takes its
 place only when it is still grounded, faithful, on the question and no longer a copy. Through the
 real ChatOpenAI against the loopback OpenAI-compatible server."""
 
@@ -16,9 +16,8 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from research.brains.base import WriteRequest, number_sources
-from research.brains.llm.grammar_schema import grammar_schema
 from research.brains.llm.grounded_restate import Restated, kept_words, opening, restate_copies
-from research.brains.llm.grounded_schema import MAX_RESTATED_CHARS, Restatements, restatement_schema
+from research.brains.llm.grounded_schema import MAX_RESTATED_CHARS, Restatement, restatement_schema
 from research.brains.llm.llm_brain import LLMBrain
 from research.brains.llm.model_output import strict_json_schema
 from research.brains.llm.restated_meaning import meaning_change, subject_words
@@ -56,23 +55,25 @@ def brain(server: FakeOpenAIServer, *, restate: bool = True) -> LLMBrain:
     )
 
 
-def copier(restated: Callable[[str], list[dict[str, Any]]]) -> Callable[[dict[str, Any]], Any]:
-    """A model that copies its first passage whole, and restates as `restated(user prompt)` says."""
+def copier(restated: Callable[[str], str | None]) -> Callable[[dict[str, Any]], Any]:
+    """A model that copies its first passage whole, and restates as `restated(user prompt)` says
+    (None: it repeats the sentence it was sent, still a copy)."""
     default = ScriptedModel()
 
     def responder(req: dict[str, Any]) -> Any:
         user = req["messages"][1]["content"]
         if requested_schema_name(req) == "SectionSentences":
             return {"sentences": [{"passage": 1, "text": passages_in(user)[1].split(". ")[0]}]}
-        if requested_schema_name(req) == "Restatements":
-            return {"restated": restated(user)}
+        if requested_schema_name(req) == "Restatement":
+            text = restated(user)
+            return {"text": text if text is not None else user.split("Sentence to restate:\n")[1].split("\n")[0]}
         return default(req)
 
     return responder
 
 
 def restate_requests(server: FakeOpenAIServer) -> list[dict[str, Any]]:
-    return [r for r in server.requests if requested_schema_name(r) == "Restatements"]
+    return [r for r in server.requests if requested_schema_name(r) == "Restatement"]
 
 
 def section_of(draft: str, heading: str) -> str:
@@ -80,19 +81,17 @@ def section_of(draft: str, heading: str) -> str:
 
 
 def test_a_copied_sentence_is_restated_and_the_restatement_is_cited(server: FakeOpenAIServer) -> None:
-    def restated(user: str) -> list[dict[str, Any]]:
-        if LNP in user:
-            return [{"sentence": 1, "text": "A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA."}]
-        return []
+    def restated(user: str) -> str | None:
+        return "In a shell of ionizable lipids, lipid nanoparticles wrap fragile mRNA." if LNP in user else None
 
     server.responder = copier(restated)
     draft = brain(server).write(request())
 
-    assert section_of(draft, LNP) == "A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA [1]."
-    assert not copied("A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA.", TEXTS["s-lnp"])
+    assert section_of(draft, LNP) == "In a shell of ionizable lipids, lipid nanoparticles wrap fragile mRNA [1]."
+    assert not copied("In a shell of ionizable lipids, lipid nanoparticles wrap fragile mRNA.", TEXTS["s-lnp"])
     [lnp_call] = [r for r in restate_requests(server) if LNP in r["messages"][1]["content"]]
     assert (
-        "1: Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids"
+        "Sentence to restate:\nLipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids"
         in lnp_call["messages"][1]["content"]
     )
 
@@ -110,7 +109,7 @@ def test_a_copied_sentence_is_restated_and_the_restatement_is_cited(server: Fake
 def test_a_restatement_that_breaks_a_rule_leaves_the_copied_sentence(
     server: FakeOpenAIServer, text: str, why: str
 ) -> None:
-    server.responder = copier(lambda user: [{"sentence": 1, "text": text}] if LNP in user else [])
+    server.responder = copier(lambda user: text if LNP in user else None)
     draft = brain(server).write(request())
 
     assert section_of(draft, LNP) == "Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids [1].", (
@@ -119,42 +118,43 @@ def test_a_restatement_that_breaks_a_rule_leaves_the_copied_sentence(
 
 
 def test_off_by_default_no_restating_call(server: FakeOpenAIServer) -> None:
-    server.responder = copier(lambda user: [])
+    server.responder = copier(lambda user: None)
     brain(server, restate=False).write(request())
 
     assert not restate_requests(server)
 
 
-def test_one_call_asks_no_more_restatements_than_its_grammar_lets_the_model_write() -> None:
+def test_each_copied_sentence_is_sent_alone_and_a_section_sends_at_most_five() -> None:
+    """Shown several sentences in one call, Qwen2.5-Coder-1.5B ran them together and answered one
+    sentence's number with another's (3 Dec): each call now shows one sentence, and a section
+    spends at most MAX_RESTATED calls."""
     sentences = [(f"Finding number {k} says the lipid shell protects mRNA in cells.", 1) for k in range(7)]
-    asked: list[tuple[type[Restatements], str]] = []
+    asked: list[str] = []
 
-    def ask(schema: type[Restatements], messages: list[BaseMessage]) -> Restatements:
-        asked.append((schema, str(messages[1].content)))
-        return schema(restated=[])
+    def ask(schema: type[Restatement], messages: list[BaseMessage]) -> Restatement:
+        asked.append(str(messages[1].content))
+        return schema(text="left out anyway")
 
-    restate_copies(
-        TOPIC, LNP, sentences, [text for text, _n in sentences], ask, lambda *_a: ("", "left out"), Restated()
-    )
+    tally = Restated()
+    restate_copies(TOPIC, LNP, sentences, [text for text, _n in sentences], ask, lambda *_a: ("", "left out"), tally)
 
-    [(schema, user)] = asked
-    numbered = [line for line in user.splitlines() if re.match(r"^\d+: ", line)]
-    grammar = grammar_schema(schema)["properties"]["restated"]
-    numbers = [n for item in grammar["items"]["anyOf"] for n in item["properties"]["sentence"]["enum"]]
-    assert len(numbered) == grammar["maxItems"] == len(numbers)
+    assert len(asked) == tally.asked == 5
+    for k, user in enumerate(asked):
+        shown = [text for text, _n in sentences if text in user]
+        assert shown == [f"Finding number {k} says the lipid shell protects mRNA in cells."]
 
 
 def test_each_sentence_to_restate_lists_the_words_that_answer_its_question_and_its_exact_tokens(
     server: FakeOpenAIServer,
 ) -> None:
-    server.responder = copier(lambda user: [])
+    server.responder = copier(lambda user: None)
     brain(server).write(request())
 
     [lnp_call] = [r for r in restate_requests(server) if LNP in r["messages"][1]["content"]]
     user = lnp_call["messages"][1]["content"]
     # The lipid sentence answers "How do lipid nanoparticles deliver mRNA into cells?" by these words.
     assert (
-        "1: Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids.\nkeep: Lipid; nanoparticles; mRNA; lipids"
+        "Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids.\nkeep: Lipid; nanoparticles; mRNA; lipids"
         in user
     )
 
@@ -162,36 +162,35 @@ def test_each_sentence_to_restate_lists_the_words_that_answer_its_question_and_i
 def test_the_words_kept_are_the_fitting_ones_and_the_numbers_with_their_sign_and_unit() -> None:
     sentence = "The Pfizer-BioNTech vaccine was stored between minus 80 and minus 60 degrees Celsius after 2021."
     kept = kept_words(sentence, "How cold was the vaccine stored?", TOPIC)
-    assert kept == ["Pfizer-BioNTech", "stored", "minus 80", "minus 60 degrees", "2021"]
+    # "vaccine" too: it is the sentence's subject, which the meaning rule holds a restatement to.
+    assert kept == ["Pfizer-BioNTech", "vaccine", "stored", "minus 80", "minus 60 degrees", "2021"]
 
 
 def test_the_grammar_lets_no_restatement_open_as_its_copied_original_did(tmp_path: Path) -> None:
-    """On a server that turns the schema into a grammar (llama-cpp), restatement k may not begin
+    """On a server that turns the schema into a grammar (llama-cpp), a restatement may not begin
     with the first letter of either of its original's first two words: deleting an article or a
     clause and keeping the rest in order is not a restatement. Other servers get no pattern."""
-    with llama_like(copier(lambda user: [])) as server:
+    with llama_like(copier(lambda user: None)) as server:
         LLMBrain(settings_for(server, tmp_path, writer_restate_copies=True), max_retries=0).write(request())
         grammar = next(
             r["response_format"]["schema"]
             for r in server.requests
             if r.get("response_format", {}).get("type") == "json_object"
             and LNP in r["messages"][1]["content"]
-            and requested_schema_name(r) == "Restatements"
+            and requested_schema_name(r) == "Restatement"
         )
-    [item] = grammar["properties"]["restated"]["items"]["anyOf"]
-    text = re.compile(item["properties"]["text"]["pattern"])
+    text = re.compile(grammar["properties"]["text"]["pattern"])
     original = "Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids."
     assert not text.fullmatch(original) and not text.fullmatch(original.split(" ", 1)[1])
-    assert text.fullmatch("A shell of ionizable lipids, the nanoparticle, wraps fragile mRNA.")
-    assert item["properties"]["sentence"]["enum"] == [1]
-    assert "pattern" not in json.dumps(strict_json_schema(restatement_schema(1, (opening(original),))))
+    assert text.fullmatch("In a shell of ionizable lipids, lipid nanoparticles wrap fragile mRNA.")
+    assert "pattern" not in json.dumps(strict_json_schema(restatement_schema(opening(original))))
 
 
 def test_the_log_says_why_each_restatement_was_left_out_and_quotes_it(
     server: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     memory = "Vector vaccines are the other main type, made of adenovirus."
-    server.responder = copier(lambda user: [{"sentence": 1, "text": memory}] if LNP in user else [])
+    server.responder = copier(lambda user: memory if LNP in user else None)
     with caplog.at_level(logging.INFO, logger="research.agents"):
         brain(server).write(request())
 
@@ -221,17 +220,21 @@ def pseudouridine_request() -> WriteRequest:
         ("The mRNA vaccine was translated into far more protein.", f"{PSEUDO} [1]."),
         # Every word is the original's or its passage's but one fact of the model's own ("muscle").
         ("Far more protein was translated from pseudouridine-containing mRNA in muscle.", f"{PSEUDO} [1]."),
-        # A faithful reordering: the subject (now the object) with its qualifier, nothing added.
+        # Measured (3 Dec): the original's words, its subject moved into a clause of its own.
+        ("The mRNA was translated into far more protein, which is a pseudouridine-containing.", f"{PSEUDO} [1]."),
+        # A change of voice with no agent ("from", not "by"): by its words, a swap of roles.
+        ("Far more protein was translated from pseudouridine-containing mRNA.", f"{PSEUDO} [1]."),
+        # A faithful reordering: the same subject with its qualifier, an opening clause moved, nothing added.
         (
-            "Far more protein was translated from pseudouridine-containing mRNA.",
-            "Far more protein was translated from pseudouridine-containing mRNA [1].",
+            "Into far more protein, pseudouridine-containing mRNA was translated.",
+            "Into far more protein, pseudouridine-containing mRNA was translated [1].",
         ),
     ],
 )
 def test_a_restatement_that_loses_its_subject_or_adds_words_leaves_the_original(
     server: FakeOpenAIServer, restated: str, kept: str
 ) -> None:
-    server.responder = copier(lambda user: [{"sentence": 1, "text": restated}] if PSEUDO_Q in user else [])
+    server.responder = copier(lambda user: restated if PSEUDO_Q in user else None)
     draft = brain(server).write(pseudouridine_request())
 
     assert section_of(draft, PSEUDO_Q) == kept
@@ -268,8 +271,10 @@ def test_a_restatement_keeps_the_subject_with_its_numbers_and_its_denials_but_ma
     lipid = "An ionizable lipid, ALC-0315 in the Pfizer-BioNTech vaccine, binds the mRNA and is the key to delivery."
     assert meaning_change("An ionizable lipid binds mRNA for delivery.", lipid, lipid) == ""
     rare = "Myocarditis was not seen in the phase 3 trials, which were too small."
-    assert meaning_change("The phase 3 trials, too small, had seen myocarditis.", rare, rare) == "changed a negation"
-    assert meaning_change("The phase 3 trials, too small, had not seen myocarditis.", rare, rare) == ""
+    assert meaning_change("Myocarditis, in the phase 3 trials that were too small, was seen.", rare, rare) == (
+        "changed a negation"
+    )
+    assert meaning_change("Myocarditis, in the phase 3 trials that were too small, was not seen.", rare, rare) == ""
     assert meaning_change("Myocarditis was seen in the phase 3 trials, which were not too small.", rare, rare) == (
         "changed a negation"
     )
@@ -278,3 +283,64 @@ def test_a_restatement_keeps_the_subject_with_its_numbers_and_its_denials_but_ma
         "Messenger RNA is fragile, and the hard problem was never writing the message but getting it inside cells."
     )
     assert meaning_change("Messenger RNA is fragile and hard to get inside cells.", fragile, fragile) == ""
+
+
+@pytest.mark.parametrize(
+    ("restated", "original"),
+    [
+        # Measured on Qwen2.5-Coder-1.5B (3 Dec), the grammar holding it to the original's words:
+        # every word is the original's, none is a copy, and each says something else.
+        (
+            "Practical quirks of lipid nanoparticles explain some of the vaccines.",
+            "Lipid nanoparticles also explain some of the vaccines' practical quirks.",
+        ),
+        (
+            "The Pfizer-BioNTech and Moderna vaccine delivery is key to the ionizable lipid ALC-0315 and SM-102.",
+            "An ionizable lipid, ALC-0315 in the Pfizer-BioNTech vaccine and SM-102 in the Moderna vaccine, binds the "
+            "mRNA and is the key to delivery.",
+        ),
+        (
+            "The fragile messenger RNA molecule, which is the hardest engineering problem behind mRNA vaccines, was "
+            "never writing the genetic message but getting it inside human cells intact.",
+            "Messenger RNA is a fragile molecule, and the hardest engineering problem behind mRNA vaccines was never "
+            "writing the genetic message but getting it inside human cells intact.",
+        ),
+    ],
+)
+def test_a_restatement_whose_subject_is_another_noun_phrase_is_left_out(restated: str, original: str) -> None:
+    assert meaning_change(restated, original, original) == "changed its subject"
+
+
+@pytest.mark.parametrize(
+    ("restated", "original"),
+    [
+        # Measured on Qwen2.5-Coder-1.5B (3 Dec): a change of voice, the original's subject now the agent.
+        (
+            "Some of the vaccines' practical quirks are explained by lipid nanoparticles.",
+            "Lipid nanoparticles also explain some of the vaccines' practical quirks.",
+        ),
+        # And the other way: the passive's receiver made the subject.
+        (
+            "Katalin Karikó and Drew Weissman were awarded the 2023 Nobel Prize.",
+            "The 2023 Nobel Prize was awarded to Katalin Karikó and Drew Weissman.",
+        ),
+        # Measured: an apposition turned round, the subject and the names it stood for swapped.
+        (
+            "BNT162b2 and mRNA-1273, two messenger RNA vaccines, were the first COVID-19 vaccines to report phase 3 "
+            "efficacy results.",
+            "Two messenger RNA vaccines, BNT162b2 from Pfizer and BioNTech and mRNA-1273 from Moderna, were the first "
+            "COVID-19 vaccines to report phase 3 efficacy results.",
+        ),
+    ],
+)
+def test_a_change_of_voice_or_a_turned_apposition_keeps_its_subject(restated: str, original: str) -> None:
+    assert meaning_change(restated, original, original) == ""
+
+
+def test_a_role_word_that_is_no_participle_is_no_change_of_voice() -> None:
+    """ "is key to host ribosomes" names them after "to", but "key" is no participle (as in the
+    measured "... vaccine delivery is key to the ionizable lipid"): a passive is
+    "<be> <participle> by|to ...", and only a passive turns the roles round faithfully."""
+    original = "Host ribosomes translate the mRNA and are the key to delivery."
+    assert meaning_change("The delivery is key to host ribosomes.", original, original) == "changed its subject"
+    assert meaning_change("The mRNA is translated by host ribosomes.", original, original) == ""

@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
-from research.brains.llm.grammar_schema import MAX_ITEMS, text_field, text_pattern
+from research.brains.llm.grammar_schema import text_field, text_pattern
 
 M = TypeVar("M", bound=BaseModel)
 NO_PASSAGE = 0
@@ -65,46 +65,18 @@ MAX_RESTATED_CHARS = 220
 
 
 class Restatement(_Reply):
-    sentence: int = Field(ge=0, description="the number of the sentence restated")
-    text: str = text_field("the sentence restated: shorter, in plain words, the facts kept", MAX_RESTATED_CHARS)
-
-
-class Restatements(_Reply):
-    # At least one in the grammar (as every list there), any number in validation.
-    restated: list[Restatement] = Field(max_length=20, json_schema_extra={"minItems": 1}, description="one each")
+    text: str = text_field("the sentence restated: its own words in a new order, the facts kept", MAX_RESTATED_CHARS)
 
 
 @functools.lru_cache(maxsize=64)
-def restatement_schema(sentences: int, openings: tuple[str, ...] = ()) -> type[Restatements]:
-    """Restatements whose `sentence` may only be 1..sentences in the JSON schema sent; with
-    `openings` (per sentence, the letters its original's first words begin with), the grammar lets
-    restatement k open with none of them. A small model told to restate otherwise deletes a few
-    words and keeps the rest in order: still a copy. Validation is unchanged (any opening)."""
-    numbers = list(range(1, max(1, min(sentences, MAX_ITEMS)) + 1))
-    if not openings:
-        return _numbered(Restatements, "restated", Restatement, "sentence", list(numbers))
-    items = [_restatement_item(k, openings[k - 1] if k <= len(openings) else "") for k in numbers]
-    extra: Any = {"items": {"anyOf": items}, "minItems": 1}  # the item schemas, as JSON for the grammar
-    listed = Field(max_length=20, json_schema_extra=extra)
-    build: Any = create_model
-    return cast(
-        "type[Restatements]", build(Restatements.__name__, __base__=Restatements, restated=(list[Restatement], listed))
+def restatement_schema(opening: str = "") -> type[Restatement]:
+    """Restatement whose text, on a server that turns the schema into a grammar (llama-cpp), may
+    not open with any letter of `opening` (the first letters of its original's first two words: a
+    small model told to restate otherwise deletes a word or two and keeps the rest in order, still
+    a copy). Validation is unchanged: any opening (a server that only reads the schema may write it)."""
+    text = Field(
+        description=Restatement.model_fields["text"].description,
+        json_schema_extra={"maxLength": MAX_RESTATED_CHARS, "pattern": text_pattern(MAX_RESTATED_CHARS, opening)},
     )
-
-
-def _restatement_item(number: int, not_first: str) -> dict[str, Any]:
-    fields = Restatement.model_fields
-    return {
-        "type": "object",
-        "title": Restatement.__name__,
-        "properties": {
-            "sentence": {"type": "integer", "enum": [number]},
-            "text": {
-                "type": "string",
-                "description": fields["text"].description,
-                "pattern": text_pattern(MAX_RESTATED_CHARS, not_first),
-            },
-        },
-        "required": ["sentence", "text"],
-        "additionalProperties": False,
-    }
+    build: Any = create_model
+    return cast("type[Restatement]", build(Restatement.__name__, __base__=Restatement, text=(str, text)))

@@ -147,7 +147,7 @@ def write_grounded(
         for example in tally.examples:
             agent_log.info("Writer: left out the restatement %s", example)
     if tally.failed_calls:
-        note(f"kept {tally.failed_calls} section(s)' copied sentences as they were: the restating call failed")
+        note(f"kept {tally.failed_calls} copied sentence(s) as they were: the restating call failed")
     if request.sources and not any(s.sentences for s in everything):
         raise NoGroundedSentences(
             f"the model's draft rests on none of the passages of the {len(request.sources)} sources it was given"

@@ -20,7 +20,7 @@ from pydantic import BaseModel, SecretStr
 from research import prompts
 from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
 from research.brains.llm.grounded_reviser import revise_grounded
-from research.brains.llm.grounded_schema import Restatements, SectionSentences
+from research.brains.llm.grounded_schema import Restatement, SectionSentences
 from research.brains.llm.grounded_writer import DraftPreview, write_grounded
 from research.brains.llm.model_caller import ModelCaller
 from research.brains.llm.model_output import InvalidModelOutput, strip_think
@@ -226,7 +226,7 @@ class LLMBrain:
         def ask(schema: type[SectionSentences], messages: list[BaseMessage]) -> SectionSentences:
             return self._structured(self._main, schema, messages, role="writer")
 
-        def restate(schema: type[Restatements], messages: list[BaseMessage]) -> Restatements:
+        def restate(schema: type[Restatement], messages: list[BaseMessage]) -> Restatement:
             return self._structured(self._main, schema, messages, role="writer")
 
         draft = write_grounded(
