@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json as jsonlib
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -61,7 +62,7 @@ class Reply:
     status: int = 200
     body: Any = b""
     headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0  # seconds to wait before answering (timeouts); cut short when the server stops
+    delay: float = 0.0  # seconds from the request's arrival to the answer (timeouts); cut short when the server stops
 
     def encoded(self) -> tuple[bytes, dict[str, str]]:
         headers = dict(self.headers)
@@ -176,6 +177,7 @@ class FakeServer(LoopbackHTTPServer):
     # --- request handling -------------------------------------------------------------------------
 
     def _handle(self, http: BaseHTTPRequestHandler) -> None:
+        arrived = time.monotonic()
         parts = urlsplit(http.path)
         length = int(http.headers.get("Content-Length") or 0)
         request = FakeRequest(
@@ -195,9 +197,12 @@ class FakeServer(LoopbackHTTPServer):
                 reply = handler(request)
             except Exception as exc:  # a broken test handler shows up as a 500, not a hung client
                 reply = Reply(500, {"error": f"fake handler raised {type(exc).__name__}: {exc}"})
-        if reply.delay and self._stopping.wait(reply.delay):
-            return
+        # The delay counts from the request's arrival and the body is encoded before it ends: a
+        # delayed reply costs its delay, not the fake's own work too (what the benchmarks assume).
         body, headers = reply.encoded()
+        left = reply.delay - (time.monotonic() - arrived)
+        if reply.delay and left > 0 and self._stopping.wait(left):
+            return
         try:
             http.send_response(reply.status)
             for name, value in headers.items():

@@ -163,6 +163,7 @@ class FakeOpenAIServer(LoopbackHTTPServer):
             _send_json(http, 404, _error(f"no route for GET {http.path}", "invalid_request_error"))
 
     def _handle_post(self, http: BaseHTTPRequestHandler) -> None:
+        arrived = time.monotonic()
         length = int(http.headers.get("Content-Length") or 0)
         raw = http.rfile.read(length) if length else b""
         if not http.path.rstrip("/").endswith("/chat/completions"):
@@ -181,23 +182,26 @@ class FakeOpenAIServer(LoopbackHTTPServer):
             self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
             fault = self._faults.popleft() if self._faults else None
         try:
-            self._reply(http, request, fault, api_key)
+            self._reply(http, request, fault, api_key, arrived + self.latency)
         finally:
             with self._lock:
                 self.stats.in_flight -= 1
 
-    def _reply(self, http: BaseHTTPRequestHandler, request: dict[str, Any], fault: Fault | None, api_key: str) -> None:
-        if self.latency and self._stopping.wait(self.latency):
-            return
+    def _reply(
+        self, http: BaseHTTPRequestHandler, request: dict[str, Any], fault: Fault | None, api_key: str, due: float
+    ) -> None:
+        """Answer at `due` (arrival + latency): the reply is worked out and encoded first, so a call
+        costs its latency and not the fake's own work too (the benchmarks' ideal counts the
+        latency alone; a real server's work is in another process)."""
         format_type = (request.get("response_format") or {}).get("type", "text")
-        if fault is None and self.like_llama_cpp and self._send_llama_cpp_error(http, request, format_type):
+        if fault is None and self.like_llama_cpp and self._send_llama_cpp_error(http, request, format_type, due):
             return
         if fault is None:
             if self.reject_response_format and format_type != "text":
                 fault = Fault("reject_response_format")
             elif self.reject_tools and request.get("tools"):
                 fault = Fault("reject_tools")
-        if fault is not None and self._send_fault(http, fault, api_key):
+        if fault is not None and self._send_fault(http, fault, api_key, due):
             return
         content, tool = self._answer(request, invalid=fault is not None and fault.kind == "invalid_json")
         finish = "tool_calls" if tool else "stop"
@@ -224,13 +228,25 @@ class FakeOpenAIServer(LoopbackHTTPServer):
         reply_id = f"chatcmpl-fake-{next(self._ids)}"
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
-            self._send_stream(http, reply_id, content, tool, usage if include_usage else None, finish)
+            events = self._stream_events(reply_id, content, tool, usage if include_usage else None, finish)
+            if not self._wait_until(due):
+                self._send_stream(http, events)
         else:
-            _send_json(http, 200, self._completion(reply_id, content, tool, usage, finish))
+            body = json.dumps(self._completion(reply_id, content, tool, usage, finish)).encode()
+            if not self._wait_until(due):
+                _send_json(http, 200, body)
 
-    def _send_llama_cpp_error(self, http: BaseHTTPRequestHandler, request: dict[str, Any], format_type: str) -> bool:
+    def _wait_until(self, due: float) -> bool:
+        """Wait for `due` (time.monotonic); True when the server is stopping instead."""
+        left = due - time.monotonic()
+        return left > 0 and self._stopping.wait(left)
+
+    def _send_llama_cpp_error(
+        self, http: BaseHTTPRequestHandler, request: dict[str, Any], format_type: str, due: float
+    ) -> bool:
         if format_type not in ("text", "json_object"):
-            _send_json(http, 500, _error(LLAMA_CPP_JSON_SCHEMA_ERROR, "internal_server_error"))
+            if not self._wait_until(due):
+                _send_json(http, 500, _error(LLAMA_CPP_JSON_SCHEMA_ERROR, "internal_server_error"))
             return True
         prompt = count_tokens(_prompt_text(request))
         wanted = prompt + int(request.get("max_tokens") or 0)
@@ -240,12 +256,19 @@ class FakeOpenAIServer(LoopbackHTTPServer):
                 f"requested {wanted} tokens ({prompt} in the messages, {request.get('max_tokens')} in the "
                 "completion). Please reduce the length of the messages or completion."
             )
-            _send_json(http, 400, _error(message, "invalid_request_error", "context_length_exceeded", param="messages"))
+            if not self._wait_until(due):
+                _send_json(
+                    http, 400, _error(message, "invalid_request_error", "context_length_exceeded", param="messages")
+                )
             return True
         return False
 
-    def _send_fault(self, http: BaseHTTPRequestHandler, fault: Fault, api_key: str) -> bool:
+    def _send_fault(self, http: BaseHTTPRequestHandler, fault: Fault, api_key: str, due: float) -> bool:
         """Answer a scripted fault; False when the fault only changes the content (invalid_json)."""
+        if fault.kind == "invalid_json":
+            return False
+        if self._wait_until(due):
+            return True
         retry = {"retry-after-ms": str(self.retry_after_ms)} if self.retry_after_ms is not None else {}
 
         def message(default: str) -> str:
@@ -320,15 +343,10 @@ class FakeOpenAIServer(LoopbackHTTPServer):
             "usage": usage,
         }
 
-    def _send_stream(
-        self,
-        http: BaseHTTPRequestHandler,
-        reply_id: str,
-        content: str | None,
-        tool: list[tuple[str, str]],
-        usage: dict | None,
-        finish: str = "stop",
-    ) -> None:
+    def _stream_events(
+        self, reply_id: str, content: str | None, tool: list[tuple[str, str]], usage: dict | None, finish: str
+    ) -> list[bytes]:
+        """The reply's SSE events, encoded (each `data: {...}` line), ending with [DONE]."""
         created = int(time.time())
 
         def chunk(delta: dict | None, finish: str | None = None, *, with_usage: dict | None = None) -> dict:
@@ -368,17 +386,19 @@ class FakeOpenAIServer(LoopbackHTTPServer):
         events.append(chunk({}, finish))
         if usage is not None:
             events.append(chunk(None, with_usage=usage))
+        return [f"data: {json.dumps(event)}\n\n".encode() for event in events] + [b"data: [DONE]\n\n"]
+
+    def _send_stream(self, http: BaseHTTPRequestHandler, events: list[bytes]) -> None:
         try:
             http.send_response(200)
             http.send_header("Content-Type", "text/event-stream")
             http.send_header("Cache-Control", "no-cache")
             http.send_header("Transfer-Encoding", "chunked")
             http.end_headers()
-            for event in events:
-                if self.chunk_delay and self._stopping.wait(self.chunk_delay):
+            for k, event in enumerate(events):
+                if k < len(events) - 1 and self.chunk_delay and self._stopping.wait(self.chunk_delay):
                     return
-                _write_chunk(http, f"data: {json.dumps(event)}\n\n".encode())
-            _write_chunk(http, b"data: [DONE]\n\n")
+                _write_chunk(http, event)
             http.wfile.write(b"0\r\n\r\n")
             http.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -418,7 +438,8 @@ def _error(message: str, type_: str, code: str | None = None, *, param: str | No
 
 
 def _send_json(http: BaseHTTPRequestHandler, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-    body = json.dumps(payload).encode()
+    """`payload` as JSON (bytes: already encoded)."""
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     try:
         http.send_response(status)
         http.send_header("Content-Type", "application/json")

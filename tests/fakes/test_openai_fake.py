@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import threading
+from urllib.parse import urlsplit
+
 import openai
+import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage
 
 from research.brains.llm.llm_brain import chat_model
@@ -34,3 +40,30 @@ def test_sse_stream_sends_text_in_chunks_then_usage() -> None:
         assert isinstance(merged, AIMessageChunk) and merged.content == text
         assert merged.usage_metadata["output_tokens"] == server.stats.completion_tokens > 0
         assert server.requests[0]["stream_options"] == {"include_usage": True}
+
+
+def test_a_reply_is_worked_out_while_its_latency_runs_not_after_it() -> None:
+    """The fake answers at arrival + latency with the reply already built, so a benchmark's call
+    costs its latency and not the fake's own work on top (bench/critical_path.py's ideal counts
+    the latency alone). Shown by state, not by a clock: the responder has run and the reply is
+    counted while a long latency has hardly begun, and not a byte has been sent."""
+    answered = threading.Event()
+
+    def responder(request: dict) -> str:
+        answered.set()
+        return "built early"
+
+    with FakeOpenAIServer(responder, latency=600.0) as server:
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        host, port = urlsplit(server.base_url).netloc.split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as raw:
+            raw.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nHost: fake\r\nContent-Type: application/json\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            assert answered.wait(timeout=30), "the reply was not worked out before the latency ended"
+            assert server.stats.replies == 1
+            raw.setblocking(False)
+            with pytest.raises(BlockingIOError):
+                raw.recv(1)  # nothing sent before the latency ends
