@@ -13,8 +13,9 @@ still passes every rule the original passed, and then some:
   or identifiers (research/drafts/faithful.py, as the claim check applies it);
 - it addresses the section's question (`fits`), and it is not itself a copy;
 - it says what the original said (restated_meaning.py): it keeps the original's subject with its
-  qualifiers, its names and numbers, and adds no content word that neither the original nor its
-  passage holds ("Pseudouridine-containing mRNA ..." restated as "The mRNA vaccine ..." is left out).
+  qualifiers as its own subject (or turns a voice or an apposition round), its names, numbers and
+  denials, and adds no content word that neither the original nor its passage holds
+  ("Pseudouridine-containing mRNA ..." restated as "The mRNA vaccine ..." is left out).
 
 Otherwise the copied sentence stays (it is true to its source; the eval counts it as copied). A
 failed call keeps its sentence as it was, with a note. The claim check judges the result like any
