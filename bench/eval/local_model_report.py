@@ -52,8 +52,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "invented_citations": summary["invented_citations"] == 0,
         "factual_cited_share": (summary["factual_cited_share"] or 0) >= 0.9,
         "cited_supported_share": (summary["cited_supported_share"] or 0) >= 0.8,
-        "off_subject_cited_uncovered_and_near_miss": summary["off_subject_cited_uncovered_and_near_miss"] == 0,
-        "uncovered_and_near_miss_say_so": all(r["says_empty"] for r in empty),
+        # With no such run measured (a run cut short) neither is met: nothing was shown.
+        "off_subject_cited_uncovered_and_near_miss": bool(empty)
+        and summary["off_subject_cited_uncovered_and_near_miss"] == 0,
+        "uncovered_and_near_miss_say_so": bool(empty) and all(r["says_empty"] for r in empty),
         "copied_verbatim_share": summary["copied_verbatim_share"] is not None
         and summary["copied_verbatim_share"] < 0.5,
     }

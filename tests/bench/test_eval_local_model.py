@@ -75,3 +75,15 @@ def test_the_table_counts_sentences_as_counts_with_their_share_beside() -> None:
     assert "| cited sentences supported by their source (offline check) | 13 of 14 (0.929) |" in table
     assert "| cited sentences copied verbatim from their source | 4 of 14 (0.286) | < 0.5: met |" in table
     assert "1.0 of 14" not in table
+
+
+def test_no_uncovered_or_near_miss_run_measured_is_no_target_met() -> None:
+    """A run cut short after its covered topic showed nothing about the topics that must cite
+    nothing: "0 of 0" is not met."""
+    rows = [_model_row("a", 8, 8, 7, 3)]
+    results = {"generated_at": "now", "model": "m", "server": "s", "settings": {"load_average": 0.0}}
+    table = markdown({**results, "summary": summarise(rows), "topics": rows})
+    assert "| uncovered and near-miss runs that say nothing relevant was found | 0 of 0 | all: **not met** |" in table
+    empty = {**_model_row("b", 0, 0, 0, 0), "group": "near-miss", "writer": "none", "cited_sources": 0}
+    table = markdown({**results, "summary": summarise([*rows, {**empty, "says_empty": True}]), "topics": rows})
+    assert "| uncovered and near-miss runs that say nothing relevant was found | 1 of 1 | all: met |" in table
