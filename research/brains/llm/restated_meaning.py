@@ -9,13 +9,12 @@ restatement must also
 - keep its original's subject: the content words of the noun phrase the sentence is about, with
   what qualifies it ("Pseudouridine-containing mRNA", "the efficacy of mRNA vaccines"), its names
   and numbers with it ("The 2023 Nobel Prize" is not "The Nobel Prize"), as the opening of its own
-  subject, with nothing before or among it. Made of its original's words by the grammar, Qwen2.5-Coder-1.5B turned the
+  subject, with nothing before or among it, unless it turns a voice or an apposition round
+  (`_same_subject`). Held by a grammar to its original's words, Qwen2.5-Coder-1.5B turned the
   roles round in 4 of the 4 restatements that were no longer copies (3 Dec): "Lipid nanoparticles
   also explain some of the vaccines' practical quirks" became "Practical quirks of lipid
-  nanoparticles explain some of the vaccines", "An ionizable lipid ... is the key to delivery" became
-  "The ... vaccine delivery is key to the ionizable lipid". Words alone cannot tell such a swap from
-  a faithful change of voice ("The 2023 Nobel Prize was awarded to ..." -> "... were awarded the
-  2023 Nobel Prize"), so both are left out;
+  nanoparticles explain some of the vaccines", "An ionizable lipid ... is the key to delivery"
+  became "The ... vaccine delivery is key to the ionizable lipid";
 - deny what the original denies, and only that ("not", "never", "without", "-n't"): a denial goes
   with the word it denies, so a restatement that keeps that word keeps the denial, and one that
   leaves the denied clause out entirely ("... was never writing the message but ...") may;
