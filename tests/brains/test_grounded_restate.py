@@ -286,43 +286,39 @@ def test_a_restatement_keeps_the_subject_with_its_numbers_and_its_denials_but_ma
 
 
 @pytest.mark.parametrize(
-    ("restated", "original"),
+    ("restated", "original", "why"),
     [
         # Measured on Qwen2.5-Coder-1.5B (3 Dec), the grammar holding it to the original's words:
         # every word is the original's, none is a copy, and each says something else.
         (
             "Practical quirks of lipid nanoparticles explain some of the vaccines.",
             "Lipid nanoparticles also explain some of the vaccines' practical quirks.",
+            "changed its subject",
         ),
         (
             "The Pfizer-BioNTech and Moderna vaccine delivery is key to the ionizable lipid ALC-0315 and SM-102.",
             "An ionizable lipid, ALC-0315 in the Pfizer-BioNTech vaccine and SM-102 in the Moderna vaccine, binds the "
             "mRNA and is the key to delivery.",
+            "changed its subject",
         ),
         (
             "The fragile messenger RNA molecule, which is the hardest engineering problem behind mRNA vaccines, was "
             "never writing the genetic message but getting it inside human cells intact.",
             "Messenger RNA is a fragile molecule, and the hardest engineering problem behind mRNA vaccines was never "
             "writing the genetic message but getting it inside human cells intact.",
+            "changed its subject",
         ),
-    ],
-)
-def test_a_restatement_whose_subject_is_another_noun_phrase_is_left_out(restated: str, original: str) -> None:
-    assert meaning_change(restated, original, original) == "changed its subject"
-
-
-@pytest.mark.parametrize(
-    ("restated", "original"),
-    [
         # Measured on Qwen2.5-Coder-1.5B (3 Dec): a change of voice, the original's subject now the agent.
         (
             "Some of the vaccines' practical quirks are explained by lipid nanoparticles.",
             "Lipid nanoparticles also explain some of the vaccines' practical quirks.",
+            "",
         ),
         # And the other way: the passive's receiver made the subject.
         (
             "Katalin Karikó and Drew Weissman were awarded the 2023 Nobel Prize.",
             "The 2023 Nobel Prize was awarded to Katalin Karikó and Drew Weissman.",
+            "",
         ),
         # Measured: an apposition turned round, the subject and the names it stood for swapped.
         (
@@ -330,11 +326,14 @@ def test_a_restatement_whose_subject_is_another_noun_phrase_is_left_out(restated
             "efficacy results.",
             "Two messenger RNA vaccines, BNT162b2 from Pfizer and BioNTech and mRNA-1273 from Moderna, were the first "
             "COVID-19 vaccines to report phase 3 efficacy results.",
+            "",
         ),
     ],
 )
-def test_a_change_of_voice_or_a_turned_apposition_keeps_its_subject(restated: str, original: str) -> None:
-    assert meaning_change(restated, original, original) == ""
+def test_a_restatement_keeps_its_subject_unless_it_turns_a_voice_or_an_apposition_round(
+    restated: str, original: str, why: str
+) -> None:
+    assert meaning_change(restated, original, original) == why
 
 
 def test_a_role_word_that_is_no_participle_is_no_change_of_voice() -> None:
