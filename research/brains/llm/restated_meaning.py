@@ -106,10 +106,10 @@ def subject_words(sentence: str) -> list[str]:
 def meaning_change(restated: str, original: str, passage: str) -> str:
     """Why `restated` does not say what `original` (copied from `passage`) said; "" when it does."""
     have = _keys(restated)
-    subject = _keys(" ".join(subject_words(original)))
-    if any(not _held(key, have) for key in subject):
+    subject_keys = _key_list(" ".join(subject_words(original)))
+    if any(not _held(key, have) for key in subject_keys):
         return "lost its subject"
-    if not _same_subject(restated, original, subject):
+    if not _same_subject(restated, original, subject_keys):
         return "changed its subject"
     mine, theirs = _denied(restated), _denied(original)
     if any(not _held(key, theirs) for key in mine) or any(_held(k, have) and not _held(k, mine) for k in theirs):
@@ -120,8 +120,8 @@ def meaning_change(restated: str, original: str, passage: str) -> str:
     return ""
 
 
-def _same_subject(restated: str, original: str, subject: set[str]) -> bool:
-    """Whether `restated` is about what `original` is about (`subject`: the original's subject keys).
+def _same_subject(restated: str, original: str, theirs: list[str]) -> bool:
+    """Whether `restated` is about what `original` is about (`theirs`: the original's subject keys).
 
     Its subject opens with the original's, nothing before or among it (a subject's end is found
     less surely than its start: a verb may be read into it). Or the two name each other in one
@@ -133,7 +133,7 @@ def _same_subject(restated: str, original: str, subject: set[str]) -> bool:
     mRNA-1273, were ..." -> "BNT162b2 and mRNA-1273, two messenger RNA vaccines, were ...").
     Swapped roles without either shape ("Practical quirks of lipid nanoparticles explain some of
     the vaccines") are left out."""
-    theirs = _key_list(" ".join(subject_words(original)))
+    subject = set(theirs)
     mine = _key_list(" ".join(subject_words(restated)))
     opens = set(mine[: len(theirs)])
     if all(_held(key, opens) for key in subject) and all(_held(key, subject) for key in opens):
@@ -170,9 +170,10 @@ def _appositive(sentence: str) -> set[str]:
     """The keys of the phrase set off by commas right after the subject ("Two mRNA vaccines,
     BNT162b2 and mRNA-1273, were ..." -> bnt162b2, mrna, 1273), or none."""
     parts = sentence.split(",")[:3]
-    if len(parts) < 3 or not subject_words(sentence) or not parts[0].split():
+    subject = subject_words(sentence)
+    if len(parts) < 3 or not subject or not parts[0].split():
         return set()
-    if subject_words(sentence)[-1] != parts[0].split()[-1].strip(_EDGE):
+    if subject[-1] != parts[0].split()[-1].strip(_EDGE):
         return set()  # the subject did not end at the first comma
     inner = words(parts[1])
     if len(inner) > MAX_APPOSITIVE_WORDS or any(w in _ENDS_SUBJECT or w in VERBS for w in inner):
