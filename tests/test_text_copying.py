@@ -3,7 +3,7 @@ which the writer's restating pass and the local-model eval both read (research/t
 
 from __future__ import annotations
 
-from research.text.copying import COPIED_AT, MAX_SENTENCE_WORDS, copied, copied_share
+from research.text.copying import COPIED_AT, MAX_SENTENCE_WORDS, condensed_from, copied, copied_share
 
 SOURCE = "The bridge, completed in 1932 after eight years of work, carries four lanes of traffic across the harbour."
 
@@ -28,3 +28,11 @@ def test_nothing_shared_and_empty_texts_are_not_copies() -> None:
 def test_the_work_is_bounded_by_the_sentence_cap() -> None:
     long_sentence = " ".join(["bridge"] * (MAX_SENTENCE_WORDS * 5))
     assert copied_share(long_sentence, SOURCE) == 1 / MAX_SENTENCE_WORDS
+
+
+def test_a_sentence_with_phrases_left_out_is_condensed_not_copied_nor_written() -> None:
+    condensed = "The bridge carries four lanes across the harbour."
+    assert not copied(condensed, SOURCE) and condensed_from(condensed, SOURCE)
+    assert not condensed_from(SOURCE, SOURCE)  # a copy is a copy
+    assert not condensed_from("Four lanes cross the harbour on the bridge.", SOURCE)  # moved and added words
+    assert not condensed_from("The bridge carries four lanes across the harbour.", "Other text. " + "Carries four.")

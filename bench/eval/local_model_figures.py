@@ -1,6 +1,7 @@
 """What a reader checks in one model-written draft: factual sentences cited, cited sentences that
 their source supports (the offline claim check, independent of the model that wrote them), and
-cited sentences copied verbatim from their source (does the model write, or only quote?)."""
+cited sentences copied verbatim from their source (does the model write, or only quote?), and of
+the rest, those condensed from one source sentence (its words, in its order, phrases left out)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from research.drafts.citations import SOURCES_HEADING
 from research.drafts.claims import check_claims, cited_sentences
 from research.drafts.markers import CITATION_MARKER
 from research.text import split_sentences
-from research.text.copying import COPIED_AT, copied_share
+from research.text.copying import COPIED_AT, condensed_from, copied_share
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 # The desk's own lines, not findings: a section with nothing to rest on, an empty run's draft.
@@ -57,4 +58,9 @@ def draft_figures(markdown: str, citations: dict[str, str], texts: dict[str, str
         "cited_sentences": len(cited),
         "cited_supported_offline": sum(1 for c in cited if c.claim in supported_sentences),
         "copied_verbatim": copied,
+        # Not copied, but one source sentence with phrases left out (the writer's condensing pass):
+        # said apart, so "not copied" is never read as "written in the model's own words".
+        "condensed": sum(
+            1 for c in cited if any(condensed_from(c.claim, texts.get(numbered.get(n, ""), "")) for n in c.numbers)
+        ),
     }

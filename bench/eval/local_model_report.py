@@ -44,6 +44,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "uncovered_and_near_miss_say_so": f"{sum(r['says_empty'] for r in empty)} of {len(empty)}",
         "copied_verbatim_share": _share(sum(r["copied_verbatim"] for r in model_rows), cited),
         "copied_verbatim": sum(r["copied_verbatim"] for r in model_rows),
+        "condensed": sum(r.get("condensed", 0) for r in model_rows),
         "seconds_per_run": {r["topic"]: r["seconds"] for r in rows},
         "tokens_per_run": {r["topic"]: r["prompt_tokens"] + r["completion_tokens"] for r in rows},
         "steps_degraded": sum(len(r["steps_degraded"]) for r in rows),
@@ -102,18 +103,22 @@ def markdown(results: dict[str, Any]) -> str:
         f"| cited sentences copied verbatim from their source | "
         f"{counted(s['copied_verbatim'], s['cited_sentences'], s['copied_verbatim_share'])} "
         f"| < 0.5: {mark('copied_verbatim_share')} |",
+        f"| ... of the others, condensed from one source sentence (its words in its order, phrases left out) | "
+        f"{s['condensed']} of {s['cited_sentences'] - s['copied_verbatim']} | |",
         f"| covered drafts written by the model (not the offline fallback) | "
         f"{s['covered_runs_written_by_the_model']} | |",
         f"| model steps degraded to the offline brain | {s['steps_degraded']} | |",
         "",
-        "| topic | group | writer | evidence | cited | factual cited | supported | copied | seconds | tokens |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| topic | group | writer | evidence | cited | factual cited | supported | copied | condensed | seconds "
+        "| tokens |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results["topics"]:
         lines.append(
             f"| {r['topic']} | {r['group']} | {r['writer']} | {r['evidence']} | {r['cited_sources']} | "
             f"{r['factual_cited']}/{r['factual_sentences']} | {r['cited_supported_offline']}/{r['cited_sentences']} | "
-            f"{r['copied_verbatim']} | {r['seconds']} | {r['prompt_tokens'] + r['completion_tokens']:,} |"
+            f"{r['copied_verbatim']} | {r.get('condensed', 0)} | {r['seconds']} | "
+            f"{r['prompt_tokens'] + r['completion_tokens']:,} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from research.text.sentences import split_sentences
+
 COPIED_AT = 0.8  # share of a sentence's words that one unbroken run of its source's words covers
 _WORD = re.compile(r"[a-z0-9]+")
 # Both sides are bounded (a sentence, a stored text): the work is O(len(sentence) * len(source)).
@@ -37,3 +39,25 @@ def copied_share(sentence: str, source_text: str) -> float:
 
 def copied(sentence: str, source_text: str) -> bool:
     return copied_share(sentence, source_text) >= COPIED_AT
+
+
+def condensed_from(sentence: str, source_text: str) -> bool:
+    """Whether `sentence` is one of the source's sentences with words left out and none added or
+    moved (its words a subsequence of that sentence's), and not a copy: the writer's condensing pass
+    (brains/llm/grounded_condense.py) writes such sentences. Linear in the source's words."""
+    mine = _WORD.findall(sentence.lower())[:MAX_SENTENCE_WORDS]
+    if not mine or copied(sentence, source_text):
+        return False
+    budget = MAX_SOURCE_WORDS
+    for theirs in split_sentences(source_text):
+        words = _WORD.findall(theirs.lower())
+        budget -= len(words)
+        if budget < 0:
+            return False
+        k = 0
+        for word in words:
+            if k < len(mine) and word == mine[k]:
+                k += 1
+        if k == len(mine):
+            return True
+    return False

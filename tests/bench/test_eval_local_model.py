@@ -44,7 +44,9 @@ def test_one_topic_runs_through_the_eval_and_renders_its_table(tmp_path: Path) -
     assert covered.topic in table and "| invented or unresolvable citations | 0 |" in table
 
 
-def _model_row(topic: str, factual: int, cited: int, supported: int, copied: int) -> dict[str, object]:
+def _model_row(
+    topic: str, factual: int, cited: int, supported: int, copied: int, condensed: int = 0
+) -> dict[str, object]:
     return {
         "topic": topic,
         "group": "covered",
@@ -56,6 +58,7 @@ def _model_row(topic: str, factual: int, cited: int, supported: int, copied: int
         "cited_sentences": cited,
         "cited_supported_offline": supported,
         "copied_verbatim": copied,
+        "condensed": condensed,
         "invented_citations": 0,
         "citation_precision": 1.0,
         "off_topic_cited": 0,
@@ -68,12 +71,16 @@ def _model_row(topic: str, factual: int, cited: int, supported: int, copied: int
 
 
 def test_the_table_counts_sentences_as_counts_with_their_share_beside() -> None:
-    rows = [_model_row("a", 8, 8, 7, 3), _model_row("b", 6, 6, 6, 1)]
+    rows = [_model_row("a", 8, 8, 7, 3, condensed=2), _model_row("b", 6, 6, 6, 1, condensed=1)]
     results = {"generated_at": "now", "model": "m", "server": "s", "settings": {"load_average": 0.0}}
     table = markdown({**results, "summary": summarise(rows), "topics": rows})
     assert "| factual sentences cited (model-written drafts) | 14 of 14 (1.0) |" in table
     assert "| cited sentences supported by their source (offline check) | 13 of 14 (0.929) |" in table
     assert "| cited sentences copied verbatim from their source | 4 of 14 (0.286) | < 0.5: met |" in table
+    assert (
+        "| ... of the others, condensed from one source sentence (its words in its order, phrases left out) | 3 of 10 |"
+        in table
+    )
     assert "1.0 of 14" not in table
 
 

@@ -93,6 +93,8 @@ class ScriptedModel:
         if schema == "ClaimJudgements":  # a cooperative judge: every passage supports its claim
             count = len(re.findall(r'<source n="\d+"', user))
             return {"judgements": [{"index": i, "verdict": "supported"} for i in range(1, count + 1)]}
+        if schema == "Condensation":  # an editor that leaves nothing out: the copy stays
+            return {"text": user.split("Sentence to shorten:\n")[-1].split("\n")[0]}
         if schema:
             return {}
         role_match = _ROLE.search(system)

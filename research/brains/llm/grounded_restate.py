@@ -17,8 +17,10 @@ still passes every rule the original passed, and then some:
   denials, and adds no content word that neither the original nor its passage holds
   ("Pseudouridine-containing mRNA ..." restated as "The mRNA vaccine ..." is left out).
 
-Otherwise the copied sentence stays (it is true to its source; the eval counts it as copied). A
-failed call keeps its sentence as it was, with a note. The claim check judges the result like any
+A restatement left out gets one more call: the copy is condensed (grounded_condense.py), the model
+leaving phrases out and adding, changing and moving nothing, and the condensation takes its place
+under the same rules. Otherwise the copied sentence stays (it is true to its source; the eval counts
+it as copied). A failed call keeps its sentence as it was, with a note. The claim check judges the result like any
 other draft, so nothing here can make a sentence look supported that is not.
 """
 
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
+from research.brains.llm.grounded_condense import choices, condensation_schema, layout, pattern, read_back
 from research.brains.llm.grounded_schema import Restatement, restatement_schema
 from research.brains.llm.model_output import InvalidModelOutput
 from research.brains.llm.restated_meaning import meaning_change, subject_words
@@ -57,7 +60,14 @@ class Restated:
     replaced: int = 0  # restatements that passed and took their sentence's place
     failed_calls: int = 0
     rejected: Counter[str] = field(default_factory=Counter)  # why a restatement was left out
+    condense_asked: int = 0  # restatements left out whose copy was sent to be condensed
+    condensed: int = 0  # condensations that passed and took their sentence's place
+    condense_rejected: Counter[str] = field(default_factory=Counter)  # why a condensation was left out
     examples: list[str] = field(default_factory=list)  # the first few left out, with why (for the log)
+
+    def example(self, why: str, reply: str) -> None:
+        if len(self.examples) < MAX_EXAMPLES:
+            self.examples.append(f'({why}): "{" ".join(reply.split())[:160]}"')
 
 
 def restate_copies(
@@ -71,45 +81,111 @@ def restate_copies(
 ) -> list[tuple[str, int]]:
     """`sentences` (text, source n) with each one copied from its ground (`grounds`, aligned)
     replaced by the model's restatement when `accept(restated, ground, others)` returns it
-    cleaned (or "" and why it was rejected). One call per sentence: shown several at once, a 1.5B
-    model ran them together (its first "restatement" held the first three sentences, its third the
-    tail of one of them) and answered sentence 2 with sentence 3 (Qwen, 3 Dec)."""
+    cleaned (or "" and why it was rejected), else by its condensation (grounded_condense.py) under
+    the same rules. One call per sentence: shown several at once, a 1.5B model ran them together
+    (its first "restatement" held the first three sentences, its third the tail of one of them) and
+    answered sentence 2 with sentence 3 (Qwen, 3 Dec)."""
     wanted = [i for i, (text, _n) in enumerate(sentences) if copied(text, grounds[i])][:MAX_RESTATED]
     if not wanted:
         return sentences
-    system = prompts.RESTATE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
     out = list(sentences)
     for i in wanted:
         original = sentences[i][0]
-        tally.asked += 1
-        shown = _shown(original, heading, topic)
-        user = prompts.RESTATE_USER.format(
-            topic=prompts.neutralise(topic), heading=prompts.neutralise(heading), sentence=shown
-        )
-        schema = restatement_schema(opening(original))
-        try:
-            reply = ask(schema, [SystemMessage(system), HumanMessage(user)])
-        except InvalidModelOutput:
-            tally.failed_calls += 1
-            continue
         others = [text for j, (text, _n) in enumerate(out) if j != i]
-        text, why = accept(str(reply.text), grounds[i], others)
-        if not why:
-            why = (
-                "still a copy"
-                if copied(text, grounds[i])
-                else "changed a number or name"
-                if changed_tokens(text, grounds[i])
-                else meaning_change(text, original, grounds[i])
-            )
-        if why:
-            tally.rejected[why] += 1
-            if len(tally.examples) < MAX_EXAMPLES:
-                tally.examples.append(f'({why}): "{" ".join(str(reply.text).split())[:160]}"')
-            continue
-        out[i] = (text, out[i][1])
-        tally.replaced += 1
+        tally.asked += 1
+        text = _restated(topic, heading, original, grounds[i], others, ask, accept, tally)
+        if text:
+            tally.replaced += 1
+        else:
+            text = _condensed(topic, heading, original, grounds[i], others, ask, accept, tally)
+            tally.condensed += bool(text)
+        if text:
+            out[i] = (text, out[i][1])
     return out
+
+
+def _restated(
+    topic: str,
+    heading: str,
+    original: str,
+    ground: str,
+    others: list[str],
+    ask: AskRestated,
+    accept: Callable[[str, str, list[str]], tuple[str, str]],
+    tally: Restated,
+) -> str:
+    """The model's restatement of `original` when it passes every rule, else ""."""
+    system = prompts.RESTATE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
+    user = prompts.RESTATE_USER.format(
+        topic=prompts.neutralise(topic),
+        heading=prompts.neutralise(heading),
+        sentence=_shown(original, kept_words(original, heading, topic)),
+    )
+    try:
+        reply = ask(restatement_schema(opening(original)), [SystemMessage(system), HumanMessage(user)])
+    except InvalidModelOutput:
+        tally.failed_calls += 1
+        return ""
+    text, why = accept(str(reply.text), ground, others)
+    why = why or _unfaithful(text, original, ground)
+    if why:
+        tally.rejected[why] += 1
+        tally.example(why, str(reply.text))
+        return ""
+    return text
+
+
+def _condensed(
+    topic: str,
+    heading: str,
+    original: str,
+    ground: str,
+    others: list[str],
+    ask: AskRestated,
+    accept: Callable[[str, str, list[str]], tuple[str, str]],
+    tally: Restated,
+) -> str:
+    """The model's condensation of `original` (phrases left out, grounded_condense.py) when it is
+    one and passes every rule a restatement must, else ""."""
+    lay = layout(original)
+
+    def passes(text: str) -> bool:
+        kept, why = accept(text, ground, others)
+        return bool(kept) and not why and not _unfaithful(kept, original, ground)
+
+    offered = choices(lay, passes)
+    if not offered:
+        tally.condense_rejected["no condensation passes"] += 1  # nothing to ask: no call
+        return ""
+    system = prompts.CONDENSE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
+    user = prompts.CONDENSE_USER.format(
+        topic=prompts.neutralise(topic),
+        heading=prompts.neutralise(heading),
+        sentence=_shown(original, lay.kept_words()[:MAX_KEPT]),
+    )
+    tally.condense_asked += 1
+    try:
+        reply = ask(condensation_schema(pattern(lay, offered)), [SystemMessage(system), HumanMessage(user)])
+    except InvalidModelOutput:
+        tally.failed_calls += 1
+        return ""
+    written = read_back(str(reply.text), lay)
+    text, why = accept(written, ground, others) if written else ("", "not a condensation")
+    why = why or _unfaithful(text, original, ground)
+    if why:
+        tally.condense_rejected[why] += 1
+        tally.example(f"condensed, {why}", str(reply.text))
+        return ""
+    return text
+
+
+def _unfaithful(text: str, original: str, ground: str) -> str:
+    """Why `text`, which passed the writer's rules, may still not take `original`'s place ("": it may)."""
+    if copied(text, ground):
+        return "still a copy"
+    if changed_tokens(text, ground):
+        return "changed a number or name"
+    return meaning_change(text, original, ground)
 
 
 def opening(sentence: str) -> str:
@@ -118,9 +194,8 @@ def opening(sentence: str) -> str:
     return "".join(word[0].lower() for word in _OPENING_WORD.findall(sentence)[:2])
 
 
-def _shown(sentence: str, heading: str, topic: str) -> str:
+def _shown(sentence: str, kept: list[str]) -> str:
     line = prompts.neutralise(sentence)
-    kept = kept_words(sentence, heading, topic)
     return line + ("\n" + prompts.RESTATE_KEEP.format(words="; ".join(kept)) if kept else "")
 
 

@@ -68,6 +68,12 @@ class Restatement(_Reply):
     text: str = text_field("the sentence restated: its own words in a new order, the facts kept", MAX_RESTATED_CHARS)
 
 
+class Condensation(Restatement):
+    """A copied sentence with words left out (grounded_condense.py): its grammar is its own pattern."""
+
+    text: str = text_field("the sentence, phrases left out, the other words as written", MAX_SENTENCE_CHARS)
+
+
 @functools.lru_cache(maxsize=64)
 def restatement_schema(opening: str = "") -> type[Restatement]:
     """Restatement whose text, on a server that turns the schema into a grammar (llama-cpp), may

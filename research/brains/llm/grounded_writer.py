@@ -139,10 +139,14 @@ def write_grounded(
     report_drops(everything, note)
     if tally.asked:
         agent_log.info(
-            "Writer: restated %d of %d copied sentence(s); restatements left out: %s",
+            "Writer: restated %d of %d copied sentence(s), condensed %d of %d; left out: %s; "
+            "condensations left out: %s",
             tally.replaced,
             tally.asked,
+            tally.condensed,
+            tally.condense_asked,
             ", ".join(f"{n} {why}" for why, n in sorted(tally.rejected.items())) or "none",
+            ", ".join(f"{n} {why}" for why, n in sorted(tally.condense_rejected.items())) or "none",
         )
         for example in tally.examples:
             agent_log.info("Writer: left out the restatement %s", example)
