@@ -17,10 +17,11 @@ add, change or move a word.
   (restated_meaning.subject_words), a denial, a hedge or a comparison ("not", "may", "only", "more
   than"). A name or number may go with its part; it is never changed.
 - Of those condensations (at most MAX_CONFIGURATIONS looked at), the desk offers only the ones that
-  pass every rule a restatement must: a plain sentence, not a repeat, on its section's question, no
-  longer a copy (research/text/copying.py), the same subject and denials (restated_meaning.py).
-  Asked merely to leave words out, the model left out a comma or its last phrase and kept the rest,
-  a copy still (4 of 6 on 6 Dec). None passes: no call is made.
+  leave out at least a fifth of the words (`leaves_out_enough`) and pass every rule a restatement
+  must: a plain sentence, not a repeat, on its section's question, no longer a copy
+  (research/text/copying.py), the same subject and denials (restated_meaning.py). Asked merely to
+  leave words out, the model left out a comma or its last phrase and kept the rest, a copy still
+  (4 of 6 on 6 Dec). None passes: no call is made.
 - On a server that turns the schema into a grammar (llama-cpp) the offered condensations are the
   grammar, so the model writes one of them. On any server the desk reads the reply back onto the
   sentence's own parts (`read_back`) and checks it again. Punctuation comes from the original: a
@@ -46,6 +47,7 @@ from research.brains.llm.grounded_schema import MAX_SENTENCE_CHARS, Condensation
 from research.brains.llm.restated_meaning import subject_words
 from research.relevance.shape import PREPOSITIONS, VERBS
 from research.text import STOPWORDS, words
+from research.text.copying import COPIED_AT
 
 MAX_WORDS = 80  # of a sentence read into parts (sentences are bounded by the writer's grammar anyway)
 MAX_CONFIGURATIONS = 256  # condensations of one sentence looked at
@@ -244,10 +246,17 @@ def choices(lay: Layout, passes: Callable[[str], bool]) -> list[list[int]]:
         if not all(_follows_its_noun(lay, k, bool(combination[k - 1])) for k, kept in enumerate(combination) if kept):
             continue
         kept = [i for option in combination for i in option]
-        if kept and passes(_written(kept, lay)):
+        if kept and leaves_out_enough(len(kept), lay) and passes(_written(kept, lay)):
             found.append(kept)
     found.sort(key=len, reverse=True)  # a stable sort: of two as long, the one that keeps earlier words
     return found[:MAX_CHOICES]
+
+
+def leaves_out_enough(kept: int, lay: Layout) -> bool:
+    """Whether keeping `kept` of the sentence's words condenses it: at most COPIED_AT of them, the
+    share at which a run of a source's words is the source's sentence (research/text/copying.py).
+    Leaving out "(mRNA-LNP)" alone is not condensing, though it splits the run (measured, 6 Dec)."""
+    return kept <= COPIED_AT * len(lay.words)
 
 
 def pattern(lay: Layout, offered: list[list[int]]) -> str:

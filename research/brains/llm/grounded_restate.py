@@ -34,7 +34,14 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from research import prompts
-from research.brains.llm.grounded_condense import choices, condensation_schema, layout, pattern, read_back
+from research.brains.llm.grounded_condense import (
+    choices,
+    condensation_schema,
+    layout,
+    leaves_out_enough,
+    pattern,
+    read_back,
+)
 from research.brains.llm.grounded_schema import Restatement, restatement_schema
 from research.brains.llm.model_output import InvalidModelOutput
 from research.brains.llm.restated_meaning import meaning_change, subject_words
@@ -171,6 +178,8 @@ def _condensed(
         return ""
     written = read_back(str(reply.text), lay)
     text, why = accept(written, ground, others) if written else ("", "not a condensation")
+    if text and not leaves_out_enough(len(written.split()), lay):
+        text, why = "", "left out too little"
     why = why or _unfaithful(text, original, ground)
     if why:
         tally.condense_rejected[why] += 1
