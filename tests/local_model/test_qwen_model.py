@@ -11,6 +11,7 @@ says so.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from pathlib import Path
@@ -86,6 +87,45 @@ def test_an_uncovered_topic_cites_nothing_and_says_so(qwen) -> None:
     assert result["evidence"] == "none" and not result["citations"]
     assert "No relevant sources were found" in result["draft"]
     assert "<<<" not in result["draft"]
+
+
+@pytest.mark.timeout(RUN_LIMIT_SECONDS)
+def test_a_copy_is_condensed_through_the_real_grammar(qwen, caplog: pytest.LogCaptureFixture) -> None:
+    """The condensing pass's pattern (grounded_condense.py) through llama-cpp-python's own schema
+    converter and sampler: the restating calls do not fail, and the section's sentence is the copy or
+    one of the condensations offered (the source's words in order, a fifth left out, no copy)."""
+    from research.brains.base import WriteRequest, number_sources
+    from research.brains.llm.grounded_condense import layout, read_back
+    from research.brains.llm.llm_brain import LLMBrain
+    from research.schemas.state_shapes import Source
+    from research.text.copying import COPIED_AT, copied
+
+    server, root = qwen
+    sentence = (
+        "An ionizable lipid, ALC-0315 in the Pfizer-BioNTech vaccine and SM-102 in the Moderna vaccine, "
+        "binds the mRNA and carries it into cells."
+    )
+    text = f"{sentence} The particles then fuse with the membrane of the cell."
+    question = "How do lipid nanoparticles deliver mRNA into cells?"
+    source = Source(id="s-lipid", title="Lipids", url="https://example.org/l", kind="web", provider="fake")
+    request = WriteRequest(
+        topic="How do mRNA vaccines work?",
+        questions=[question],
+        sources=number_sources([source]),
+        text_of=lambda _id: text,
+        known_gaps=[],
+    )
+    settings = lane_settings(server, root / "condense", writer_restate_copies=True, llm_timeout=1800)
+    with caplog.at_level(logging.INFO, logger="research.agents"):
+        draft = LLMBrain(settings).write(request)
+
+    section = draft.split(f"## {question}")[1].split("##")[0].strip()
+    assert "restating call failed" not in caplog.text
+    assert "condensed" in caplog.text  # the pass ran: a copy went back, or no condensation passed
+    written = section.removesuffix(".").rsplit(" [1]", 1)[0]
+    if not copied(written, text):
+        lay = layout(sentence)
+        assert read_back(written, lay) and len(written.split()) <= COPIED_AT * len(lay.words), section
 
 
 def test_the_model_file_matches_its_pin() -> None:

@@ -153,18 +153,15 @@ def _required(found: list[Word], sentence: str) -> set[int]:
     subject = subject_words(sentence)
     at = 0
     last = -1
-    for word in subject:
-        match = next((k for k in range(at, len(found)) if found[k].raw.strip(_EDGE) == word), None)
+    for said in subject:
+        match = next((k for k in range(at, len(found)) if found[k].raw.strip(_EDGE) == said), None)
         if match is None:
             break
         required.add(match)
         last, at = match, match + 1
     if last >= 0:
         required |= _verb_group(found, _verb_start(found, last))
-    for k, word in enumerate(found):
-        if any(token in _HOLD for token in words(word.raw)):
-            required.add(k)
-    return required
+    return required | {k for k, word in enumerate(found) if any(token in _HOLD for token in words(word.raw))}
 
 
 def _verb_start(found: list[Word], last: int) -> int:
