@@ -11,11 +11,13 @@ add, change or move a word.
   brackets (an opening clause, an apposition, a relative clause, an item of a list); the last part
   also as phrases, a new one opening at a preposition, a relative, or a conjunction before a verb
   ("binds the mRNA | and is the key to delivery"; "of" and "to" stay in their phrase, and so does
-  "and" between two names). A part may be left out whole, the last part also cut after a phrase;
-  a relative clause stays only with the part before it, whose noun it is about.
+  "and" between two names, and a preposition after a participle: "compared with ..."). An aside
+  (`_aside`: a bracket, an apposition or a relative clause set off by commas) may be left out
+  whole, and the last part cut after a phrase, keeping half its words; a part that goes on from
+  the one before it ("which ...", "and ...") stays only with it.
 - The words that carry the claim stay: the subject with its qualifiers and the verb after it
   (restated_meaning.subject_words), a denial, a hedge or a comparison ("not", "may", "only", "more
-  than"). A name or number may go with its part; it is never changed.
+  than", "compared with"). A name or number may go with its part; it is never changed.
 - Of those condensations (at most MAX_CONFIGURATIONS looked at), the desk offers only the ones that
   leave out at least a fifth of the words (`leaves_out_enough`) and pass every rule a restatement
   must: a plain sentence, not a repeat, on its section's question, no longer a copy
@@ -62,6 +64,8 @@ _CLAUSE_WORDS = "which who whom whose where while whereas although though becaus
 _OPENS_PHRASE = (PREPOSITIONS - {"of", "to"}) | frozenset(_CLAUSE_WORDS.split())
 _CONJUNCTIONS = frozenset({"and", "or", "but"})
 _RELATIVES = frozenset({"which", "who", "whom", "whose", "where"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "these", "those", "its", "their", "his", "her", "two", "three"})
+_IRREGULAR_PARTICIPLES = frozenset({"made", "found", "held", "kept", "led", "paid", "sold", "told", "won", "known"})
 _OPENER_WORDS = "once when while although though because if as unlike despite like whereas"
 _OPENERS = frozenset(_OPENER_WORDS.split())
 _AUXILIARY_WORDS = (
@@ -75,7 +79,7 @@ _ADVERBS = frozenset(_ADVERB_WORDS.split())
 _HOLD_WORDS = (
     "not no never cannot nor neither without none nothing t may might could can only some most many few fewer "
     "less more than rarely seldom often sometimes usually mostly largely partly nearly almost "
-    "approximately roughly least likely unlikely possibly probably perhaps"
+    "approximately roughly least likely unlikely possibly probably perhaps compared versus relative"
 )
 _HOLD = frozenset(_HOLD_WORDS.split())
 # What a grammar may write: the grounded writer's plain-text characters (grammar_schema._TEXT) but
@@ -141,8 +145,12 @@ def _opens_phrase(found: list[Word], i: int) -> bool:
     before a verb ("binds the mRNA | and is the key"), since one that joins two names ("BNT162b2
     and mRNA-1273") cut short would leave a list that says less than it did."""
     lower = found[i].bare.lower()
+    after = found[i + 1].bare.lower() if i + 1 < len(found) else ""
+    if lower in PREPOSITIONS and i and found[i - 1].bare.lower().endswith("ed"):
+        return False  # "compared with ...", "translated by ...": the participle goes with what it names
+    if lower.endswith("ed") and after in PREPOSITIONS:
+        return True
     if lower in _CONJUNCTIONS:
-        after = found[i + 1].bare.lower() if i + 1 < len(found) else ""
         return after in _AUXILIARIES or after in VERBS or (after.endswith("ed") and len(after) > 4)
     return lower in _OPENS_PHRASE
 
@@ -208,25 +216,61 @@ def _required_phrases(lay: Layout, part: tuple[tuple[int, ...], ...]) -> int:
 
 
 def _options(lay: Layout, index: int) -> list[list[int]]:
-    """What a condensation may keep of part `index`: nothing (unless a phrase of it must stay), or
-    the whole part; the last part also its first m phrases, at least as many as hold required
-    words. A part before another is kept whole: cut short, "Once in the cytoplasm," becomes "Once",
-    and "translated by host ribosomes into the encoded antigen, which ..." hands the antigen's
-    relative clause to the ribosomes."""
+    """What a condensation may keep of part `index`: nothing, when the part is set off as an aside
+    (`_aside`) and no phrase of it must stay; else the whole part; the last part also its first m
+    phrases, at least as many as hold required words and at least half its words. A part before
+    another is kept whole: cut short, "Once in the cytoplasm," becomes "Once", and "translated by
+    host ribosomes into the encoded antigen, which ..." hands the antigen's relative clause to the
+    ribosomes."""
     part = lay.parts[index]
     must = _required_phrases(lay, part)
-    options: list[list[int]] = [] if must else [[]]
-    first = max(must, 1) if index == len(lay.parts) - 1 else len(part)
+    options: list[list[int]] = [[]] if not must and _aside(lay, index) else []
+    first = len(part)
+    if index == len(lay.parts) - 1:
+        size = sum(len(phrase) for phrase in part)
+        first = max(must, 1, next(m for m in range(1, len(part) + 1) if 2 * _words_in(part[:m]) >= size))
     for m in range(first, len(part) + 1):
         options.append([i for phrase in part[:m] for i in phrase])
     return options
 
 
+def _words_in(phrases: tuple[tuple[int, ...], ...]) -> int:
+    return sum(len(phrase) for phrase in phrases)
+
+
+def _aside(lay: Layout, index: int) -> bool:
+    """Whether part `index` can be left out without the sentence saying something else: a bracket,
+    or a part between two commas that is an apposition or a relative clause (it opens with a name,
+    a number, a determiner, a relative or a past participle: ", BNT162b2 from Pfizer and BioNTech
+    and mRNA-1273 from Moderna,", ", which were counted by the sites,", ", developed by Moderna,").
+    Not an opening clause ("In patients with resected melanoma," says whom the claim is about), a
+    list's item or a clause that opens with a conjunction (", or lyophilised,", which leaves its
+    neighbours joined into another noun phrase), nor the main clause after an opening one. The last
+    part, when it opens with a relative or a conjunction after a comma, is an aside too."""
+    part = lay.parts[index]
+    first, last = lay.words[part[0][0]], lay.words[part[-1][-1]]
+    if first.raw.startswith(("(", "[")) and last.raw.rstrip(",;:.").endswith((")", "]")):
+        return True
+    lower = first.bare.lower()
+    after_comma = index > 0 and lay.words[lay.parts[index - 1][-1][-1]].raw.endswith(",")
+    if index == len(lay.parts) - 1:
+        return after_comma and (lower in _RELATIVES or lower in _CONJUNCTIONS)
+    if not last.raw.endswith(","):
+        return False
+    if not after_comma or lower in _CONJUNCTIONS:
+        return False
+    named = first.bare[:1].isupper() or first.bare[:1].isdigit()
+    participle = lower.endswith(("ed", "en")) or lower in _IRREGULAR_PARTICIPLES
+    if index == 1 and (lay.words[0].bare.lower() in _OPENERS or lay.words[0].bare.lower() in PREPOSITIONS):
+        return lower in _RELATIVES or participle  # after an opening clause: the main clause starts here
+    return named or participle or lower in _RELATIVES or lower in _DETERMINERS
+
+
 def _follows_its_noun(lay: Layout, index: int, previous_kept: bool) -> bool:
-    """A part that opens with a relative ("which ...", "who ...") stays only after the part it
-    follows, whose last noun it is about."""
+    """A part that opens with a relative or a conjunction ("which ...", "and ...") stays only after
+    the part it follows, whose noun or clause it goes on from."""
     first = lay.words[lay.parts[index][0][0]].bare.lower()
-    return previous_kept or index == 0 or first not in _RELATIVES
+    return previous_kept or index == 0 or (first not in _RELATIVES and first not in _CONJUNCTIONS)
 
 
 def choices(lay: Layout, passes: Callable[[str], bool]) -> list[list[int]]:
