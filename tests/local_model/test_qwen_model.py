@@ -11,7 +11,6 @@ says so.
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import re
 from pathlib import Path
@@ -90,42 +89,48 @@ def test_an_uncovered_topic_cites_nothing_and_says_so(qwen) -> None:
 
 
 @pytest.mark.timeout(RUN_LIMIT_SECONDS)
-def test_a_copy_is_condensed_through_the_real_grammar(qwen, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_copy_is_condensed_through_the_real_grammar(qwen) -> None:
     """The condensing pass's pattern (grounded_condense.py) through llama-cpp-python's own schema
-    converter and sampler: the restating calls do not fail, and the section's sentence is the copy or
-    one of the condensations offered (the source's words in order, a fifth left out, no copy)."""
-    from research.brains.base import WriteRequest, number_sources
-    from research.brains.llm.grounded_condense import layout, read_back
+    converter and sampler: a copied sentence with an apposition goes to be restated, then (the
+    restatement left out) condensed; no call fails, and the condensation the model writes is one of
+    those offered, so it takes the copy's place."""
+    from research.brains.llm.grounded_condense import choices, layout
+    from research.brains.llm.grounded_restate import Restated, restate_copies
+    from research.brains.llm.grounded_sentence import clean_sentence
     from research.brains.llm.llm_brain import LLMBrain
-    from research.schemas.state_shapes import Source
-    from research.text.copying import COPIED_AT, copied
+    from research.text.copying import copied
 
     server, root = qwen
     sentence = (
         "An ionizable lipid, ALC-0315 in the Pfizer-BioNTech vaccine and SM-102 in the Moderna vaccine, "
         "binds the mRNA and carries it into cells."
     )
-    text = f"{sentence} The particles then fuse with the membrane of the cell."
-    question = "How do lipid nanoparticles deliver mRNA into cells?"
-    source = Source(id="s-lipid", title="Lipids", url="https://example.org/l", kind="web", provider="fake")
-    request = WriteRequest(
-        topic="How do mRNA vaccines work?",
-        questions=[question],
-        sources=number_sources([source]),
-        text_of=lambda _id: text,
-        known_gaps=[],
-    )
-    settings = lane_settings(server, root / "condense", writer_restate_copies=True, llm_timeout=1800)
-    with caplog.at_level(logging.INFO, logger="research.agents"):
-        draft = LLMBrain(settings).write(request)
+    brain = LLMBrain(lane_settings(server, root / "condense", llm_timeout=1800))
 
-    section = draft.split(f"## {question}")[1].split("##")[0].strip()
-    assert "restating call failed" not in caplog.text
-    assert "condensed" in caplog.text  # the pass ran: a copy went back, or no condensation passed
-    written = section.removesuffix(".").rsplit(" [1]", 1)[0]
-    if not copied(written, text):
-        lay = layout(sentence)
-        assert read_back(written, lay) and len(written.split()) <= COPIED_AT * len(lay.words), section
+    def ask(schema, messages):  # the brain's own metered structured call, as its writer makes it
+        return brain._structured(brain._main, schema, messages, role="writer")
+
+    def accept(text: str, _ground: str, _others: list[str]) -> tuple[str, str]:
+        cleaned = clean_sentence(text)
+        return (cleaned, "") if cleaned else ("", "not a plain sentence")
+
+    def passes(text: str) -> bool:
+        return bool(clean_sentence(text)) and not copied(text, sentence)
+
+    lay = layout(sentence)
+    offered = {
+        clean_sentence(" ".join(lay.words[i].raw for i in kept)).replace(",", "") for kept in choices(lay, passes)
+    }
+    tally = Restated()
+    [(written, n)] = restate_copies(
+        "How do mRNA vaccines work?", "How do lipid nanoparticles deliver mRNA into cells?",
+        [(sentence, 1)], [sentence], ask, accept, tally,
+    )  # fmt: skip
+
+    assert tally.failed_calls == 0 and n == 1
+    if not tally.replaced:  # Qwen's restatement left out (it changed the subject in every run so far)
+        assert tally.condense_asked == 1 and tally.condensed == 1, tally
+        assert written.replace(",", "") in offered and not copied(written, sentence), written
 
 
 def test_the_model_file_matches_its_pin() -> None:
