@@ -116,6 +116,14 @@ def test_only_the_condensations_that_pass_are_offered_longest_first() -> None:
     assert [read_back(" ".join(lay.words[i].bare for i in kept), lay) for kept in passing] == [CONDENSED]
 
 
+def test_a_dash_stays_between_the_words_it_stood_between() -> None:
+    lay = layout("The vaccine — tested in 2020 — protects adults against severe disease in most trials.")
+
+    assert read_back(" ".join(w.bare for w in lay.words), lay) == (
+        "The vaccine — tested in 2020 — protects adults against severe disease in most trials."
+    )
+
+
 def test_leaving_out_a_bracketed_name_alone_is_not_condensing() -> None:
     """Measured on Qwen (6 Dec): "(mRNA-LNP)" left out of a 17-word sentence splits its run of the
     source's words (the copy metric reads "not copied"), but the sentence says all it said."""

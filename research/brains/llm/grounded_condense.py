@@ -115,6 +115,8 @@ def layout(sentence: str) -> Layout:
     for raw in sentence.replace("—", " — ").split()[:MAX_WORDS]:
         if raw in _DASHES:
             breaks_before.add(len(found))
+            if found:  # the dash is written after the word before it, and goes when what follows goes
+                found[-1] = Word(f"{found[-1].raw} {raw}", found[-1].bare)
             continue
         bare = _UNWRITABLE.sub("", raw.strip(_EDGE))
         if not bare:
@@ -162,7 +164,8 @@ def _required(found: list[Word], sentence: str) -> set[int]:
     at = 0
     last = -1
     for said in subject:
-        match = next((k for k in range(at, len(found)) if found[k].raw.strip(_EDGE) == said), None)
+        bare = _UNWRITABLE.sub("", said)
+        match = next((k for k in range(at, len(found)) if found[k].bare == bare), None)
         if match is None:
             break
         required.add(match)
@@ -361,7 +364,7 @@ def _written(kept: list[int], lay: Layout) -> str:
         raw = lay.words[i].raw
         following = kept[n + 1] if n + 1 < len(kept) else None
         if following != i + 1:
-            raw = raw.rstrip(",;:")  # what followed the comma was left out
+            raw = raw.rstrip(",;:-—– ")  # what followed the comma or dash was left out
         out.append(raw)
     text = " ".join(out)
     for opening, closing in (("(", ")"), ("[", "]")):
