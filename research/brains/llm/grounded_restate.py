@@ -97,94 +97,95 @@ def restate_copies(
         return sentences
     out = list(sentences)
     for i in wanted:
-        original = sentences[i][0]
         others = [text for j, (text, _n) in enumerate(out) if j != i]
+        copy = _Copy(topic, heading, sentences[i][0], grounds[i], others, accept)
         tally.asked += 1
-        text = _restated(topic, heading, original, grounds[i], others, ask, accept, tally)
+        text = _restated(copy, ask, tally)
         if text:
             tally.replaced += 1
         else:
-            text = _condensed(topic, heading, original, grounds[i], others, ask, accept, tally)
+            text = _condensed(copy, ask, tally)
             tally.condensed += bool(text)
         if text:
             out[i] = (text, out[i][1])
     return out
 
 
-def _restated(
-    topic: str,
-    heading: str,
-    original: str,
-    ground: str,
-    others: list[str],
-    ask: AskRestated,
-    accept: Callable[[str, str, list[str]], tuple[str, str]],
-    tally: Restated,
-) -> str:
-    """The model's restatement of `original` when it passes every rule, else ""."""
-    system = prompts.RESTATE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
-    user = prompts.RESTATE_USER.format(
-        topic=prompts.neutralise(topic),
-        heading=prompts.neutralise(heading),
-        sentence=_shown(original, kept_words(original, heading, topic)),
-    )
+@dataclass(frozen=True)
+class _Copy:
+    """One copied sentence sent back: where it stands, what it was copied from, and the writer's rules."""
+
+    topic: str
+    heading: str
+    original: str
+    ground: str  # the passage it was copied from
+    others: list[str]  # the section's other sentences (a replacement must not repeat them)
+    accept: Callable[[str, str, list[str]], tuple[str, str]]
+
+    def user(self, template: str, kept: list[str]) -> str:
+        return template.format(
+            topic=prompts.neutralise(self.topic),
+            heading=prompts.neutralise(self.heading),
+            sentence=_shown(self.original, kept),
+        )
+
+    def judged(self, text: str) -> tuple[str, str]:
+        """`text` cleaned, or "" and why it may not take the copy's place: the writer's rules
+        (`accept`), then faithfulness to the copy (`faithful`)."""
+        kept, why = self.accept(text, self.ground, self.others)
+        return self.faithful(kept) if not why else ("", why)
+
+    def faithful(self, text: str) -> tuple[str, str]:
+        why = _unfaithful(text, self.original, self.ground)
+        return ("", why) if why else (text, "")
+
+
+def _asked(ask: AskRestated, schema: type[Restatement], system: str, user: str, tally: Restated) -> str | None:
+    """The model's text, or None when the call failed (counted: the copy stays, with a note)."""
     try:
-        reply = ask(restatement_schema(opening(original)), [SystemMessage(system), HumanMessage(user)])
+        return str(ask(schema, [SystemMessage(system), HumanMessage(user)]).text)
     except InvalidModelOutput:
         tally.failed_calls += 1
+        return None
+
+
+def _restated(copy: _Copy, ask: AskRestated, tally: Restated) -> str:
+    """The model's restatement of the copy when it passes every rule, else ""."""
+    system = prompts.RESTATE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
+    user = copy.user(prompts.RESTATE_USER, kept_words(copy.original, copy.heading, copy.topic))
+    reply = _asked(ask, restatement_schema(opening(copy.original)), system, user, tally)
+    if reply is None:
         return ""
-    text, why = accept(str(reply.text), ground, others)
-    why = why or _unfaithful(text, original, ground)
+    text, why = copy.judged(reply)
     if why:
         tally.rejected[why] += 1
-        tally.example(why, str(reply.text))
-        return ""
+        tally.example(why, reply)
     return text
 
 
-def _condensed(
-    topic: str,
-    heading: str,
-    original: str,
-    ground: str,
-    others: list[str],
-    ask: AskRestated,
-    accept: Callable[[str, str, list[str]], tuple[str, str]],
-    tally: Restated,
-) -> str:
-    """The model's condensation of `original` (phrases left out, grounded_condense.py) when it is
-    one and passes every rule a restatement must, else ""."""
-    lay = layout(original)
-
-    def passes(text: str) -> bool:
-        kept, why = accept(text, ground, others)
-        return bool(kept) and not why and not _unfaithful(kept, original, ground)
-
-    offered = choices(lay, passes)
+def _condensed(copy: _Copy, ask: AskRestated, tally: Restated) -> str:
+    """The model's condensation of the copy (phrases left out, grounded_condense.py) when it is one
+    and passes every rule a restatement must, else ""."""
+    lay = layout(copy.original)
+    offered = choices(lay, lambda text: bool(copy.judged(text)[0]))
     if not offered:
         tally.condense_rejected["no condensation passes"] += 1  # nothing to ask: no call
         return ""
     system = prompts.CONDENSE_SYSTEM.format(untrusted_rule=prompts.UNTRUSTED_DATA_RULE)
-    user = prompts.CONDENSE_USER.format(
-        topic=prompts.neutralise(topic),
-        heading=prompts.neutralise(heading),
-        sentence=_shown(original, lay.kept_words()[:MAX_KEPT]),
-    )
+    user = copy.user(prompts.CONDENSE_USER, lay.kept_words()[:MAX_KEPT])
     tally.condense_asked += 1
-    try:
-        reply = ask(condensation_schema(pattern(lay, offered)), [SystemMessage(system), HumanMessage(user)])
-    except InvalidModelOutput:
-        tally.failed_calls += 1
+    reply = _asked(ask, condensation_schema(pattern(lay, offered)), system, user, tally)
+    if reply is None:
         return ""
-    written = read_back(str(reply.text), lay)
-    text, why = accept(written, ground, others) if written else ("", "not a condensation")
+    written = read_back(reply, lay)
+    text, why = copy.accept(written, copy.ground, copy.others) if written else ("", "not a condensation")
     if text and not leaves_out_enough(len(written.split()), lay):
         text, why = "", "left out too little"
-    why = why or _unfaithful(text, original, ground)
+    if text:
+        text, why = copy.faithful(text)
     if why:
         tally.condense_rejected[why] += 1
-        tally.example(f"condensed, {why}", str(reply.text))
-        return ""
+        tally.example(f"condensed, {why}", reply)
     return text
 
 
