@@ -30,6 +30,9 @@ QWEN_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 QWEN_SIZE = 1_117_320_768  # checked with its sha256 when scripts/qwen_model_fetch.py assembles it
 QWEN_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 START_SECONDS = 120
+# llama-cpp-python's server with llama.cpp's DRY sampler over the prompt (what llama-server does):
+# the same server and arguments as `python -m llama_cpp.server` otherwise.
+LAUNCHER = Path(__file__).with_name("llama_server_dry.py")
 # Reply caps for the lane: a 135M model at a few dozen tokens/s on two shared cores.
 LANE_CAPS = {"queries": 256, "plan": 480, "notes": 200, "judge": 640, "writer": 400}
 _CALL_LINE = re.compile(r"\[MODEL\] (?P<fields>.*)$")
@@ -109,8 +112,7 @@ class LlamaServer:
         self.process = subprocess.Popen(
             [
                 str(venv_python()),
-                "-m",
-                "llama_cpp.server",
+                str(LAUNCHER),
                 "--model",
                 str(model),
                 "--model_alias",

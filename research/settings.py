@@ -81,6 +81,13 @@ class Settings(BaseSettings):
     # word for word from its passage (brains/llm/grounded_restate.py): for small local models,
     # which copy whatever the prompt asks; off by default, so call counts stay comparable.
     writer_restate_copies: bool = False
+    # With a llama.cpp server (llama-server, or the local-model lane's bench/llama_server_dry.py),
+    # the writer's section and restating calls ask for llama.cpp's DRY sampler at this multiplier:
+    # each token that extends a run of the prompt's tokens longer than RESEARCH_WRITER_DRY_ALLOWED_LENGTH
+    # is penalised more, so a small model uses its passage's words without copying its sentences.
+    # 0: off (the default; OpenAI's API has no such field and is never sent it).
+    writer_dry_multiplier: float = Field(0.0, ge=0, le=5)
+    writer_dry_allowed_length: int = Field(4, ge=1, le=32)
     http_timeout: float = Field(15.0, gt=0)
     results_per_query: int = Field(5, ge=1, le=20)
     allow_private_urls: bool = False

@@ -51,9 +51,17 @@ TOPICS = [
     Topic("What was the impact of the printing press?", "covered", "printing-press"),
 ]
 ALLOCATION = "110"
+# llama.cpp's DRY sampler on the writer's calls (bench/llama_server_dry.py; `--dry-multiplier`): a
+# run copied from the prompt longer than DRY_ALLOWED_LENGTH tokens is penalised more with each token.
+# Off: on Qwen2.5-Coder-1.5B it turned copies into copies with slips (names misspelt, facts cut), not
+# writing (README, "Models"); 0.8 is the setting measured there.
+DRY_MULTIPLIER = 0.0
+DRY_ALLOWED_LENGTH = 4
 
 
-def run_topic(server: Any, item: Topic, root: Path, allocation: str = ALLOCATION) -> dict[str, Any]:
+def run_topic(
+    server: Any, item: Topic, root: Path, allocation: str = ALLOCATION, dry_multiplier: float = DRY_MULTIPLIER
+) -> dict[str, Any]:
     from bench.llama_server import lane_settings
     from research.runs.runner import ResearchRunner
     from research.runs.view import fold
@@ -69,6 +77,8 @@ def run_topic(server: Any, item: Topic, root: Path, allocation: str = ALLOCATION
         llm_reply_seconds=1800,
         relevance_judge="model",
         writer_restate_copies=True,  # a 1.5B model copies its passages whole unless asked to restate them
+        writer_dry_multiplier=dry_multiplier,
+        writer_dry_allowed_length=DRY_ALLOWED_LENGTH,
         **{f"reply_tokens_{role}": cap for role, cap in CAPS.items()},
     )
     runner = ResearchRunner(settings)
@@ -115,6 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--topics", type=int, default=len(TOPICS), help="run only the first N topics")
     parser.add_argument("--allocation", default=ALLOCATION, help="researchers per kind (web, academic, book)")
     parser.add_argument(
+        "--dry-multiplier",
+        type=float,
+        default=DRY_MULTIPLIER,
+        help="the writer's DRY multiplier (0: off, the model copies as it likes)",
+    )
+    parser.add_argument(
         "--threads", type=int, default=None, help="the server's threads (default: the cores free at the start)"
     )
     args = parser.parse_args(argv)
@@ -134,24 +150,24 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[eval-local-model] llama-cpp server on {server.threads} thread(s)", file=sys.stderr, flush=True)
             for i, item in enumerate(asked):
                 print(f"[eval-local-model] {item.topic}", file=sys.stderr, flush=True)
-                rows.append(run_topic(server, item, Path(tmp) / f"run{i}", args.allocation))
+                rows.append(run_topic(server, item, Path(tmp) / f"run{i}", args.allocation, args.dry_multiplier))
                 print(json.dumps({k: v for k, v in rows[-1].items() if k != "draft"}), file=sys.stderr, flush=True)
                 # Written after every topic: a run stopped on a busy machine keeps what it measured.
-                results = _results(rows, len(asked), server.threads, args.allocation, load_at_start)
+                results = _results(rows, len(asked), server.threads, args, load_at_start)
                 write_outputs(results, ROOT, readme=not args.no_readme)
     print(json.dumps(results["summary"], indent=2))
     return 0
 
 
 def _results(
-    rows: list[dict[str, Any]], asked: int, threads: int, allocation: str, load_at_start: float
+    rows: list[dict[str, Any]], asked: int, threads: int, args: argparse.Namespace, load_at_start: float
 ) -> dict[str, Any]:
     return {
         "generated_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (a 1.5B coder model, not a frontier model)",
         "server": f"llama-cpp-python {llama_cpp_version()}, n_ctx {N_CTX}, {threads} thread(s)",
         "settings": {
-            "allocation": allocation,
+            "allocation": args.allocation,
             "max_iterations": 0,
             "review_rounds": 0,
             "llm_concurrency": 1,
@@ -160,6 +176,7 @@ def _results(
             "temperature": 0.0,
             "relevance_judge": "model",
             "writer_restate_copies": True,
+            "writer_dry": {"multiplier": args.dry_multiplier, "allowed_length": DRY_ALLOWED_LENGTH},
             "load_average": round(os.getloadavg()[0], 1),
             "load_average_at_start": load_at_start,
             "topics_measured": f"{len(rows)} of {asked}",

@@ -82,7 +82,8 @@ def markdown(results: dict[str, Any]) -> str:
         f"{results['model']} on {results['server']}, "
         f"load average {load.get('load_average_at_start', '?')} at the start, {load['load_average']} at the end; "
         f"allocation {results['settings'].get('allocation', '110')}, no research or review rounds, library "
-        f"sources, greedy decoding, model relevance judgement {results['settings'].get('relevance_judge', 'off')}; "
+        f"sources, greedy decoding, model relevance judgement {results['settings'].get('relevance_judge', 'off')}, "
+        f"writer's DRY multiplier {load.get('writer_dry', {}).get('multiplier', 0)} (0: off); "
         f"topics measured: {results['settings'].get('topics_measured', len(results['topics']))}.",
         "",
         "| figure | value | target |",

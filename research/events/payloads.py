@@ -7,7 +7,7 @@ unknown keys are kept (extra="allow") so a log written by a newer version still 
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import get_args
 
 from pydantic import BaseModel, Field
 
@@ -24,7 +24,7 @@ from research.events.payloads_trust import (
 from research.events.status import RunStatus
 from research.report_shape import ShapeName
 from research.schemas.llm_shapes import AnalystVerdict
-from research.schemas.researchers import ResearcherKind
+from research.schemas.researchers import ResearcherKind, ResearcherOutcome
 from research.schemas.source_quality import SourceControls
 from research.schemas.state_shapes import Source
 
@@ -103,7 +103,7 @@ class SourcesFound(Payload):
 class ResearcherFinished(Payload):
     event_type = "researcher_finished"
     kind: ResearcherKind | None = None
-    status: Literal["done", "failed"] = "done"
+    status: ResearcherOutcome = "done"
     source_ids: list[str] = Field(default_factory=list)
     seconds: float | None = None
     notes: str = ""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from research.events.payloads import UsageReported
 from research.graph.context import RunSpec
+from research.runs import model_calls
 from research.runs.store import RunStore
 from research.runs.worker_log import client_store
 from research.settings import Settings
@@ -31,7 +32,7 @@ from research.settings import Settings
 if TYPE_CHECKING:
     from research.brains.llm.usage_meter import Allowance
 
-DAY = 24 * 3600
+DAY = model_calls.WINDOW_SECONDS
 
 
 @dataclass

@@ -29,6 +29,9 @@ TABLE = """CREATE TABLE IF NOT EXISTS model_calls (
 )"""
 INDEX = "CREATE INDEX IF NOT EXISTS model_calls_by_spender ON model_calls (spender, ts)"
 
+# The daily cap's window. A deleted run's rows stay this long: deleting a run must not give back the
+# calls it spent (research/runs/store.py delete_run).
+WINDOW_SECONDS = 24 * 3600
 INSERT = "INSERT INTO model_calls (run_id, seq, ts, spender, calls) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 CALLS_BY = "SELECT COALESCE(SUM(calls), 0) AS calls FROM model_calls WHERE spender = ? AND ts >= ?"
 CALLS_BY_EXCLUDING = CALLS_BY + " AND run_id <> ?"

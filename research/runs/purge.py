@@ -1,7 +1,9 @@
-"""Deleting a run for good: its record, events, drafts, stored page texts and lease in the run store,
-and its checkpoints (every step's state: the topic, notes, drafts) in the checkpointer, SQLite or
-Postgres. A SQLite file overwrites what it frees (secure_delete) and its write-ahead log is emptied,
-so the deleted text is not left readable in the file either."""
+"""Deleting a run for good: its record, events, drafts, stored page texts and lease in the run store
+(the model calls it spent stay in the daily cap's ledger, a count and a user, until they are a day
+old: deleting a run gives back no calls), and its checkpoints (every step's state: the topic, notes,
+drafts) in the checkpointer, SQLite or Postgres. A SQLite file overwrites what it frees
+(secure_delete) and its write-ahead log is emptied, so the deleted text is not left readable in the
+file either."""
 
 from __future__ import annotations
 

@@ -166,8 +166,12 @@ class RunStore:
 
     def delete_run(self, run_id: str) -> None:
         with self._write_lock, self._connect() as db:
-            for table in ("runs", "events", "drafts", "source_texts", "run_leases", "imported_runs", "model_calls"):
+            for table in ("runs", "events", "drafts", "source_texts", "run_leases", "imported_runs"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+            # The calls it spent still count toward the daily cap until they leave its window; the
+            # ledger rows of deleted runs that have left it go now (a rare statement: a scan is fine).
+            since = time.time() - model_calls.WINDOW_SECONDS
+            db.execute("DELETE FROM model_calls WHERE ts < ? AND run_id NOT IN (SELECT run_id FROM runs)", (since,))
         if isinstance(self._db, SqliteDatabase):
             self._db.empty_wal()
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from research.events import payloads as p
+from research.schemas.researchers import ResearcherOutcome
 from research.schemas.state_shapes import DroppedSource
 
 
@@ -62,7 +63,7 @@ class ResearcherView:
     question: str = ""
     angle: str = ""
     queries: list[str] = field(default_factory=list)
-    status: Literal["running", "done", "failed"] = "running"
+    status: Literal["running"] | ResearcherOutcome = "running"
     source_ids: list[str] = field(default_factory=list)
     seconds: float | None = None
     notes: str = ""

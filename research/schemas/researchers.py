@@ -11,6 +11,9 @@ RESEARCHER_KINDS: tuple[ResearcherKind, ...] = ("web", "academic", "book")
 # user: set by the user; llm: the model chose it; offline: the offline classifier chose it (also when
 # the model's plan step fell back to the offline brain); default: the balanced 111.
 AllocationOrigin = Literal["user", "llm", "offline", "default"]
+# How a researcher's branch ended: done (sources kept), empty (it searched and nothing it found was
+# relevant: an honest answer, not a fault) or failed (an error stopped it).
+ResearcherOutcome = Literal["done", "empty", "failed"]
 
 MAX_PER_KIND = 3
 

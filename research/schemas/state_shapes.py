@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from research.report_shape import ReportShape
 from research.schemas.llm_shapes import AnalystVerdict
-from research.schemas.researchers import ResearcherKind
+from research.schemas.researchers import ResearcherKind, ResearcherOutcome
 from research.schemas.source_quality import DropRule, Reliability, SourceControls, SourceFacts
 from research.schemas.urls import library_place, normalise_url, source_id_for
 
@@ -83,7 +83,7 @@ class ResearcherReport(BaseModel):
     source_ids: list[str] = Field(default_factory=list)
     notes: str = ""
     seconds: float = 0.0
-    status: Literal["done", "failed"] = "done"
+    status: ResearcherOutcome = "done"
     error: str | None = None
 
 

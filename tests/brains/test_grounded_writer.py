@@ -167,6 +167,23 @@ def test_a_sentence_naming_a_passage_it_was_not_given_is_dropped_and_said(
     assert "named a passage the model was not given" in caplog.text
 
 
+def test_a_sentence_that_misspells_or_changes_its_passage_is_dropped_and_said(
+    server: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    def answer(user: str) -> dict[str, Any]:
+        first = passages_in(user)[1]
+        slipped = first.replace("nanoparticles", "nanoparticels").replace("Myocarditis", "Myocarditsi")
+        return {"sentences": [{"passage": 1, "text": slipped}, {"passage": 1, "text": first}]}
+
+    server.responder = sections(answer)
+    with caplog.at_level(logging.WARNING, logger="research.agents"):
+        draft = brain_for(server).write(request())
+
+    assert "nanoparticels" not in draft and "Myocarditsi" not in draft
+    assert "Lipid nanoparticles wrap the fragile mRNA" in draft  # the faithful copy of the same passage stays
+    assert "changed or misspelt a number, name or word of their passage" in caplog.text
+
+
 def test_a_model_that_ignores_its_passages_fails_the_step_and_the_offline_writer_drafts_with_a_warning(
     server: FakeOpenAIServer,
 ) -> None:

@@ -102,6 +102,47 @@ def test_an_exact_quote_and_a_faithful_paraphrase_pass() -> None:
     assert [c.verdict for c in claims] == ["supported", "supported"] and not any(c.reason for c in claims)
 
 
+TRIAL_TEXT = (
+    "In the randomised phase 2b KEYNOTE-942 trial in patients with resected high-risk melanoma, the "
+    "individualised vaccine mRNA-4157 combined with the checkpoint inhibitor pembrolizumab reduced the risk of "
+    "recurrence or death by 44% compared with pembrolizumab alone, according to Moderna."
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        # What Qwen2.5-Coder-1.5B wrote under a sampler that penalised copying (6 Dec): a name slipped.
+        (
+            "The vaccine mRNA-4157 with the checkpoint inhibitor pembrolizumbar reduced the risk of recurrence.",
+            'it quotes "pembrolizumab" as "pembrolizumbar"',
+        ),
+        ("According to Modernda, mRNA-4157 reduced the risk of recurrence or death.", 'quotes "Moderna" as "Modernda"'),
+        ("In patients with reseced high-risk melanoma, mRNA-4157 reduced the risk.", 'quotes "resected" as "reseced"'),
+    ],
+)
+def test_a_quote_that_misspells_a_word_of_its_passage_fails_and_says_why(sentence: str, reason: str) -> None:
+    [claim] = check_claims(_draft("Summary", sentence, "mRNA cancer vaccines"), {1: "s1"}, lambda _: TRIAL_TEXT)
+    assert claim.verdict == "unsupported" and claim.failure == "changed"
+    assert reason in claim.reason
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # Other forms of the passage's words, and the other side's spelling, are not slips.
+        "In a randomized trial of resected melanoma, the individualized vaccine mRNA-4157 reduced recurrence by 44%.",
+        "Combining mRNA-4157 with pembrolizumab reduces the risk of recurrence compared with pembrolizumab alone.",
+        # A word of the writer's own that is near a passage word but is another word (two edits in a
+        # nine-letter word) is paraphrase, not a slip.
+        "The vaccine mRNA-4157 lowered recurrence in patients with resected melanoma through pembrolizumab.",
+    ],
+)
+def test_forms_spellings_and_other_words_are_not_misspellings(sentence: str) -> None:
+    [claim] = check_claims(_draft("Summary", sentence, "mRNA cancer vaccines"), {1: "s1"}, lambda _: TRIAL_TEXT)
+    assert claim.failure != "changed", claim.reason
+
+
 ART_TEXT = (
     "Dealers such as Durand-Ruel made bulk purchases of stock from Monet and Renoir. "
     "The Wall Street crash of October 1929 wiped out stock market fortunes within days."

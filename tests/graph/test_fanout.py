@@ -92,3 +92,16 @@ def test_max_concurrency_one_does_not_hang(settings: Settings) -> None:
     assert not worker.is_alive(), "the run hung with max_concurrency=1"
     assert runner.store.get_run(run_id).status == "finished"
     assert {c.kind for c in router.calls} == {"web", "academic"}
+
+
+def test_a_researcher_that_found_nothing_relevant_ends_empty_not_failed(runner: ResearchRunner) -> None:
+    """The library does not cover bagpipes: each researcher's searches run and what they return is
+    dropped as off the subject. That is an honest "nothing found", not a fault: no error, no red badge."""
+    run_id = runner.run(ResearchRequest(topic="How are bagpipes made?", allocation="110", max_iterations=0))
+    finished = [e.data for e in events_of(runner, run_id, "researcher_finished")]
+
+    assert finished and {d.status for d in finished} == {"empty"}
+    assert all(d.error is None and not d.source_ids for d in finished)
+    [critique] = [e.data for e in events_of(runner, run_id, "critique_issued")]
+    assert any(line.startswith("Researchers that found nothing relevant: ") for line in critique.critique)
+    assert not any(line.startswith("Researchers that failed") for line in critique.critique)

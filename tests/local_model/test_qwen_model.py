@@ -23,22 +23,23 @@ from bench.llama_server import QWEN_ALIAS, QWEN_SHA256, LlamaServer, lane_settin
 from research.drafts.citations import SOURCES_HEADING
 
 RUN_LIMIT_SECONDS = 3000  # minutes on an idle machine; far more when the two cores are shared
+# Resolved at import: each test runs with its own XDG_CACHE_HOME (tests/conftest.py), where the
+# assembled model is not.
+MODEL = qwen_model_path()
 
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.skipif(
         os.environ.get("RESEARCH_TEST_LOCAL_MODEL") != "1", reason="real-model lane: run `make test-local-model`"
     ),
-    pytest.mark.skipif(
-        qwen_model_path() is None, reason="Qwen2.5-Coder-1.5B not set up (scripts/local_model_setup.sh)"
-    ),
+    pytest.mark.skipif(MODEL is None, reason="Qwen2.5-Coder-1.5B not set up (scripts/local_model_setup.sh)"),
 ]
 
 
 @pytest.fixture(scope="module")
 def qwen(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("qwen")
-    with LlamaServer(root / "server.log", model=qwen_model_path(), alias=QWEN_ALIAS, n_ctx=N_CTX) as server:
+    with LlamaServer(root / "server.log", model=MODEL, alias=QWEN_ALIAS, n_ctx=N_CTX) as server:
         yield server, root
 
 
@@ -133,8 +134,46 @@ def test_a_copy_is_condensed_through_the_real_grammar(qwen) -> None:
         assert written.replace(",", "") in offered and not copied(written, sentence), written
 
 
+@pytest.mark.timeout(RUN_LIMIT_SECONDS)
+def test_the_dry_sampler_sees_the_prompt_so_a_sentence_asked_for_verbatim_is_not_copied(qwen) -> None:
+    """bench/llama_server_dry.py through llama-cpp-python's own server and sampler: asked to copy a
+    sentence, greedy Qwen copies it; with llama-server's DRY fields on the request, the penalty
+    (primed with the prompt's tokens, as llama-server primes it) breaks the copy."""
+    import openai
+
+    from research.text.copying import copied_share
+
+    server, _root = qwen
+    sentence = (
+        "Lipid nanoparticles wrap the fragile mRNA in a shell of ionizable lipids, which carries it "
+        "into the cells near the injection site."
+    )
+    client = openai.OpenAI(base_url=server.base_url, api_key="none", max_retries=0, timeout=1800)
+
+    def reply(**dry: float) -> str:
+        answer = client.chat.completions.create(
+            model=QWEN_ALIAS,
+            messages=[
+                {
+                    "role": "user",
+                    "content": f'Copy the text between the quotes, word for word, and nothing else.\n"{sentence}"',
+                }
+            ],
+            temperature=0,
+            max_tokens=80,
+            extra_body={"max_tokens": 80, **dry},
+        )
+        return answer.choices[0].message.content or ""
+
+    plain, dry = reply(), reply(dry_multiplier=1.5, dry_allowed_length=3)
+
+    assert copied_share(plain, sentence) == 1.0, plain
+    # Measured 6 Dec: 0.24, with slips ("ionizable lipoids", "fragile RNA"): why the writer drops them.
+    assert dry.strip() and copied_share(dry, sentence) < 0.5, dry
+
+
 def test_the_model_file_matches_its_pin() -> None:
-    model = qwen_model_path()
+    model = MODEL
     assert model is not None and model.stat().st_size == 1_117_320_768
     digest = hashlib.sha256()
     with Path(model).open("rb") as handle:

@@ -115,7 +115,7 @@ def test_a_usage_event_refused_after_the_runs_end_is_not_counted(target: Path | 
     assert not store.append_event(adapter.make(UsageReported(node="writer", calls=5)), while_open=True)
     assert store.model_calls_by(ADA, 0) == 2
     store.delete_run("r")
-    assert store.model_calls_by(ADA, 0) == 0  # gone with the run's events, as before the ledger
+    assert store.model_calls_by(ADA, 0) == 2  # deleting the run gives back none of the calls it spent
     store.close()
 
 
@@ -142,3 +142,23 @@ def test_an_imported_run_counts_toward_its_users_cap(tmp_path: Path) -> None:
     target = RunStore(tmp_path / "b.sqlite")
     target.import_run(record, events, [], {})
     assert target.model_calls_by(ADA, 0) == 5
+
+
+def test_deleting_a_run_gives_back_none_of_its_calls_until_they_leave_the_window(target: Path | str) -> None:
+    """A user at the cap must not get calls back by deleting the run that spent them; a day later the
+    deleted run's ledger rows go with the next delete."""
+    store = RunStore(target)
+    _fill(store)
+    before = store.model_calls_by(ADA, 0.0)
+
+    store.delete_run("ada-1")
+    assert store.model_calls_by(ADA, 0.0) == before
+
+    old = EventAdapter("gone", start_seq=0)
+    store.create_run("gone", "t", None, "main-model")
+    store.append_event(old.make(RunStarted(topic="t", started_by=ADA)))
+    event = old.make(UsageReported(node="writer", calls=9))
+    store.append_event(event.model_copy(update={"ts": event.ts - model_calls.WINDOW_SECONDS - 60}))
+    store.delete_run("gone")
+    store.delete_run("ada-2")  # a later delete drops the rows that have left the window, of every deleted run
+    assert store.model_calls_by(ADA, 0.0) == before  # "gone"'s 9 calls were a day old: gone, not kept

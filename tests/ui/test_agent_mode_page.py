@@ -107,3 +107,15 @@ def test_tool_results_and_arguments_are_text_never_html(make_app, data_dir):
     captions = [c.value for c in web.caption]
     assert any(plain(c) == f"[1] {HOSTILE_TITLE} · https://evil.example/x" for c in captions)
     assert all("<script>" not in c for c in captions)  # md_escape'd
+
+
+def test_a_researcher_that_found_nothing_relevant_is_not_shown_as_failed(make_app, data_dir):
+    at = make_app().run()
+    run_id = _start(at, "How are bagpipes made?", "100")
+    _wait_finished(data_dir, run_id)
+    at.run()
+    assert not at.exception
+    card = at.container(key="researcher-card-web-1")
+    header = plain(card.markdown[0].value)
+    assert "nothing relevant found" in header and "failed" not in header
+    assert not card.error  # an honest empty result is no error box

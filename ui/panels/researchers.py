@@ -15,6 +15,7 @@ PER_ROW = 3
 _STATUS = {
     "running": ":blue-badge[:material/progress_activity: running]",
     "done": ":green-badge[:material/check: done]",
+    "empty": ":gray-badge[:material/search_off: nothing relevant found]",
     "failed": ":red-badge[:material/error: failed]",
 }
 

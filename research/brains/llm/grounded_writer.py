@@ -9,6 +9,8 @@ llama-cpp). The desk then keeps a sentence only when
 - its passage is one it was shown (not 0 = "none answers", not an invented number),
 - it shares enough of its words with that passage (MIN_GROUNDING: a sentence from memory that
   merely names a passage does not pass),
+- it keeps the passage's numbers, units, identifiers and spelling (research/drafts/faithful.py, as
+  the claim check applies it: a name that slipped, "pembrolizumbar", is not the passage's),
 - it is a plain sentence (no URLs, markers or markup; it is not a repeat),
 - it was written to its end: the grammar's room fits the longest passage copied whole, and a
   sentence that still runs to that bound (cut there, mid-word) is dropped, never shown cut,
@@ -51,6 +53,7 @@ from research.brains.llm.grounded_sentence import (
     whole_sentences,
 )
 from research.brains.llm.model_output import InvalidModelOutput
+from research.drafts.faithful import changed_tokens
 from research.events import emit
 from research.events.agent_log import agent_log
 from research.events.payloads_model import DraftDeltaData
@@ -76,6 +79,7 @@ class Section:
     sentences: list[tuple[str, int]] = field(default_factory=list)  # (sentence, source n)
     invalid: int = 0  # named a passage it was not shown
     ungrounded: int = 0  # too few of its words in its passage
+    misquoted: int = 0  # changed or misspelt a number, unit, name or word of its passage
     declined: int = 0  # the model said no passage answers (passage 0)
     unplain: int = 0  # held a link or markup
     off_question: int = 0  # rests on its passage but does not address the section's question
@@ -277,6 +281,9 @@ def keep_sentences(
             if grounding(text, passage.text) < MIN_GROUNDING:
                 section.ungrounded += 1
                 continue
+            if changed_tokens(text, passage.text):
+                section.misquoted += 1
+                continue
             if fits is not None and not fits(text):
                 section.off_question += 1  # true to its passage, but not an answer to this section
                 continue
@@ -297,6 +304,9 @@ def report_drops(sections: list[Section], note: Note) -> None:
         note(f"dropped {invalid} sentence(s) that named a passage the model was not given")
     if ungrounded:
         note(f"dropped {ungrounded} sentence(s) whose words were not in the passage they named")
+    misquoted = sum(s.misquoted for s in sections)
+    if misquoted:
+        note(f"dropped {misquoted} sentence(s) that changed or misspelt a number, name or word of their passage")
     unplain = sum(s.unplain for s in sections)
     if unplain:
         note(f"dropped {unplain} sentence(s) that held a link or markup")

@@ -20,7 +20,7 @@ from pydantic import BaseModel, SecretStr
 from research import prompts
 from research.brains.base import JudgeRequest, Plan, ReviseRequest, TextLookup, WriteRequest
 from research.brains.llm.grounded_reviser import revise_grounded
-from research.brains.llm.grounded_schema import Restatement, SectionSentences
+from research.brains.llm.grounded_schema import Condensation, Restatement, SectionSentences
 from research.brains.llm.grounded_writer import DraftPreview, write_grounded
 from research.brains.llm.model_caller import ModelCaller
 from research.brains.llm.model_output import InvalidModelOutput, strip_think
@@ -34,6 +34,7 @@ from research.brains.llm.plan_decision import (
 from research.brains.llm.relevance_judge import REPLY_TOKENS_PER_VERDICT, RelevanceJudge
 from research.brains.llm.structured import list_room
 from research.brains.llm.usage_meter import UsageMeter
+from research.brains.llm.writer_sampling import anti_copy_sampling
 from research.drafts import guard as draft_guard
 from research.drafts.markers import strip_internal_markers
 from research.events.agent_log import warn
@@ -222,21 +223,20 @@ class LLMBrain:
     def write(self, request: WriteRequest) -> str:
         """Section by section from numbered passages, each sentence naming its passage (grounded_writer.py)."""
         preview = DraftPreview()
+        anti_copy = anti_copy_sampling(self.settings)  # writing and restating; condensing copies by design
 
         def ask(schema: type[SectionSentences], messages: list[BaseMessage]) -> SectionSentences:
-            return self._structured(self._main, schema, messages, role="writer")
+            return self.caller.structured(self._main, schema, messages, "writer", sampling=anti_copy)
 
         def restate(schema: type[Restatement], messages: list[BaseMessage]) -> Restatement:
-            return self._structured(self._main, schema, messages, role="writer")
+            sampling = None if issubclass(schema, Condensation) else anti_copy
+            return self.caller.structured(self._main, schema, messages, "writer", sampling=sampling)
 
-        draft = write_grounded(
-            request,
-            ask,
-            lambda message: warn(self.kind, f"write: {message}"),
-            preview.section,
-            restate if self.settings.writer_restate_copies else None,
-        )
-        return draft_guard.tidy_spacing(draft)
+        def note(message: str) -> None:
+            warn(self.kind, f"write: {message}")
+
+        restating = restate if self.settings.writer_restate_copies else None
+        return draft_guard.tidy_spacing(write_grounded(request, ask, note, preview.section, restating))
 
     def revise(self, request: ReviseRequest) -> str:
         """Section by section on the user's instruction, grounded like the writer (grounded_reviser.py)."""

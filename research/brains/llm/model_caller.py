@@ -79,7 +79,16 @@ class ModelCaller:
         return int(getattr(self.settings, f"reply_tokens_{role}"))
 
     # --- the two kinds of call -----------------------------------------------------------------
-    def structured(self, llm: ChatOpenAI, schema: type[M], messages: list[BaseMessage], role: str | None = None) -> M:
+    def structured(
+        self,
+        llm: ChatOpenAI,
+        schema: type[M],
+        messages: list[BaseMessage],
+        role: str | None = None,
+        *,
+        sampling: dict[str, Any] | None = None,
+    ) -> M:
+        """`sampling`: server-specific sampler fields sent in the request body (never to OpenAI's API)."""
         role = role or ROLE_OF_SCHEMA.get(schema.__name__, "plan")
 
         def attempt(prompt: list[BaseMessage]) -> M:
@@ -87,7 +96,9 @@ class ModelCaller:
                 llm,
                 schema,
                 prompt,
-                invoke=lambda r, p: self._call(lambda: self._attempt(llm, role, r, p, structured=True)),
+                invoke=lambda r, p: self._call(
+                    lambda: self._attempt(llm, role, r, p, structured=True, sampling=sampling)
+                ),
                 memory=self.memory,
             )
             return parsed
@@ -157,13 +168,14 @@ class ModelCaller:
         prompt: list[BaseMessage],
         *,
         structured: bool,
+        sampling: dict[str, Any] | None = None,
     ) -> AIMessage:
         self.meter.reserve_call()  # may raise BudgetExceeded: no request, no unit used
         model = str(getattr(llm, "model_name", "") or "")
         cap = self.cap(role)
         options: dict[str, Any] = {"max_tokens": cap}
         if not self.is_openai:
-            options["extra_body"] = {"max_tokens": cap}
+            options["extra_body"] = {"max_tokens": cap, **(sampling or {})}
         if role in ROLE_STOPS:
             options["stop"] = ROLE_STOPS[role]
         record = CallRecord(role=role, model=model, cap=cap)

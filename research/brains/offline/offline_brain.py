@@ -131,6 +131,9 @@ class OfflineBrain:
         failed = [r.researcher_id for r in request.reports if r.status == "failed"]
         if failed:
             critique.append(f"Researchers that failed: {', '.join(failed)}.")
+        empty = [r.researcher_id for r in request.reports if r.status == "empty"]
+        if empty:
+            critique.append(f"Researchers that found nothing relevant: {', '.join(empty)}.")
         kinds = {s.kind for s in sources}
         if sources and len(kinds) == 1:
             critique.append(f"All sources are {next(iter(kinds))} sources; conclusions rest on one kind of evidence.")

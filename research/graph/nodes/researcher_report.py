@@ -9,6 +9,7 @@ from research.events import emit
 from research.events.payloads import ResearcherFinished, ResearcherStarted
 from research.graph.nodes.common import warn
 from research.graph.state import ResearcherState
+from research.schemas.researchers import ResearcherOutcome
 from research.schemas.state_shapes import ResearcherReport, ResearcherTask, RunWarning, Source
 from research.secrets import mask
 
@@ -27,9 +28,9 @@ def report_branch(
     seconds: float = 0.0,
     error: str | None = None,
 ) -> ResearcherReport:
-    """The branch's report, announced; it failed when `error` is given or no source was found."""
-    if error is None and not sources:
-        error = "no sources found"
+    """The branch's report, announced: failed when `error` is given, empty when it found no source
+    (its searches ran; what they returned was not relevant, as its `sources_dropped` events say)."""
+    status: ResearcherOutcome = "failed" if error else "done" if sources else "empty"
     report = ResearcherReport(
         researcher_id=task.researcher_id,
         kind=task.kind,
@@ -39,7 +40,7 @@ def report_branch(
         source_ids=[s.id for s in sources],
         notes=notes,
         seconds=seconds,
-        status="failed" if error else "done",
+        status=status,
         error=error,
     )
     finished = ResearcherFinished(
