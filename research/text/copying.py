@@ -41,6 +41,24 @@ def copied(sentence: str, source_text: str) -> bool:
     return copied_share(sentence, source_text) >= COPIED_AT
 
 
+def whole_sentence_of(sentence: str, source_text: str) -> bool:
+    """Whether `sentence` is one of the source's sentences word for word (case and punctuation
+    aside): a quote of a whole sentence, attribution and hedges included, not a clause lifted out of
+    one ("X" from "Critics claim that X"). Linear in the source's words."""
+    mine = _WORD.findall(sentence.lower())[:MAX_SENTENCE_WORDS]
+    if not mine:
+        return False
+    budget = MAX_SOURCE_WORDS
+    for theirs in split_sentences(source_text):
+        words = _WORD.findall(theirs.lower())
+        budget -= len(words)
+        if budget < 0:
+            return False
+        if words == mine:
+            return True
+    return False
+
+
 def condensed_from(sentence: str, source_text: str) -> bool:
     """Whether `sentence` is one of the source's sentences with words left out and none added or
     moved (its words a subsequence of that sentence's), and not a copy: the writer's condensing pass

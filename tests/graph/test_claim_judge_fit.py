@@ -107,3 +107,54 @@ def test_a_changed_identifier_stays_unsupported_whatever_the_model_says(tmp_path
         out = judge_claims(make_brain(settings), [changed, fine], "# Rust vs Go\n")
     assert out[0] == changed.model_copy(update={"judged_by": "offline"})  # the check's fact, not the model's call
     assert out[1].verdict == "supported" and out[1].failure == ""
+
+
+def _doubting_judge(addresses: bool = True) -> Callable[[dict[str, Any]], Any]:
+    """A small model's judge: every claim "partial", whatever its passage says."""
+
+    def responder(request: dict[str, Any]) -> Any:
+        if requested_schema_name(request) == "ClaimJudgements":
+            count = len(re.findall(r'<source n="\d+"', _user(request)))
+            judgements = [
+                {"index": i, "verdict": "partial", "addresses_question": addresses, "reason": "not sure"}
+                for i in range(1, count + 1)
+            ]
+            return {"judgements": judgements}
+        return ScriptedModel()(request)
+
+    return responder
+
+
+PASSAGE = (
+    "Critics claim that the vaccines alter human DNA. Messenger RNA never enters the cell nucleus, "
+    "so it cannot alter human DNA."
+)
+
+
+def _claim(sentence: str) -> CheckedClaim:
+    return CheckedClaim(
+        n=1, sentence=sentence, source_id="s1", verdict="supported", score=1.0, passage=PASSAGE, section="Summary"
+    )
+
+
+@pytest.mark.parametrize("addresses", [True, False])
+def test_a_whole_sentence_of_the_passage_word_for_word_is_supported_whatever_the_judge_doubts(
+    tmp_path: Path, addresses: bool
+) -> None:
+    quote = _claim("Messenger RNA never enters the cell nucleus, so it cannot alter human DNA.")
+    lifted = _claim("The vaccines alter human DNA.")  # a clause lifted out of "Critics claim that ..."
+    reworded = _claim("Messenger RNA does not enter the nucleus, so it cannot alter DNA.")
+    with FakeOpenAIServer(_doubting_judge(addresses)) as server:
+        settings = loopback_llm_settings(
+            server.base_url, data_dir=tmp_path / "data", log_dir=tmp_path / "logs", model="main-model", llm_timeout=5
+        )
+        out = judge_claims(make_brain(settings), [quote, lifted, reworded], "# Do mRNA vaccines alter DNA?\n")
+
+    if addresses:
+        assert out[0].verdict == "supported" and out[0].failure == ""
+        assert (
+            out[0].reason == "a whole sentence of its passage, word for word (the model judge said partial: not sure)"
+        )
+    else:  # off its question: fit is the model's call, a quote or not
+        assert out[0].verdict == "unsupported" and out[0].failure == "off_question"
+    assert all(c.verdict != "supported" for c in out[1:])  # a lifted clause or a paraphrase: the judge decides

@@ -3,8 +3,10 @@
 The offline check has already found each claim's best passage; the model reads claim, passage and
 the question of the claim's section, and says supported / partial / unsupported and whether the
 claim addresses that question (one that does not is unsupported, whatever its support). A claim the
-offline check found to change a number or identifier of its passage stays unsupported: that is
-mechanical, not a judgement. Unverifiable claims (no stored text) are never sent.
+offline check found to change a number or identifier of its passage stays unsupported, and one that
+is a whole sentence of its passage word for word is supported (the model's doubt kept in its
+reason) when the model finds it on the question: both are facts about the text, not judgements.
+Unverifiable claims (no stored text) are never sent.
 
 The claims go in batches as large as the server's structured replies can hold: at most BATCH, the
 grammar's list bound, where the remembered method is llama-cpp's JSON mode or none is known yet (a
@@ -28,6 +30,7 @@ from research.brains.llm.grammar_schema import MAX_ITEMS
 from research.drafts.claims import draft_topic
 from research.schemas.llm_shapes import ClaimJudgement, ClaimJudgements, claim_judgements_schema
 from research.schemas.state_shapes import CheckedClaim
+from research.text.copying import whole_sentence_of
 
 if TYPE_CHECKING:
     from research.brains.base import Brain
@@ -117,6 +120,12 @@ def _merged(claim: CheckedClaim, judgement: ClaimJudgement) -> CheckedClaim:
         reason = judgement.reason or f'does not address its section\'s question ("{claim.section[:120]}")'
         update = {"verdict": "unsupported", "failure": "off_question", "reason": reason, "judged_by": "model"}
         return claim.model_copy(update=update)
+    if judgement.verdict != "supported" and whole_sentence_of(claim.sentence, claim.passage):
+        # A whole sentence of the passage, word for word, is stated by it: a fact about the text. The
+        # model's doubt is kept in the reason (a small judge doubts its source's own sentences).
+        doubt = f"the model judge said {judgement.verdict}" + (f": {judgement.reason}" if judgement.reason else "")
+        reason = f"a whole sentence of its passage, word for word ({doubt})"
+        return claim.model_copy(update={"judged_by": "model", "verdict": "supported", "failure": "", "reason": reason})
     supported = judgement.verdict == "supported"
     return claim.model_copy(
         update={
