@@ -29,7 +29,8 @@ def describe(event: Event) -> str | None:
         case p.SourcesFound() as d:
             return f"{who}{len(d.sources)} sources for {d.query!r} via {', '.join(d.providers) or 'none'}"
         case p.ResearcherFinished() as d:
-            return f"{who}{d.status}: {len(d.source_ids)} sources in {d.seconds}s"
+            outcome = "found nothing relevant" if d.status == "empty" else d.status
+            return f"{who}{outcome}: {len(d.source_ids)} sources in {d.seconds}s"
         case p.CritiqueIssued() as d:
             gaps = f"; gaps: {', '.join(d.missing_topics)}" if d.missing_topics else ""
             return f"Analyst: {d.status}{gaps}"

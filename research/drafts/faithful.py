@@ -170,16 +170,24 @@ def _misspelt(claim_words: list[str], passage_words: list[str]) -> str | None:
     """'it quotes "X" as "Y"' for the first claim word that is a passage word misspelt, else None.
     Only words absent from the passage are compared, each with the passage's words of its first
     letter and nearly its length: a handful of short edit distances per claim."""
+    known = {w.lower() for w in passage_words}
+    unknown = [
+        word
+        for word in claim_words
+        if len(word) >= MISSPELT_MIN_CHARS
+        and (lower := word.lower()) not in known
+        and lower not in STOPWORDS
+        and _LETTERS.fullmatch(lower)
+    ]
+    if not unknown:  # a quote's words are all its passage's: nothing to compare (the common case)
+        return None
     vocabulary: dict[str, set[str]] = {}
     for word in passage_words:
         lower = word.lower()
         if len(lower) >= MISSPELT_MIN_CHARS - MISSPELT_EDITS and lower not in STOPWORDS and _LETTERS.fullmatch(lower):
             vocabulary.setdefault(lower[0], set()).add(lower)
-    known = {w.lower() for w in passage_words}
-    for word in claim_words:
+    for word in unknown:
         lower = word.lower()
-        if len(lower) < MISSPELT_MIN_CHARS or lower in known or lower in STOPWORDS or not _LETTERS.fullmatch(lower):
-            continue
         allowed = MISSPELT_EDITS if len(lower) >= MISSPELT_LONG_CHARS else 1
         near = [
             (_edits(lower, other, MISSPELT_EDITS), other)

@@ -9,6 +9,7 @@ and digits, so punctuation and markers do not break a run.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from research.text.sentences import split_sentences
 
@@ -41,22 +42,23 @@ def copied(sentence: str, source_text: str) -> bool:
     return copied_share(sentence, source_text) >= COPIED_AT
 
 
-def whole_sentence_of(sentence: str, source_text: str) -> bool:
-    """Whether `sentence` is one of the source's sentences word for word (case and punctuation
-    aside): a quote of a whole sentence, attribution and hedges included, not a clause lifted out of
-    one ("X" from "Critics claim that X"). Linear in the source's words."""
-    mine = _WORD.findall(sentence.lower())[:MAX_SENTENCE_WORDS]
-    if not mine:
-        return False
+def _source_sentences(source_text: str) -> Iterator[list[str]]:
+    """The source's sentences as word lists, until MAX_SOURCE_WORDS words have been read."""
     budget = MAX_SOURCE_WORDS
     for theirs in split_sentences(source_text):
         words = _WORD.findall(theirs.lower())
         budget -= len(words)
         if budget < 0:
-            return False
-        if words == mine:
-            return True
-    return False
+            return
+        yield words
+
+
+def whole_sentence_of(sentence: str, source_text: str) -> bool:
+    """Whether `sentence` is one of the source's sentences word for word (case and punctuation
+    aside): a quote of a whole sentence, attribution and hedges included, not a clause lifted out of
+    one ("X" from "Critics claim that X"). Linear in the source's words."""
+    mine = _WORD.findall(sentence.lower())[:MAX_SENTENCE_WORDS]
+    return bool(mine) and any(words == mine for words in _source_sentences(source_text))
 
 
 def condensed_from(sentence: str, source_text: str) -> bool:
@@ -66,12 +68,7 @@ def condensed_from(sentence: str, source_text: str) -> bool:
     mine = _WORD.findall(sentence.lower())[:MAX_SENTENCE_WORDS]
     if not mine or copied(sentence, source_text):
         return False
-    budget = MAX_SOURCE_WORDS
-    for theirs in split_sentences(source_text):
-        words = _WORD.findall(theirs.lower())
-        budget -= len(words)
-        if budget < 0:
-            return False
+    for words in _source_sentences(source_text):
         k = 0
         for word in words:
             if k < len(mine) and word == mine[k]:

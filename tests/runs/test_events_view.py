@@ -166,3 +166,15 @@ def test_every_event_type_has_a_progress_line():
         assert type_ in get_args(EventType)
         line = describe(adapter.make(data))
         assert line and ("Q1" in line or "approved" in line or "cancelled" in line)
+
+
+def test_a_researcher_that_found_nothing_says_so_on_the_command_line():
+    from research.cli.progress import describe
+    from research.events import EventAdapter
+    from research.events.payloads import ResearcherFinished
+
+    adapter = EventAdapter("r1")
+    empty = describe(adapter.make(ResearcherFinished(kind="web", status="empty", seconds=0.03), researcher_id="web-1"))
+    done = describe(adapter.make(ResearcherFinished(kind="web", status="done", source_ids=["s1"], seconds=0.1)))
+    assert empty == "[web-1] found nothing relevant: 0 sources in 0.03s"
+    assert done is not None and done.endswith("done: 1 sources in 0.1s")
