@@ -123,7 +123,9 @@ def measure_case(
         },
         "phases": overhead_table(phases),
         "model_calls": best.calls,
+        "model_connections": best.model_connections,
         "search_requests": best.search_requests,
+        "search_connections": best.search_connections,
         "status": best.status,
         "warnings": warnings_of(best)[:5],
     }

@@ -294,6 +294,10 @@ class LoopbackRun:
     prompt_tokens: int
     completion_tokens: int
     search_requests: int
+    # TCP connections the run opened to the model and to the search services: a client that reuses
+    # its connections opens few (against a hosted API each new one costs a TLS handshake).
+    model_connections: int = 0
+    search_connections: int = 0
     started_at: float = 0.0  # time.time() around runner.run, the clock events are stamped with
     ended_at: float = 0.0
     # The process's CPU clock (time.process_time: every thread, the in-process fakes' included) at
@@ -432,6 +436,7 @@ class LoopbackWorld:
             max_iterations=max_iterations,
             researcher_mode=researcher_mode,
         )
+        connections = self._model.connections, self._search.server.connections
         started_at, start, cpu_started = time.time(), time.perf_counter(), time.process_time()
         run_id = runner.run(request, on_event=on_event)
         wall = time.perf_counter() - start
@@ -446,6 +451,8 @@ class LoopbackWorld:
             prompt_tokens=stats.prompt_tokens,
             completion_tokens=stats.completion_tokens,
             search_requests=len(self._search.server.requests()),
+            model_connections=self._model.connections - connections[0],
+            search_connections=self._search.server.connections - connections[1],
             started_at=started_at,
             ended_at=ended_at,
             cpu_started=cpu_started,

@@ -1,6 +1,6 @@
 """The research graph: begin -> supervisor -> [plan review] -> researchers (Send fan-out) -> analyst ->
-[follow-up] -> writer -> claim check -> reviewer -> finish. Plan review is a no-op unless the run asked
-for it (`review_plan`)."""
+[follow-up] -> writer -> claim check -> reviewer -> finish. Plan review runs only when the run asked
+for it (`review_plan`); otherwise the supervisor fans out itself."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from research.graph.nodes import Node
 from research.graph.nodes.analyst import analyst, dispatch_follow_up, follow_up
 from research.graph.nodes.claim_check import claim_check
 from research.graph.nodes.lifecycle import begin, finish_run
-from research.graph.nodes.plan_review import plan_review
+from research.graph.nodes.plan_review import after_supervisor, plan_review
 from research.graph.nodes.researcher_branch import researcher_branch
 from research.graph.nodes.reviewer import reviewer
 from research.graph.nodes.routing import route_after_analyst
@@ -69,8 +69,13 @@ def _compiled(max_consecutive_same: int, services: ServiceRegistry | None) -> Re
 
     builder.add_edge(START, Node.BEGIN.value)
     builder.add_edge(Node.BEGIN.value, Node.SUPERVISOR.value)
-    builder.add_edge(Node.SUPERVISOR.value, Node.PLAN_REVIEW.value)
-    # The fan-out reads the plan from state after the review, so edited questions/allocation apply.
+    # Straight to the researchers, or through the plan review when the run asked for one; the
+    # fan-out reads the plan from state after the review, so edited questions/allocation apply.
+    builder.add_conditional_edges(
+        Node.SUPERVISOR.value,
+        with_run_env(services, after_supervisor),
+        [Node.PLAN_REVIEW.value, Node.RESEARCHER.value],
+    )
     builder.add_conditional_edges(Node.PLAN_REVIEW.value, with_run_env(services, dispatch), [Node.RESEARCHER.value])
     builder.add_edge(Node.RESEARCHER.value, Node.ANALYST.value)
     builder.add_conditional_edges(

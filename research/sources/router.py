@@ -176,10 +176,15 @@ class SourceRouter:
                 )
             )
         if active:
+            secrets = self.settings.secret_values()
             with ContextPool(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
-                secrets = self.settings.secret_values()
-                searches = pool.map(lambda p: self._search(p, query, limit, secrets), active)
-                for provider, result in zip(active, searches, strict=True):  # pool.map: one per provider
+                # One provider is searched on this thread: a pool thread would only add its start.
+                searches = (
+                    [self._search(active[0], query, limit, secrets)]
+                    if len(active) == 1
+                    else pool.map(lambda p: self._search(p, query, limit, secrets), active)
+                )
+                for provider, result in zip(active, searches, strict=True):  # one per provider
                     if provider.name in result.providers_used:
                         self.breaker.reset(provider.name)
                         if not result.sources and not result.warnings:  # an empty reply is shown, not hidden

@@ -7,13 +7,16 @@ import contextlib
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Self
+from typing import Any, Self
 
 Answer = Callable[[BaseHTTPRequestHandler], None]
 
 
 class _QuietHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as real servers set it (uvicorn through asyncio, nginx): without it a reply's last
+    # small write (a chunked body's end) waits for the client's delayed ACK, about 40 ms on Linux.
+    disable_nagle_algorithm = True
 
     def handle(self) -> None:
         # The client may hang up mid keep-alive (a size-capped read, a timeout).
@@ -24,12 +27,22 @@ class _QuietHandler(BaseHTTPRequestHandler):
         pass
 
 
+class _CountingHTTPServer(ThreadingHTTPServer):
+    """Counts the connections it accepts (a client that reuses its connections opens few)."""
+
+    connections = 0
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.connections += 1
+        super().process_request(request, client_address)
+
+
 class LoopbackHTTPServer:
     thread_name = "fake-http"
 
     def __init__(self) -> None:
         self._stopping = threading.Event()  # set on stop: wakes handlers sleeping in a slow reply
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _CountingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     def _answers(self) -> dict[str, Answer]:
@@ -43,9 +56,14 @@ class LoopbackHTTPServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}"
 
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted since the server started."""
+        return self._httpd.connections if self._httpd is not None else 0
+
     def start(self) -> Self:
         methods = {f"do_{method}": _calling(answer) for method, answer in self._answers().items()}
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("_Handler", (_QuietHandler,), methods))
+        self._httpd = _CountingHTTPServer(("127.0.0.1", 0), type("_Handler", (_QuietHandler,), methods))
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False  # never wait on a handler that is simulating a hang
         # A short poll interval: shutdown() waits up to one interval (0.5 s by default) per test.

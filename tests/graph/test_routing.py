@@ -93,12 +93,11 @@ def test_graph_wiring() -> None:
     # begin and finish bracket the run (run_started / run_finished come from inside the graph).
     assert ("__start__", "begin", False) in edges
     assert ("begin", "supervisor", False) in edges
-    # The first round fans out (Send) after the supervisor: directly, or after the optional plan
-    # review that follows it. Follow-up rounds fan out from follow_up.
+    # The first round fans out (Send) from the supervisor, or from the plan review when the run asked
+    # for one (the supervisor routes there). Follow-up rounds fan out from follow_up.
     fan_outs = {s for s, t, conditional in edges if t == "researcher" and conditional}
-    assert fan_outs in ({"supervisor", "follow_up"}, {"plan_review", "follow_up"}), fan_outs
-    if "plan_review" in fan_outs:
-        assert ("supervisor", "plan_review", False) in edges
+    assert fan_outs == {"supervisor", "plan_review", "follow_up"}, fan_outs
+    assert ("supervisor", "plan_review", True) in edges
     assert ("researcher", "analyst", False) in edges
     assert ("analyst", "follow_up", True) in edges
     assert ("analyst", "writer", True) in edges

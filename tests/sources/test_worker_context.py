@@ -66,19 +66,24 @@ class Failing:
         raise ProviderError(self.name, f"HTTP 503 for {query!r}")
 
 
+class FailingToo(Failing):
+    name = "arxiv"
+
+
 def test_a_provider_failure_logged_on_the_routers_worker_names_the_run_and_masks_the_topic(lines: Lines) -> None:
     router = SourceRouter(
         Settings(_env_file=None, sources="live", search_cache_seconds=0),
         lambda kind: Failing(),  # type: ignore[arg-type,return-value]
-        providers=lambda kind, settings: [Failing()],  # type: ignore[list-item]
+        # Two providers, so the router searches them on its pool's threads (one is searched inline).
+        providers=lambda kind, settings: [Failing(), FailingToo()],  # type: ignore[list-item]
         breaker=CircuitBreaker(seconds=60.0),
     )
     with run_id_scope(RUN, topic=TOPIC):
         router.retrieve("academic", f"{TOPIC} review", 5)
 
-    [line] = from_workers(lines, "src-academic")
-    assert line.startswith(f"run={RUN}: Provider openalex failed")
-    assert "<topic> review" in line and "pseudouridine" not in line.lower()
+    logged = sorted(from_workers(lines, "src-academic"))
+    assert [line.split(" failed")[0] for line in logged] == [f"run={RUN}: Provider {p}" for p in ("arxiv", "openalex")]
+    assert all("<topic> review" in line and "pseudouridine" not in line.lower() for line in logged)
 
 
 def test_a_line_logged_on_a_scraper_worker_names_the_run_and_masks_the_topic(

@@ -38,6 +38,8 @@ from openai._httpx2 import request_exceptions, timeout_exceptions
 from openai.types.chat import ChatCompletion
 from openai.types.completion_usage import CompletionUsage
 
+from research.brains.llm.chat_request import drained, streamed
+
 # One SSE line longer than this is not a chat delta (a delta is a few hundred bytes; a server that
 # sends a whole reply in one event stays far below it): the stream is refused, not buffered on.
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -118,13 +120,15 @@ class ChatStream:
 
     def _read(self) -> Generator[str | None]:
         try:
-            with self.llm.client.with_streaming_response.create(**self.payload) as response:
+            with streamed(self.llm.client, self.payload) as response:
                 http = response.http_response
+                chunks = http.iter_bytes()
                 try:
-                    for data in _sse_data(http.iter_bytes(), http.request):
+                    for data in _sse_data(chunks, http.request):
                         if data is None:
                             yield None
                         elif data.startswith(_DONE):
+                            yield from drained(http, chunks)
                             break
                         else:
                             yield self._take(json.loads(data), http.request)

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
-from langgraph.types import interrupt
+from langgraph.types import Send, interrupt
 
 from research.events import emit
 from research.events.payloads import Counts, PlanApproved, PlanReviewRequested
 from research.graph.allocation import AllocationError, decided_plan, parse_allocation
+from research.graph.nodes import Node
 from research.graph.nodes.common import agent_log
-from research.graph.nodes.supervisor import MAX_QUESTIONS
+from research.graph.nodes.supervisor import MAX_QUESTIONS, dispatch
 from research.graph.services import RunEnv, services_of
 from research.graph.state import ResearchState
 from research.schemas.researchers import ResearcherAllocation, ResolvedAllocation
@@ -74,6 +75,12 @@ def plan_payload(state: ResearchState, max_researchers: int) -> PlanReviewReques
         max_questions=MAX_QUESTIONS,
         max_question_chars=MAX_QUESTION_CHARS,
     )
+
+
+def after_supervisor(state: ResearchState, runtime: Runtime[RunEnv]) -> str | list[Send]:
+    """The plan review when the run asked for it; otherwise the researchers at once, without a
+    step of the graph (a checkpoint and a task) spent on a node that would do nothing."""
+    return Node.PLAN_REVIEW.value if state.get("review_plan") else dispatch(state, runtime)
 
 
 def plan_review(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:

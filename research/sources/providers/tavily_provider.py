@@ -1,14 +1,20 @@
 """Tavily web search through the official `tavily-python` client.
 
-The client (requests-based) does not retry and drops the HTTP response when it raises, so each
-call gets its own requests.Session with a response hook: that is how a 429's Retry-After and a
-5xx status reach the retry loop. Tavily returns page text (`raw_content`), kept in
-Retrieval.texts, not in the Source.
+The client (requests-based) does not retry and drops the HTTP response when it raises, so the
+session it is given has a response hook that notes each response for the calling thread: that is
+how a 429's Retry-After and a 5xx status reach the retry loop. The session is one per API key and
+base URL, kept for the process, so searches reuse their connections (a new one per search cost a
+TCP and TLS handshake each); it keeps no cookies. Tavily returns page text (`raw_content`), kept
+in Retrieval.texts, not in the Source.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
+from http.cookiejar import DefaultCookiePolicy
 from typing import Any
 
 import requests
@@ -24,6 +30,32 @@ from research.sources.provider_base import ProviderError, Retrieval
 
 NAME = "tavily"
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
+MAX_SESSIONS = 8  # distinct (key, URL) pairs kept; the least recently used is closed beyond that
+_sessions: OrderedDict[tuple[str, str], requests.Session] = OrderedDict()
+_sessions_lock = threading.Lock()
+_last = threading.local()  # the response the calling thread's last request got
+
+
+def _note_response(response: requests.Response, *_args: Any, **_kwargs: Any) -> None:
+    _last.response = response
+
+
+def session_for(api_key: str, base_url: str) -> requests.Session:
+    """The pooled session for this key and URL (the client puts the key in its headers, so a
+    session never serves another key)."""
+    ident = (hashlib.sha256(api_key.encode()).hexdigest(), base_url)
+    with _sessions_lock:
+        session = _sessions.get(ident)
+        if session is not None:
+            _sessions.move_to_end(ident)
+            return session
+        session = requests.Session()
+        session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))  # nothing carried between searches
+        session.hooks["response"].append(_note_response)
+        _sessions[ident] = session
+        while len(_sessions) > MAX_SESSIONS:
+            _sessions.popitem(last=False)[1].close()
+        return session
 
 
 class TavilyProvider:
@@ -42,13 +74,11 @@ class TavilyProvider:
         return _to_retrieval(reply, query, limit)
 
     def _search_once(self, query: str, limit: int) -> dict[str, Any]:
-        last: dict[str, requests.Response] = {}
-        session = requests.Session()
-        session.hooks["response"].append(lambda response, *a, **k: last.update(response=response))
+        _last.response = None
         client = TavilyClient(
             api_key=self._api_key.get_secret_value(),
             api_base_url=self._base_url,
-            session=session,
+            session=session_for(self._api_key.get_secret_value(), self._base_url),
             client_source="research-desk",
         )
         try:
@@ -61,9 +91,7 @@ class TavilyProvider:
             )
             return reply
         except Exception as exc:  # the client's exceptions, mapped to retryable or final
-            raise _classify(exc, last.get("response"), self._policy.timeout) from None
-        finally:
-            client.close()
+            raise _classify(exc, _last.response, self._policy.timeout) from None
 
 
 def _classify(exc: Exception, response: requests.Response | None, timeout: float) -> Exception:
