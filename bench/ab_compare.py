@@ -131,10 +131,12 @@ def compare(
     old_tree = _checkout(base, scratch / "base")
     new_tree = _checkout(new_rev, scratch / "new") if new_rev else REPO_ROOT
     try:
-        # Both trees measure with this tree's harness (the loopback world and the phase accounting),
-        # so only the desk's code differs between them.
+        # Both trees measure with this tree's harness (the loopback world, its servers' transport and
+        # the phase accounting), so only the desk's code differs between them.
         for name in ("phases.py", "loopback.py", "critical_path.py", "gil_profile.py", "harness.py"):
             shutil.copy(REPO_ROOT / "bench" / name, old_tree / "bench" / name)
+        transport = Path("tests") / "fakes" / "loopback_http.py"
+        shutil.copy(REPO_ROOT / transport, old_tree / transport)
         old: list[dict[str, Any]] = []
         new: list[dict[str, Any]] = []
         for i in range(rounds):

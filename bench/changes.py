@@ -177,4 +177,22 @@ CHANGES: list[dict] = [
         "after": "writer thread 28.4 ms (0.40x; passage choice 5.4 ms), writer phase 42.1 ms (0.51x); draft, "
         "events and claim verdicts identical (tests/integration/test_writer_golden.py)",
     },
+    {
+        "what": "Model calls keep their connection (the body's end read after [DONE], bounded) and skip the "
+        "openai SDK's per-call transform of the request body; Tavily searches share a pooled session per "
+        "key; the supervisor fans out without a plan-review step when none was asked; a kind with one "
+        "live provider is searched on the calling thread",
+        "file": "research/brains/llm/chat_request.py, research/brains/llm/chat_sse.py, "
+        "research/sources/providers/tavily_provider.py, research/graph/builder.py, "
+        "research/graph/nodes/plan_review.py, research/sources/router.py",
+        "cause": "a timeline of one 100 run on a quiet machine: each model call 5-7 ms over its latency, a "
+        "new TCP connection per call (the reader closed the response before the chunked body's end), and "
+        "the SDK's recursive transform of every message a quarter of a call's client CPU",
+        "before": "one call (latency 0, 300 calls): 3.04 ms over the server's time, 2.25 ms client CPU, "
+        "10 connections for 10 calls; python -m bench.ab_compare --base af78a00 (5 rounds, load < 1): "
+        "run CPU 0.21 / 0.34 / 0.33 / 0.39 / 0.57 s at 100 / 111 / 210 / 300 / 333",
+        "after": "2.22 ms, 1.69 ms CPU, 1 connection; run CPU 0.91x (100), 0.93x (111), 0.91x (210), 0.94x "
+        "(333, a 6-round rerun: the 5-round run read 1.10x there, and 300's 0.72x came from one slow writer "
+        "phase in the base); wall time 0.97-1.00x; figure 1 still above 1.05 (README, Performance)",
+    },
 ]
