@@ -42,7 +42,7 @@ def server() -> Iterator[FakeOpenAIServer]:
         yield fake
 
 
-def brain(server: FakeOpenAIServer, *, restate: bool = True) -> LLMBrain:
+def brain(server: FakeOpenAIServer, *, restate: bool = True, **settings: Any) -> LLMBrain:
     return LLMBrain(
         Settings(
             _env_file=None,
@@ -51,6 +51,7 @@ def brain(server: FakeOpenAIServer, *, restate: bool = True) -> LLMBrain:
             model="m",
             llm_timeout=5,
             writer_restate_copies=restate,
+            **settings,
         )
     )
 

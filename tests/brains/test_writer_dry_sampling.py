@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from research.brains.llm.llm_brain import LLMBrain
-from research.settings import Settings
 from tests.brains.test_grounded_condense import editor, lipid_request
+from tests.brains.test_grounded_restate import brain
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_model import requested_schema_name
 
@@ -23,18 +22,6 @@ DRY_FIELDS = {"dry_multiplier", "dry_allowed_length"}
 def server() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as fake:
         yield fake
-
-
-def brain(server: FakeOpenAIServer, **settings: Any) -> LLMBrain:
-    values: dict[str, Any] = dict(
-        _env_file=None,
-        openai_base_url=server.base_url,
-        openai_api_key="sk-test",
-        model="m",
-        llm_timeout=5,
-        writer_restate_copies=True,
-    )
-    return LLMBrain(Settings(**(values | settings)))
 
 
 def dry_fields_by_schema(server: FakeOpenAIServer) -> dict[str, list[dict[str, Any]]]:

@@ -86,6 +86,27 @@ def test_a_provider_failure_logged_on_the_routers_worker_names_the_run_and_masks
     assert all("<topic> review" in line and "pseudouridine" not in line.lower() for line in logged)
 
 
+def test_a_kind_with_one_live_provider_is_searched_on_the_calling_thread() -> None:
+    threads: list[str] = []
+
+    class Recording(Failing):
+        def search(self, query: str, *, limit: int) -> Retrieval:
+            threads.append(threading.current_thread().name)
+            return Retrieval(
+                sources=[Source(title="A", url="https://example.com/a", kind="academic", provider=self.name)]
+            )
+
+    router = SourceRouter(
+        Settings(_env_file=None, sources="live", search_cache_seconds=0),
+        lambda kind: Recording(),  # type: ignore[arg-type,return-value]
+        providers=lambda kind, settings: [Recording()],  # type: ignore[list-item]
+        breaker=CircuitBreaker(seconds=60.0),
+    )
+    result = router.retrieve("academic", "pseudouridine review", 5)
+    assert [s.title for s in result.sources] == ["A"]
+    assert threads == [threading.current_thread().name]  # no pool thread started for one search
+
+
 def test_a_line_logged_on_a_scraper_worker_names_the_run_and_masks_the_topic(
     lines: Lines, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -120,7 +120,8 @@ class _Watchdog:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="sse-drain-watchdog", daemon=True)
                 self._thread.start()
-            self._cv.notify()
+            if self._due[0][1] == ticket:  # the nearest deadline now: the watchdog must wait less
+                self._cv.notify()
             return ticket
 
     def disarm(self, ticket: int) -> None:
