@@ -4,10 +4,11 @@ who started it."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from research.runs.store import RunStore
 from research.runs.view import fold
@@ -70,10 +71,21 @@ def test_sign_in_with_oidc_then_guarded_actions_and_started_by(page, login_desk)
     (record,) = store.list_runs()
     assert fold(store.events(record.run_id)).started_by == "ada@example.org"
 
+    assert any(c["name"] == "_streamlit_user" for c in page.context.cookies())  # the identity cookie
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    # st.logout clears the session's user first, then sends the browser to /auth/logout to delete
+    # the identity cookie: leaving the page before that (a busy machine) would keep the sign-in.
+    _wait_until_cookie_gone(page, "_streamlit_user")
     page.goto(f"{url}/settings")
     expect(page.get_by_text("Sign in to check connections.")).to_be_visible()
+
+
+def _wait_until_cookie_gone(page: Page, name: str, timeout_s: float = RUN_TIMEOUT_MS / 1000) -> None:
+    deadline = time.monotonic() + timeout_s
+    while any(c["name"] == name for c in page.context.cookies()):
+        assert time.monotonic() < deadline, f"the {name} cookie was never deleted after signing out"
+        page.wait_for_timeout(100)
 
 
 def test_a_desk_on_the_network_without_a_login_refuses_to_serve(page, tmp_path: Path) -> None:
