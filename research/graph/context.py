@@ -100,7 +100,6 @@ class RunContext:
     researcher_mode: ResearcherMode = "pipeline"
     tool_budget: ToolCallBudget = field(default_factory=ToolCallBudget)  # shared by the run's agents
     event_log: PartSink | None = None  # this process writes the run's event log (a server worker)
-    subgraph_checkpoints: bool = True  # False on a server (see nodes/researcher.py)
 
     def text_of(self, source_id: str) -> str:
         return self.store.get_text(self.run_id, source_id)

@@ -126,7 +126,6 @@ class ServiceRegistry:
             store=LangGraphTextStore(store if store is not None else self._texts),
             researcher_mode="agent" if mode == "agent" else "pipeline",
             event_log=self.event_log(spec, settings) if self.event_log else None,
-            subgraph_checkpoints=False,  # built here = not the in-process runner: maybe a server's checkpointer
         )
 
     def settings_for(self, spec: RunSpec) -> Settings:

@@ -73,7 +73,8 @@ def shape_of(state: ResearchState) -> ReportShape:
 
 
 class ResearcherState(TypedDict, total=False):
-    """The researcher subgraph's own state; `sources`, `reports`, `messages`, `warnings` flow back up."""
+    """A researcher's task and what it hands back (`sources`, `reports`, `messages`, `warnings`);
+    its queries and start time pass between its own steps (research/graph/nodes/researcher.py)."""
 
     task: ResearcherTask
     queries: list[str]
@@ -85,7 +86,7 @@ class ResearcherState(TypedDict, total=False):
 
 
 class RetrieveTask(TypedDict):
-    """The payload of one Send() to the retrieve node: one query of one researcher."""
+    """One query of one researcher, for one retrieve."""
 
     task: ResearcherTask
     query: str

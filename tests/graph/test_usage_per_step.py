@@ -81,15 +81,18 @@ def test_parallel_researchers_each_report_exactly_their_own_requests_and_tokens(
         served[(*step, "completion")] += usage["completion_tokens"]
     assert served[("web", "queries", "calls")] == 2 and served[("academic", "queries", "calls")] == 1
 
-    # What the run reported, per researcher and the step (task) that emitted it.
+    # What the run reported, per researcher and step: a researcher's queries step reports before
+    # its queries are announced, its notes step after.
     reported: Counter[tuple[str, str, str]] = Counter()
+    announced: set[str] = set()
     for event in events:
+        if event.type == "queries_generated" and event.researcher_id:
+            announced.add(event.researcher_id)
         if not isinstance(event.data, UsageReported) or event.researcher_id is None:
             continue
-        assert event.step is not None, "a researcher's usage event names the step that made it"
+        assert event.step is not None and event.step.node == "researcher", "made by the researcher's task"
         kind = event.researcher_id.split("-")[0]
-        step = "queries" if event.step.node.endswith("plan_queries") else "notes"
-        assert event.step.node.endswith(("plan_queries", "write_notes")), event.step.node
+        step = "notes" if event.researcher_id in announced else "queries"
         reported[(kind, step, "calls")] += event.data.calls
         reported[(kind, step, "prompt")] += event.data.prompt_tokens
         reported[(kind, step, "completion")] += event.data.completion_tokens

@@ -1,34 +1,42 @@
-"""Researcher: a subgraph per researcher. Type-specific queries -> one retrieve per query in
-parallel (Send) -> sources merged by the `merge_sources` reducer -> short notes."""
+"""Researcher: type-specific queries -> one retrieve per query, in parallel -> sources merged one
+record per work (`merge_sources`) -> short notes.
+
+Plain code inside the parent graph's researcher task, not a LangGraph subgraph: a subgraph cost each
+researcher an executor of its own, three more steps and their checkpoints, between its model calls
+(README, Performance). A researcher stopped part-way runs again whole when its run resumes (its
+task's writes are saved when it ends), as one on a server always did: a server's checkpointer
+could not checkpoint a subgraph called from a sync node.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from concurrent.futures import wait
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Send
 
 from research.brains.base import BudgetExceeded
 from research.brains.llm.relevance_judge import RelevanceJudge
 from research.events import emit
 from research.events.payloads import QueriesGenerated, SourcesDroppedData, SourcesFound
-from research.graph.context import RunContext, RunSpec, controls_of
+from research.graph.context import RunContext, controls_of
 from research.graph.nodes.common import agent_log, log_tool, report_usage, warn
 from research.graph.nodes.researcher_report import announce_start, failed_branch, report_branch
 from research.graph.services import RunEnv, services_of, spec_of
-from research.graph.state import ResearcherState, RetrieveTask
+from research.graph.state import ResearcherState, RetrieveTask, merge_sources
 from research.relevance.passages import carried_text
-from research.schemas.state_shapes import ResearcherTask
+from research.schemas.state_shapes import ResearcherTask, RunWarning, Source
 from research.secrets import mask
+from research.sources.context_pool import ContextPool
 from research.sources.provider_base import Retrieval
 
 MAX_QUERIES = 3
+# Every researcher's retrieves but its first, across the process's runs; threads start as needed
+# and are kept, so a researcher starts none of its own.
+_RETRIEVES = ContextPool(max_workers=64, thread_name_prefix="retrieve")
 
 
 def plan_queries(state: ResearcherState, runtime: Runtime[RunEnv]) -> ResearcherState:
@@ -46,12 +54,8 @@ def plan_queries(state: ResearcherState, runtime: Runtime[RunEnv]) -> Researcher
     return {"queries": queries, "started_at": time.time()}
 
 
-def fan_out_queries(state: ResearcherState) -> list[Send]:
-    return [Send("retrieve", RetrieveTask(task=state["task"], query=q)) for q in state["queries"]]
-
-
 def retrieve(state: RetrieveTask, runtime: Runtime[RunEnv]) -> ResearcherState:
-    """`state` is one Send() payload (add_node's node protocols name their first parameter `state`)."""
+    """One query of one researcher: its sources, their texts stored, and its events."""
     ctx = services_of(runtime)
     task, query = state["task"], state["query"]
     limit = ctx.settings.results_per_query
@@ -127,47 +131,35 @@ def write_notes(state: ResearcherState, runtime: Runtime[RunEnv]) -> ResearcherS
     return {"reports": [report], "messages": [AIMessage(content=notes, name=task.researcher_id)]}
 
 
-def build_researcher_graph(
-    *, checkpointer: bool | None = None
-) -> CompiledStateGraph[ResearcherState, RunSpec | RunEnv, ResearcherState, ResearcherState]:
-    # The subgraph runs with its parent's RunEnv as context; RunSpec is the schema a server reads.
-    builder: StateGraph[ResearcherState, RunSpec | RunEnv, ResearcherState, ResearcherState] = StateGraph(
-        ResearcherState, context_schema=RunSpec
-    )
-    steps: dict[str, Callable[..., ResearcherState]] = {
-        "plan_queries": plan_queries,
-        "retrieve": retrieve,
-        "write_notes": write_notes,
-    }
-    for name, step in steps.items():
-        builder.add_node(name, step)
-    builder.add_edge(START, "plan_queries")
-    builder.add_conditional_edges("plan_queries", fan_out_queries, ["retrieve"])
-    builder.add_edge("retrieve", "write_notes")
-    builder.add_edge("write_notes", END)
-    return builder.compile(checkpointer=checkpointer)
-
-
-RESEARCHER_GRAPH = build_researcher_graph()
-# langgraph-api 0.16's adapter around a custom checkpointer (the server's, research/runs/server.py)
-# has no sync methods, so a subgraph invoked from this sync node cannot checkpoint there: on a
-# server the researcher's steps go without checkpoints of their own (a resumed researcher restarts).
-UNCHECKPOINTED_RESEARCHER_GRAPH = build_researcher_graph(checkpointer=False)
-
-
 def researcher(state: ResearcherState, config: RunnableConfig, runtime: Runtime[RunEnv]) -> ResearcherState:
-    """Run one researcher's subgraph and hand back only what the parent graph keeps."""
+    """One researcher, start to end, and only what the parent graph keeps."""
     task = state["task"]
     try:
-        graph = RESEARCHER_GRAPH if services_of(runtime).subgraph_checkpoints else UNCHECKPOINTED_RESEARCHER_GRAPH
-        result = graph.invoke(ResearcherState(task=task), config, context=runtime.context)
+        planned = plan_queries(ResearcherState(task=task), runtime)
+        queries = planned["queries"]
+        sources: list[Source] = []
+        warnings: list[RunWarning] = []
+        for found in retrieve_all(task, queries, runtime):  # in query order: the merge is deterministic
+            sources = merge_sources(sources, found.get("sources", []))
+            warnings += found.get("warnings", [])
+        noted = write_notes(
+            ResearcherState(task=task, queries=queries, sources=sources, started_at=planned["started_at"]), runtime
+        )
     except GraphBubbleUp:  # interrupts and other control flow belong to LangGraph
         raise
     except Exception as exc:  # noqa: BLE001 - one broken researcher must not end the run
         return failed_branch(task, exc, services_of(runtime).settings.secret_values())
     return ResearcherState(
-        sources=result.get("sources", []),
-        reports=result.get("reports", []),
-        warnings=result.get("warnings", []),
-        messages=result.get("messages", []),
+        sources=sources, reports=noted.get("reports", []), warnings=warnings, messages=noted.get("messages", [])
     )
+
+
+def retrieve_all(task: ResearcherTask, queries: list[str], runtime: Runtime[RunEnv]) -> list[ResearcherState]:
+    """One retrieve per query, all at once: the first on this thread, the others on the shared pool
+    (each in this task's context, so its events name this researcher's step)."""
+    others = [_RETRIEVES.submit(retrieve, RetrieveTask(task=task, query=q), runtime) for q in queries[1:]]
+    try:
+        first = retrieve(RetrieveTask(task=task, query=queries[0]), runtime)
+    finally:
+        wait(others)  # a failed retrieve ends the researcher once its siblings are done, their events in
+    return [first, *(f.result() for f in others)]
