@@ -13,7 +13,10 @@ Words compare by one rule everywhere here, the subject's as the focus's: their f
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from research.text import tokenize
+from research.text.memo import memo_pure
 from research.topic.aspects import related
 
 _FILLER = frozenset(
@@ -54,13 +57,40 @@ def speaks_to(focus: list[str], tokens: set[str]) -> bool:
 
 def addresses(sentence: str, question: str, topic: str) -> bool:
     """Whether `sentence` answers `question` (a section heading) of a draft on `topic`."""
-    tokens = set(tokenize(sentence))
-    stems = {word_stem(t) for t in tokens}
+    return section_fit(question, topic)(sentence)
+
+
+@dataclass(frozen=True)
+class SectionFit:
+    """`addresses` for one question of one topic, its terms worked out once: a section's hundreds
+    of candidate sentences (and the claim check's draft) then cost a tokenisation and a set
+    intersection each, not a re-reading of the question and topic per sentence.
+
+    A sentence fits when at least `needed` of its stems are among `targets`: the subject's stems
+    (the Summary, a framing heading), the focus's stems and their related ones (a question with a
+    focus), or the stems of a focus-less question, of which it must name SUBJECT_SHARE."""
+
+    targets: frozenset[str]
+    needed: float
+
+    def __call__(self, sentence: str) -> bool:
+        return not self.needed or len(self.targets & sentence_stems(sentence)) >= self.needed
+
+
+@memo_pure(maxsize=16_384)
+def sentence_stems(sentence: str) -> frozenset[str]:
+    """A sentence's stems, worked out once: every section's fit rule reads every source sentence."""
+    return frozenset(word_stem(t) for t in tokenize(sentence))
+
+
+@memo_pure(maxsize=256)
+def section_fit(question: str, topic: str) -> SectionFit:
     subject = {t for t in tokenize(topic) if t not in _FILLER}
     focus = focus_terms(question, subject)
     if question.strip().lower() in SUMMARY_HEADINGS or (focus and set(focus) <= _FRAMING):
-        return not subject or bool({word_stem(t) for t in subject} & stems)
+        return SectionFit(frozenset(word_stem(t) for t in subject), 1 if subject else 0)
     if focus:
-        return speaks_to(focus, tokens)
-    asked = {word_stem(t) for t in tokenize(question) if t not in _FILLER}
-    return not asked or len(asked & stems) >= SUBJECT_SHARE * len(asked)
+        stems = {word_stem(f) for f in focus}
+        return SectionFit(frozenset(stems.union(*(related(s) for s in stems))), 1)
+    asked = frozenset(word_stem(t) for t in tokenize(question) if t not in _FILLER)
+    return SectionFit(asked, SUBJECT_SHARE * len(asked))

@@ -100,6 +100,8 @@ class RunContext:
     researcher_mode: ResearcherMode = "pipeline"
     tool_budget: ToolCallBudget = field(default_factory=ToolCallBudget)  # shared by the run's agents
     event_log: PartSink | None = None  # this process writes the run's event log (a server worker)
+    # Answers of pure computations the run's nodes share (the coverage: nodes/run_coverage.py).
+    memos: dict[str, object] = field(default_factory=dict)
 
     def text_of(self, source_id: str) -> str:
         return self.store.get_text(self.run_id, source_id)

@@ -30,6 +30,10 @@ log = logging.getLogger("research.sources")
 # After a provider fails, skip it for this long: with no network, every query would otherwise
 # wait out its retries before falling back to the library.
 BREAKER_SECONDS = 60.0
+# The providers of a kind, searched at once, for every retrieve of the process: its threads are
+# kept, so a retrieve starts none between its researcher's queries and their requests. Provider
+# searches never submit here themselves (Open Library's descriptions have a pool of their own).
+_PROVIDER_SEARCHES = ContextPool(max_workers=64, thread_name_prefix="provider-search")
 PAGES_PER_QUERY = 2
 
 
@@ -177,23 +181,20 @@ class SourceRouter:
             )
         if active:
             secrets = self.settings.secret_values()
-            with ContextPool(max_workers=len(active), thread_name_prefix=f"src-{kind}") as pool:
-                # One provider is searched on this thread: a pool thread would only add its start.
-                searches = (
-                    [self._search(active[0], query, limit, secrets)]
-                    if len(active) == 1
-                    else pool.map(lambda p: self._search(p, query, limit, secrets), active)
-                )
-                for provider, result in zip(active, searches, strict=True):  # one per provider
-                    if provider.name in result.providers_used:
-                        self.breaker.reset(provider.name)
-                        if not result.sources and not result.warnings:  # an empty reply is shown, not hidden
-                            result.warnings.append(
-                                RunWarning(source=provider.name, message=f"no results for {query!r}")
-                            )
-                    else:
-                        self.breaker.trip(provider.name)
-                    outcome.extend(screen(result, topic, query, controls))
+            # One provider is searched on this thread: a pool thread would only add its start.
+            searches = (
+                [self._search(active[0], query, limit, secrets)]
+                if len(active) == 1
+                else _PROVIDER_SEARCHES.map(lambda p: self._search(p, query, limit, secrets), active)
+            )
+            for provider, result in zip(active, searches, strict=True):  # one per provider
+                if provider.name in result.providers_used:
+                    self.breaker.reset(provider.name)
+                    if not result.sources and not result.warnings:  # an empty reply is shown, not hidden
+                        result.warnings.append(RunWarning(source=provider.name, message=f"no results for {query!r}"))
+                else:
+                    self.breaker.trip(provider.name)
+                outcome.extend(screen(result, topic, query, controls))
         # Fall back when the kind has nothing to show: every provider failed, rested, or found nothing.
         if not outcome.sources and self.settings.sources == "auto":
             outcome.warnings.append(

@@ -81,7 +81,7 @@ def test_a_provider_failure_logged_on_the_routers_worker_names_the_run_and_masks
     with run_id_scope(RUN, topic=TOPIC):
         router.retrieve("academic", f"{TOPIC} review", 5)
 
-    logged = sorted(from_workers(lines, "src-academic"))
+    logged = sorted(from_workers(lines, "provider-search"))
     assert [line.split(" failed")[0] for line in logged] == [f"run={RUN}: Provider {p}" for p in ("arxiv", "openalex")]
     assert all("<topic> review" in line and "pseudouridine" not in line.lower() for line in logged)
 

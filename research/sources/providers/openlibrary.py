@@ -26,8 +26,10 @@ from research.sources.providers.http_provider import QueryProvider, add_source, 
 SEARCH_FIELDS = "key,title,author_name,first_publish_year,first_sentence,subject,publisher,edition_count"
 # Descriptions are fetched all at once; the process-wide openlibrary rate limiter (2 in flight) is
 # what throttles them. A pool of 2 here made each search three sequential waves of requests even
-# where the limiter allows more (mirrors, fakes), and added nothing where it does not.
-MAX_DESCRIPTION_WORKERS = 20
+# where the limiter allows more (mirrors, fakes), and added nothing where it does not. One pool for
+# every search of the process, its threads kept: a pool per search started a thread per work,
+# between the search's answer and its description requests (the book researcher's critical path).
+_DESCRIPTIONS = ContextPool(max_workers=64, thread_name_prefix="openlibrary")
 
 
 def description_text(value: Any) -> str:
@@ -79,9 +81,7 @@ class OpenLibraryProvider(QueryProvider):
         keys = [d["key"] for d in docs if isinstance(d.get("key"), str) and d["key"].startswith("/")]
         if not keys:
             return {}
-        workers = min(len(keys), MAX_DESCRIPTION_WORKERS)
-        with ContextPool(max_workers=workers, thread_name_prefix="openlibrary") as pool:
-            outcomes = list(pool.map(self._description, keys))
+        outcomes = list(_DESCRIPTIONS.map(self._description, keys))
         failures = [error for _, error in outcomes if error]
         if failures:
             retrieval.warnings.append(
