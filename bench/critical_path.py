@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.gil_profile import profiling, summary
+from bench.gil_profile import fresh_pools, profiling, summary
 from bench.harness import BenchContext, log, median, rounded
 from bench.loopback import PROVIDER_REQUEST_DEPTH, LoopbackRun, LoopbackWorld, warnings_of
 from bench.phases import overhead_table, phase_costs
@@ -133,7 +133,7 @@ def measure_case(
 
 def profile_case(world: LoopbackWorld, allocation: str, max_researchers: int) -> dict[str, Any]:
     """One run under the per-thread profiler: CPU seconds by group, top functions."""
-    with profiling() as profiles:
+    with fresh_pools(), profiling() as profiles:
         run = world.run(allocation, max_iterations=1, max_researchers=max_researchers)
     out = summary(profiles.stats())
     out.update(allocation=allocation, wall_seconds_profiled=rounded(run.wall_seconds), threads=profiles.threads())

@@ -6,12 +6,17 @@ Summed over the desk's threads, the self time of each function says what compete
 calls and searches for the one interpreter. The loopback fakes' own request threads are left out:
 they stand for the network, not for the desk.
 
+The engine's process-wide pools (a researcher's retrieves, provider searches, Open Library's
+descriptions) keep their threads from run to run, so threads started before the profiler would go
+unprofiled: `fresh_pools` gives the profiled run new pools, whose threads start inside it.
+
 Under the profiler a run is slower (every call is counted), so this explains a figure; it is not one.
 """
 
 from __future__ import annotations
 
 import cProfile
+import importlib
 import pstats
 import threading
 import time
@@ -20,6 +25,14 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
+from research.sources.context_pool import ContextPool
+
+# The engine's process-wide pools: (module, attribute) of each.
+PROCESS_POOLS = (
+    ("research.graph.nodes.researcher", "_RETRIEVES"),
+    ("research.sources.router", "_PROVIDER_SEARCHES"),
+    ("research.sources.providers.openlibrary", "_DESCRIPTIONS"),
+)
 # The fakes' threads (socketserver names them after process_request_thread).
 FAKE_THREADS = ("process_request_thread",)
 # Self time grouped by where the code lives (first match wins; the rest is "other").
@@ -82,6 +95,25 @@ class ThreadProfiles:
 
     def threads(self) -> int:
         return len(self.profiles)
+
+
+@contextmanager
+def fresh_pools() -> Iterator[None]:
+    """New, empty process-wide pools inside (the old ones back after), so their threads start
+    under a profiler started inside too."""
+    kept: list[tuple[Any, str, ContextPool]] = []
+    for name, attribute in PROCESS_POOLS:
+        module = importlib.import_module(name)
+        old: ContextPool = getattr(module, attribute)
+        kept.append((module, attribute, old))
+        fresh = ContextPool(max_workers=old._max_workers, thread_name_prefix=old._thread_name_prefix)
+        setattr(module, attribute, fresh)
+    try:
+        yield
+    finally:
+        for module, attribute, old in kept:
+            getattr(module, attribute).shutdown(wait=True)
+            setattr(module, attribute, old)
 
 
 @contextmanager

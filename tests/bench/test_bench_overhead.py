@@ -8,7 +8,7 @@ from typing import Any
 
 from bench import report
 from bench.ab_compare import _ratios, markdown_table
-from bench.gil_profile import profiling, summary
+from bench.gil_profile import fresh_pools, profiling, summary
 from bench.loopback import MODEL_SLOTS, LoopbackWorld
 from bench.phases import phase_costs, phase_cpu
 from research.events import Event
@@ -109,6 +109,19 @@ def test_the_profile_counts_the_cpu_of_threads_started_inside_it_and_leaves_the_
     assert len(spins) == 1 and spins[0]["calls"] == 1  # the worker's call, not the fake's
     assert out["cpu_seconds"] >= spins[0]["self_s"] > 0
     assert profiles.threads() == 3  # this thread, the worker and the fake
+
+
+def test_the_profile_counts_the_work_of_the_process_wide_pools_whose_threads_started_before_it() -> None:
+    import research.graph.nodes.researcher as researcher
+
+    before = researcher._RETRIEVES
+    before.submit(_spin, 10).result()  # the pool's thread starts now, before any profiler
+    with fresh_pools(), profiling() as profiles:
+        assert researcher._RETRIEVES is not before
+        researcher._RETRIEVES.submit(_spin, 300_000).result()
+    assert researcher._RETRIEVES is before  # the process's own pool back, its threads kept
+    spins = [row for row in summary(profiles.stats())["top_self"] if "(_spin)" in row["function"]]
+    assert len(spins) == 1 and spins[0]["calls"] == 1 and spins[0]["self_s"] > 0
 
 
 def test_the_report_shows_the_realistic_case_and_the_phase_table() -> None:
