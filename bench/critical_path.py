@@ -133,7 +133,7 @@ def measure_case(
 
 def profile_case(world: LoopbackWorld, allocation: str, max_researchers: int) -> dict[str, Any]:
     """One run under the per-thread profiler: CPU seconds by group, top functions."""
-    with fresh_pools(), profiling() as profiles:
+    with profiling() as profiles, fresh_pools():
         run = world.run(allocation, max_iterations=1, max_researchers=max_researchers)
     out = summary(profiles.stats())
     out.update(allocation=allocation, wall_seconds_profiled=rounded(run.wall_seconds), threads=profiles.threads())

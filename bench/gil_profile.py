@@ -100,7 +100,9 @@ class ThreadProfiles:
 @contextmanager
 def fresh_pools() -> Iterator[None]:
     """New, empty process-wide pools inside (the old ones back after), so their threads start
-    under a profiler started inside too."""
+    under a profiler started outside (`with profiling() as p, fresh_pools():`). They are shut down
+    before the profiler stops: a thread still blocked in its queue when its profile is disabled
+    from another thread would be charged that thread's clock."""
     kept: list[tuple[Any, str, ContextPool]] = []
     for name, attribute in PROCESS_POOLS:
         module = importlib.import_module(name)

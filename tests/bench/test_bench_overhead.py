@@ -116,7 +116,7 @@ def test_the_profile_counts_the_work_of_the_process_wide_pools_whose_threads_sta
 
     before = researcher._RETRIEVES
     before.submit(_spin, 10).result()  # the pool's thread starts now, before any profiler
-    with fresh_pools(), profiling() as profiles:
+    with profiling() as profiles, fresh_pools():
         assert researcher._RETRIEVES is not before
         researcher._RETRIEVES.submit(_spin, 300_000).result()
     assert researcher._RETRIEVES is before  # the process's own pool back, its threads kept
