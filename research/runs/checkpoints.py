@@ -9,7 +9,6 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -89,18 +88,7 @@ def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[str]]:
             raise
         raise corrupt_store(settings.checkpoints_db, "checkpoint store", exc) from None
     finally:
-        close_later(conn)
-
-
-# Closing the last connection checkpoints SQLite's WAL into the database file (4-6 ms on a quiet
-# disk, measured), which a run that has finished need not wait for: the close runs on this one
-# thread (a ThreadPoolExecutor's threads are joined at interpreter exit, so it always completes).
-_CLOSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint-close")
-
-
-def close_later(conn: sqlite3.Connection) -> None:
-    """Close `conn` off the caller's thread; everything it committed is already durable."""
-    _CLOSER.submit(conn.close)
+        conn.close()
 
 
 @contextmanager
