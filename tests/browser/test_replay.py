@@ -31,6 +31,20 @@ def clocked_app(app_data_dir: Path, tmp_path: Path):
         yield url, clock
 
 
+def _click_until_shown(button, target, text: str, attempts: int = 6) -> None:
+    """Click until `target` shows `text`: a click that lands while the replay's fragment re-renders
+    is lost (seen in CI: still "playing" 120 s after the click, on a stopped clock)."""
+    for _ in range(attempts):
+        if button.is_visible():
+            button.click()
+        try:
+            expect(target).to_contain_text(text, timeout=20_000)
+            return
+        except AssertionError:
+            continue
+    expect(target).to_contain_text(text)
+
+
 def test_a_stored_run_replays_panel_by_panel_with_pause(page, clocked_app, app_data_dir):
     app_url, clock = clocked_app
     (run_id,) = real_runs(app_data_dir, ["210"], demo_delay=0.5)  # researchers take a while: a moment to stop at
@@ -53,8 +67,7 @@ def test_a_stored_run_replays_panel_by_panel_with_pause(page, clocked_app, app_d
     expect(card).to_contain_text("running")
     expect(page.locator(".st-key-run-header")).to_contain_text("Running")
     assert page.locator("[class*=st-key-draft-body-]").count() == 0
-    page.get_by_role("button", name="Pause").click()
-    expect(progress).to_contain_text("paused")
+    _click_until_shown(page.get_by_role("button", name="Pause"), progress, "paused")
     held = progress.inner_text()
     clock.set(clock.now + offsets[-1] + 5)  # time passes while paused: nothing moves
     page.wait_for_timeout(1200)
