@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.collector import CollectorTime
 from bench.gil_profile import fresh_pools, profiling, summary
 from bench.harness import BenchContext, log, median, rounded
 from bench.loopback import PROVIDER_REQUEST_DEPTH, LoopbackRun, LoopbackWorld, warnings_of
@@ -150,13 +151,18 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
     details: dict[str, Any] = {}
     with LoopbackWorld(ctx.scratch("critical-path"), ctx.log_dir, MODEL_LATENCY, SEARCH_LATENCY) as world:
         world.run("111", max_iterations=0)  # warm-up: imports, first connections, library load
-        for allocation, cap in CASES:
-            details[allocation] = measure_case(world, allocation, cap, repeats)
-            log(
-                f"critical path {allocation}: {details[allocation]['ratio']} "
-                f"({details[allocation]['measured_seconds']} s / {details[allocation]['ideal_seconds']} s)"
-            )
-            _log_phases(allocation, details[allocation])
+        with CollectorTime() as collector:
+            for allocation, cap in CASES:
+                details[allocation] = measure_case(world, allocation, cap, repeats)
+                log(
+                    f"critical path {allocation}: {details[allocation]['ratio']} "
+                    f"({details[allocation]['measured_seconds']} s / {details[allocation]['ideal_seconds']} s)"
+                )
+                _log_phases(allocation, details[allocation])
+        collected = collector.per_run(len(CASES) * repeats)
+        log(
+            f"garbage collector: {collected['ms_per_run']} ms per run, {collected['full_collections']} full collections"
+        )
         uncached = {}
         for allocation, cap in UNCACHED_CASES:
             uncached[allocation] = measure_case(world, allocation, cap, repeats, search_cache=False)
@@ -194,5 +200,6 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
                 "cases": realistic,
             },
             "profile": profile,
+            "garbage_collector": collected,
         },
     }

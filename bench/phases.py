@@ -143,4 +143,13 @@ def phase_table(doc: dict[str, Any], allocation: str = "333") -> list[str]:
             f"CPU of the desk's threads in one profiled {profile.get('allocation', allocation)} run "
             f"(bench/gil_profile.py, {profile['cpu_seconds']:.2f} s in all, under the profiler): {top}.",
         ]
+    collector = details.get("garbage_collector") or {}
+    if collector.get("runs"):
+        lines += [
+            "",
+            f"The garbage collector in the {collector['runs']} runs above (bench/collector.py): "
+            f"{collector['ms_per_run']:.1f} ms per run, {collector['full_collections']} full collections "
+            f"(the longest {collector['longest_full_ms']:.0f} ms), with {collector['frozen_objects']:,} "
+            "long-lived objects frozen after the process's first run (research/runs/heap.py).",
+        ]
     return lines

@@ -15,6 +15,7 @@ from typing_extensions import TypedDict
 from research.brains.base import Brain
 from research.brains.offline.offline_brain import OfflineBrain
 from research.events.sink import PartSink
+from research.graph.run_memos import RunMemos
 from research.graph.tool_budget import ToolCallBudget
 from research.schemas.source_quality import SourceControls
 from research.settings import ResearcherMode, Settings
@@ -101,7 +102,7 @@ class RunContext:
     tool_budget: ToolCallBudget = field(default_factory=ToolCallBudget)  # shared by the run's agents
     event_log: PartSink | None = None  # this process writes the run's event log (a server worker)
     # Answers of pure computations the run's nodes share (the coverage: nodes/run_coverage.py).
-    memos: dict[str, object] = field(default_factory=dict)
+    memos: RunMemos = field(default_factory=RunMemos)
 
     def text_of(self, source_id: str) -> str:
         return self.store.get_text(self.run_id, source_id)

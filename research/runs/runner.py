@@ -29,6 +29,7 @@ from research.runs.checkpoints import open_checkpointer
 from research.runs.control import LocalParts, local_side
 from research.runs.daily_cap import daily_allowance
 from research.runs.event_effects import apply_event
+from research.runs.heap import freeze_long_lived
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.ledger import PlanEdit, PlanReviewError, RunNotResumableError
 from research.runs.store import DuplicateEventError, RunRecord
@@ -213,6 +214,7 @@ class ResearchRunner:
             log.warning("Run %s: stopped here, %s", run_id, exc)
         finally:
             heartbeat.stop()
+        freeze_long_lived()  # after the process's first run only: its long-lived heap is built (heap.py)
 
     def _execute_leased(
         self,

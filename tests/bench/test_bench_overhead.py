@@ -3,14 +3,16 @@ ideal, and the per-thread profile that names the functions holding the GIL. No t
 
 from __future__ import annotations
 
+import gc
 import threading
 from typing import Any
 
 from bench import report
 from bench.ab_compare import _ratios, markdown_table
+from bench.collector import CollectorTime
 from bench.gil_profile import fresh_pools, profiling, summary
 from bench.loopback import MODEL_SLOTS, LoopbackWorld
-from bench.phases import phase_costs, phase_cpu
+from bench.phases import phase_costs, phase_cpu, phase_table
 from research.events import Event
 
 
@@ -18,6 +20,7 @@ def _at(ts: float, type_: str, researcher_id: str | None = None, iteration: int 
     return Event(type=type_, ts=ts, researcher_id=researcher_id, iteration=iteration, data=data)
 
 
+_ROW = {"phase": "writer", "measured_s": 1.2, "ideal_s": 0.8, "overhead_s": 0.4}
 _CHECKED = {"version": 1, "method": "offline", "claims": [], "precision": None}
 
 
@@ -187,3 +190,20 @@ def test_the_comparison_reports_each_runs_cpu_seconds_beside_its_wall_time() -> 
     assert "| new / old CPU (median of rounds) |  | 0.80 |" in table
     without = _ratios([child(8.0, 1.0)], [{"333": {"wall": 6.0, "ideal": 4.0, "phases": {}}}], "333")
     assert "cpu_new_over_old" not in without  # no CPU figures in: no CPU rows out
+
+
+def test_the_collector_meter_counts_the_collections_inside_it_and_the_report_shows_them() -> None:
+    gc.collect()  # outside the block: not counted
+    with CollectorTime() as collector:
+        junk: list[object] = []
+        junk.append(junk)  # a cycle only the collector frees
+        del junk
+        gc.collect()
+    gc.collect()
+    counted = collector.per_run(2)
+    assert collector.collections[2] == counted["full_collections"] == 1  # a young one may also land inside
+    assert counted["ms_per_run"] > 0 and counted["longest_full_ms"] >= 0 and counted["runs"] == 2
+
+    doc = {"critical_path_details": {"cases": {"333": {"phases": {"writer": _ROW}}}, "garbage_collector": counted}}
+    text = "\n".join(phase_table(doc))
+    assert "in the 2 runs above" in text and "1 full collections" in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import research.graph.nodes.run_coverage as run_coverage
+from research.graph.run_memos import AnsweredCoverage
 from research.runs.runner import ResearchRunner
 from research.schemas.state_shapes import ResearchRequest
 from research.settings import Settings
@@ -34,7 +35,7 @@ def test_the_writer_reuses_the_last_analysts_coverage(settings: Settings, monkey
     assert reviews >= 1 and calls and len(calls) == reviews  # one per analyst; none for the writer
 
     again: list[int] = []
-    monkeypatch.setattr(run_coverage, "_remembered", lambda *args: None)
+    monkeypatch.setattr(AnsweredCoverage, "answers", lambda *args: None)  # the memo never matches
     fresh, _ = _run(settings.model_copy(update={"data_dir": settings.data_dir / "again"}), monkeypatch, again)
     assert len(again) == reviews + 1 and again[-1] == calls[-1]  # the writer's own, on the same sources
     assert fresh == draft

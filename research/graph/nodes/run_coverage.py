@@ -10,7 +10,7 @@ cites nothing (every sentence a model wrote for it failed grounding) is not cove
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from research.brains.base import number_sources
 from research.brains.offline.offline_writer import answered_questions
@@ -20,6 +20,7 @@ from research.events import emit
 from research.events.payloads import EvidenceAssessedData
 from research.graph.context import RunContext
 from research.graph.nodes.common import warn
+from research.graph.run_memos import AnsweredCoverage
 from research.relevance.coverage import QuestionEvidence, question_coverage
 from research.schemas.state_shapes import Source
 
@@ -40,35 +41,17 @@ def writing_order(sources: list[Source]) -> list[Source]:
     return ranked[:MAX_SOURCES_FOR_WRITER]
 
 
-@dataclass(frozen=True)
-class _Answered:
-    """The coverage last worked out in this run, and what it was worked out from."""
-
-    topic: str
-    questions: list[str]
-    sources: list[Source]
-    coverage: list[QuestionEvidence]
-
-
 def run_coverage(ctx: RunContext, topic: str, questions: list[str], sources: list[Source]) -> list[QuestionEvidence]:
     """The coverage of `sources`; the last round's analyst worked out the same one beside its
     call, so the writer, given the same sources, reads it back instead of working it out again
     before its first call (the texts behind the sources' ids never change within a run)."""
-    remembered = _remembered(ctx, topic, questions, sources)
+    last = ctx.memos.coverage
+    remembered = last.answers(topic, questions, sources) if last is not None else None
     if remembered is not None:
         return remembered
     coverage = _coverage(ctx, topic, questions, sources)
-    ctx.memos["coverage"] = _Answered(topic, list(questions), list(sources), coverage)
+    ctx.memos.coverage = AnsweredCoverage(topic, list(questions), list(sources), coverage)
     return list(coverage)
-
-
-def _remembered(
-    ctx: RunContext, topic: str, questions: list[str], sources: list[Source]
-) -> list[QuestionEvidence] | None:
-    last = ctx.memos.get("coverage")
-    if isinstance(last, _Answered) and (last.topic, last.questions, last.sources) == (topic, questions, sources):
-        return list(last.coverage)
-    return None
 
 
 def _coverage(ctx: RunContext, topic: str, questions: list[str], sources: list[Source]) -> list[QuestionEvidence]:
