@@ -133,7 +133,7 @@ def compare(
     try:
         # Both trees measure with this tree's harness (the loopback world, its servers' transport and
         # the phase accounting), so only the desk's code differs between them.
-        for name in ("phases.py", "loopback.py", "critical_path.py", "gil_profile.py", "harness.py"):
+        for name in ("phases.py", "loopback.py", "critical_path.py", "gil_profile.py", "harness.py", "collector.py"):
             shutil.copy(REPO_ROOT / "bench" / name, old_tree / "bench" / name)
         transport = Path("tests") / "fakes" / "loopback_http.py"
         shutil.copy(REPO_ROOT / transport, old_tree / transport)

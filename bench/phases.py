@@ -148,7 +148,8 @@ def phase_table(doc: dict[str, Any], allocation: str = "333") -> list[str]:
         lines += [
             "",
             f"The garbage collector in the {collector['runs']} runs above (bench/collector.py): "
-            f"{collector['ms_per_run']:.1f} ms per run, {collector['full_collections']} full collections "
+            f"{collector['ms_per_run']:.1f} ms per run, {collector['full_collections']} full "
+            f"collection{'' if collector['full_collections'] == 1 else 's'} "
             f"(the longest {collector['longest_full_ms']:.0f} ms), with {collector['frozen_objects']:,} "
             "long-lived objects frozen after the process's first run (research/runs/heap.py).",
         ]

@@ -206,4 +206,4 @@ def test_the_collector_meter_counts_the_collections_inside_it_and_the_report_sho
 
     doc = {"critical_path_details": {"cases": {"333": {"phases": {"writer": _ROW}}}, "garbage_collector": counted}}
     text = "\n".join(phase_table(doc))
-    assert "in the 2 runs above" in text and "1 full collections" in text
+    assert "in the 2 runs above" in text and "1 full collection (the longest" in text
