@@ -14,6 +14,7 @@ strings or bodies, which is where keys and tokens live.
 from __future__ import annotations
 
 import email.utils
+import http.cookiejar
 import logging
 import threading
 import time
@@ -195,21 +196,64 @@ def is_name_resolution_failure(exc: BaseException) -> bool:
     return any(marker in text for marker in _NAME_RESOLUTION_MARKERS)
 
 
-_shared: httpx.Client | None = None
-_shared_lock = threading.Lock()
+class StatelessClient(httpx.Client):
+    """An httpx client that keeps no cookies: a search API needs none, and a process-wide client
+    that stored them (Wikipedia sets some on every answer) would send one user's run's cookies with
+    every later run's requests. It also skips httpx's cookie bookkeeping on each request and reply
+    (a urllib request and response built around every reply): about a tenth of a loopback
+    request's client CPU."""
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return _NO_COOKIES
+
+    @cookies.setter
+    def cookies(self, _cookies: Any) -> None:
+        return  # nothing is kept
 
 
-def shared_client() -> httpx.Client:
-    """The process-wide pooled client for requests that bring none (thread-safe, created once).
+class _EmptyJar(http.cookiejar.CookieJar):
+    """A jar that stays empty, whoever sets a cookie in it."""
+
+    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
+        return
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return
+
+
+class _NoCookies(httpx.Cookies):
+    """An always-empty jar: what a reply sets is dropped, not parsed."""
+
+    def __init__(self) -> None:
+        super().__init__(_EmptyJar())
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        return
+
+
+_NO_COOKIES = _NoCookies()
+
+
+_clients: dict[str, httpx.Client] = {}
+_clients_lock = threading.Lock()
+
+
+def shared_client(provider: str = "") -> httpx.Client:
+    """The process-wide pooled client of one provider, for its requests that bring none
+    (thread-safe, created once per provider).
 
     A client per request cost every request a new CA-bundle load (~25 ms of CPU, which parallel
-    researchers queue for) and a new TCP and TLS handshake; a pooled one reuses connections.
+    researchers queue for) and a new TCP and TLS handshake; a pooled one reuses connections. One
+    pool per provider, not one for all: httpcore scans every connection of its pool on each request
+    and each response's close (and polls each idle one's socket), so one pool holding every
+    provider's connections cost each request a scan of all of them.
     """
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = httpx.Client(follow_redirects=True, headers={"User-Agent": USER_AGENT})
-        return _shared
+    with _clients_lock:
+        client = _clients.get(provider)
+        if client is None:
+            client = _clients[provider] = StatelessClient(follow_redirects=True, headers={"User-Agent": USER_AGENT})
+        return client
 
 
 def request_with_retries(
@@ -232,7 +276,7 @@ def request_with_retries(
     sleeps do not. With a caller's client, its redirect policy is kept (3xx are returned).
     """
     where = safe_url(url)
-    client = client if client is not None else shared_client()
+    client = client if client is not None else shared_client(provider)
     kwargs = {"params": params, "headers": headers, "json": json, "data": data}
     limiter = limiter_for(provider)
     try:

@@ -268,3 +268,26 @@ def test_dns_failures_refund_the_provider_limiter(monkeypatch):
         assert clock.sleeps == []  # three spaced starts would wait 3 s each
     finally:
         http_core.reset_limiters()
+
+
+def test_each_provider_keeps_its_own_pool_of_connections(server):
+    # One pool per provider (httpcore scans every connection of a pool on each request): two
+    # providers on the same host hold a connection each, and each reuses its own.
+    server.route("/r", json_reply({}))
+    lift_rate_limits("core", "other")
+    for provider in ("core", "other", "core", "other", "core"):
+        request_with_retries("GET", server.url("/r"), provider=provider, policy=FAST)
+    assert len(server.requests("/r")) == 5
+    assert server.connections == 2
+
+
+def test_cookies_a_service_sets_are_never_sent_back(server):
+    # The pooled clients serve every run of the process: a cookie one run's answer set must not
+    # follow later requests (of any run) back to the service.
+    server.route("/set", Reply(200, {}, headers={"Set-Cookie": "session=run-1; Path=/"}))
+    server.route("/r", json_reply({}))
+    get(server.url("/set"))
+    get(server.url("/r"))
+    (later,) = server.requests("/r")
+    assert "session=run-1" not in str(later.headers)
+    assert not any(name.lower() == "cookie" for name in later.headers)
