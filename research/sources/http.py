@@ -14,8 +14,10 @@ strings or bodies, which is where keys and tokens live.
 from __future__ import annotations
 
 import email.utils
+import functools
 import http.cookiejar
 import logging
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -62,6 +64,7 @@ __all__ = [
     "set_limiter",
     "set_request_spacing",
     "shared_client",
+    "tls_context",
 ]
 
 # Indirection so tests can record back-off delays without waiting (monkeypatch `http._sleep`).
@@ -235,6 +238,14 @@ class _NoCookies(httpx.Cookies):
 _NO_COOKIES = _NoCookies()
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The process's one verifying TLS context, httpx's default (certifi's bundle, or SSL_CERT_FILE
+    or SSL_CERT_DIR), for every client and transport the sources build. Building one loads the CA
+    bundle, about 20 ms of CPU that holds the GIL, and each page fetch's new client built its own."""
+    return httpx.create_ssl_context()
+
+
 _clients: dict[str, httpx.Client] = {}
 _clients_lock = threading.Lock()
 
@@ -252,7 +263,9 @@ def shared_client(provider: str = "") -> httpx.Client:
     with _clients_lock:
         client = _clients.get(provider)
         if client is None:
-            client = _clients[provider] = StatelessClient(follow_redirects=True, headers={"User-Agent": USER_AGENT})
+            client = _clients[provider] = StatelessClient(
+                follow_redirects=True, headers={"User-Agent": USER_AGENT}, verify=tls_context()
+            )
         return client
 
 

@@ -9,6 +9,7 @@ public address (what the guard judges) while socket.create_connection routes it 
 from __future__ import annotations
 
 import socket
+import ssl
 import time
 from pathlib import Path
 from typing import Any
@@ -359,3 +360,23 @@ def test_the_pinned_transport_keeps_the_host_header(server: FakeServer, public_t
     fetch_page_text(public_url(server, "/article"), settings(), resolver=public_test)
     (request,) = server.requests("/article")
     assert request.headers.get("Host", "").startswith("public.test:")
+
+
+def test_page_fetches_share_one_tls_context(
+    server: FakeServer, public_test: Resolver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A verifying TLS context loads the CA bundle when it is built (about 20 ms of CPU): each fetch
+    # built a new one, guard on (its pinned transport) or off (httpx's default transport).
+    fetch_page_text(public_url(server, "/article"), settings(), resolver=public_test)
+    loads: list[object] = []
+    load = ssl.SSLContext.load_verify_locations
+
+    def counted(context: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loads.append(args or kwargs)
+        load(context, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    for _ in range(2):
+        assert ARTICLE_PHRASE in fetch_page_text(public_url(server, "/article"), settings(), resolver=public_test)
+        assert ARTICLE_PHRASE in fetch_page_text(server.url("/article"), settings(allow_private_urls=True))
+    assert loads == []
