@@ -250,7 +250,7 @@ _clients: dict[str, httpx.Client] = {}
 _clients_lock = threading.Lock()
 
 
-def shared_client(provider: str = "") -> httpx.Client:
+def shared_client(provider: str) -> httpx.Client:
     """The process-wide pooled client of one provider, for its requests that bring none
     (thread-safe, created once per provider).
 
