@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from research.graph.serde_types import STATE_TYPES
+from research.runs.blob_saver import BlobSqliteSaver
 from research.runs.sql import corrupt_store, is_corruption
 from research.secrets import mask
 from research.settings import Settings
@@ -82,7 +82,7 @@ def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[str]]:
     try:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA schema_version")  # reads the header: a damaged file fails here, by name
-        yield SqliteSaver(conn, serde=serializer(settings))
+        yield BlobSqliteSaver(conn, serde=serializer(settings))
     except sqlite3.DatabaseError as exc:
         if not is_corruption(exc):
             raise

@@ -67,6 +67,9 @@ def test_page_text_stays_out_of_checkpoints_and_is_kept_in_the_store(settings: S
     with sqlite3.connect(settings.checkpoints_db) as db:
         blobs = [bytes(row[0]) for row in db.execute("SELECT checkpoint FROM checkpoints")]
         blobs += [bytes(row[0]) for row in db.execute("SELECT value FROM writes") if row[0] is not None]
+        values = [bytes(row[0]) for row in db.execute("SELECT blob FROM checkpoint_blobs") if row[0] is not None]
+    assert len(values) > 10  # the channels' values (research/runs/blob_saver.py): searched like the rest
+    blobs += values
     assert len(blobs) > 10
     assert not [b for b in blobs if MARKER.encode() in b or b"filler filler filler" in b]
     # Tens of checkpoints of two 200 KB pages would be megabytes; ids and snippets are a few KB each.
