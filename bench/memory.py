@@ -90,10 +90,13 @@ def run_in_subprocess(data_dir: Path, log_dir: Path, allocation: str, max_resear
 
 
 def checkpoint_blobs(db_path: Path, run_id: str) -> list[bytes]:
+    """Everything the run's checkpoints hold: the rows, the tasks' writes and the channel values
+    (stored apart, once per version: research/runs/blob_saver.py)."""
     with sqlite3.connect(db_path) as db:
         rows = db.execute("SELECT checkpoint, metadata FROM checkpoints WHERE thread_id = ?", (run_id,)).fetchall()
         writes = db.execute("SELECT value FROM writes WHERE thread_id = ?", (run_id,)).fetchall()
-    return [blob for row in rows for blob in row if blob] + [row[0] for row in writes if row[0]]
+        values = db.execute("SELECT blob FROM checkpoint_blobs WHERE thread_id = ?", (run_id,)).fetchall()
+    return [blob for row in rows for blob in row if blob] + [row[0] for row in (*writes, *values) if row[0]]
 
 
 def checkpoint_count(db_path: Path, run_id: str) -> int:
