@@ -1,7 +1,7 @@
 """Where a run's overhead goes: each phase's measured wall time minus its ideal.
 
 A phase's window runs from the event that ends the phase before it to the event that ends it,
-read from the run's own log (`Event.ts`, stamped as the runner receives each event):
+read from the run's own log (`Event.ts`, stamped as a node publishes each event):
 
 - supervisor: the run's start to `allocation_decided`;
 - round r's researchers: to the `analyst` phase of round r; round r's analyst: to the next phase;

@@ -1,8 +1,9 @@
 """Typed run events, and the one adapter from LangGraph stream parts to them.
 
-Nodes report progress with `emit(...)` (a LangGraph custom-stream write); the runner feeds every
-stream part through `EventAdapter.adapt`. Nothing else in the project knows LangGraph's stream
-format: the dashboard, the run store and the CLI only see `Event`s.
+Nodes report progress with `emit(...)`: the part goes to the run's sink (research/events/sink.py:
+the in-process runner's publisher, or a server worker's log) and to LangGraph's custom stream (a
+server's clients read it). Every part becomes events in `EventAdapter.adapt`. Nothing else in the
+project knows LangGraph's stream format: the dashboard, the run store and the CLI only see `Event`s.
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def event_type_of(data: Payload) -> EventType:
 
 def emit(data: Payload, *, researcher_id: str | None = None, iteration: int | None = None) -> None:
     """Report progress from inside a node: `data` is the event's payload model, which says the
-    event's type. A no-op outside a graph run (e.g. unit tests of a node)."""
+    event's type. A no-op outside a graph run (e.g. unit tests of a node); a no-op write to the
+    custom stream when the graph's caller does not stream it (the in-process runner's sink logs it)."""
     part = event_payload(data, researcher_id=researcher_id, iteration=iteration)  # refuses a non-event first
     try:
         from langgraph.config import get_stream_writer
@@ -100,17 +102,12 @@ class EventAdapter:
         self,
         run_id: str,
         start_seq: int = 0,
-        logged_messages: set[tuple[str, str]] | None = None,
         *,
         logged_once: frozenset[str] = frozenset(),
         attempt: int = 1,
     ) -> None:
         self.run_id = run_id
         self._seq = start_seq
-        # (name, content) of transcript messages already in the log. On resume LangGraph replays
-        # the updates of tasks that finished before the interruption (marked "cached"); those
-        # already logged are skipped so the transcript does not show them twice.
-        self._logged_messages = logged_messages or set()
         self.remote_run_id = ""  # a server stream's run id (its metadata part)
         # Types a log holds once that this log already holds: a run resumed before its begin node
         # finished runs that node again, and its second run_started is not an event.
@@ -168,7 +165,6 @@ class EventAdapter:
                 value = pause.get("value") if isinstance(pause, dict) else getattr(pause, "value", None)
                 yield self.make(PlanReviewRequested.model_validate(value if isinstance(value, dict) else {}))
             # The transcript: messages the top-level nodes added (subgraph updates would repeat them).
-            replayed = bool((data.get("__metadata__") or {}).get("cached"))
             # A node with several tasks in one part (parallel Sends) maps to a list of updates.
             updates = [
                 u
@@ -179,8 +175,6 @@ class EventAdapter:
             for update in updates:
                 for message in (update or {}).get("messages", []) if isinstance(update, dict) else []:
                     name, role, content = _message_fields(message)
-                    if replayed and (name, content) in self._logged_messages:
-                        continue
                     yield self.make(Message(name=name, role=role, content=content))
 
 

@@ -100,7 +100,10 @@ class RunContext:
     offline: OfflineBrain = field(default_factory=OfflineBrain)
     researcher_mode: ResearcherMode = "pipeline"
     tool_budget: ToolCallBudget = field(default_factory=ToolCallBudget)  # shared by the run's agents
-    event_log: PartSink | None = None  # this process writes the run's event log (a server worker)
+    # Where the nodes hand the run's stream parts as they make them: the in-process runner's
+    # publisher (research/runs/publisher.py), or a server worker's log of a shared run store.
+    event_log: PartSink | None = None
+    worker_log: bool = False  # event_log is a server worker's (remote readers then follow the store)
     # Answers of pure computations the run's nodes share (the coverage: nodes/run_coverage.py).
     memos: RunMemos = field(default_factory=RunMemos)
 

@@ -1,10 +1,11 @@
-"""Each node, wrapped so a worker that writes the run's event log sees what the stream carries.
+"""Each node, wrapped so the run's event log sees what a stream would carry, as it happens.
 
-Custom events reach the sink through `emit` (inside the node's `sink_scope`); what the stream
-carries besides them is made here from the node's own outcome: its update (transcript messages),
-its pause (`interrupt`, as plan review's), its failure. Only nodes that really run are seen: a
-resumed run's replayed updates never reach the sink, so nothing is logged twice. Without a sink
-(in-process, where the runner logs the stream) the wrapper only looks the sink up.
+The sink is the run's `event_log`: the in-process runner's publisher (research/runs/publisher.py),
+or a server worker's log of a shared run store. Custom events reach it through `emit` (inside the
+node's `sink_scope`); the rest is made here from the node's own outcome: its update (transcript
+messages), its pause (`interrupt`, as plan review's), its failure. Only nodes that really run are
+seen: a resumed run's replayed updates never reach the sink, so nothing is logged twice. Without a
+sink (a server worker whose clients follow its stream) the wrapper only looks the sink up.
 
 A graph built for a `ServiceRegistry` (a server's) also hands each node and edge a runtime whose
 context is the run's `RunEnv` (its JSON spec joined to that registry), so nodes reach their services

@@ -114,6 +114,7 @@ class ServiceRegistry:
         settings = self.settings_for(spec)
         library, sources = self.shared(settings)
         mode = spec.get("researcher_mode") or settings.researcher_mode
+        event_log = self.event_log(spec, settings) if self.event_log else None
         return RunContext(
             run_id=str(spec.get("run_id") or ""),
             settings=settings,
@@ -125,7 +126,8 @@ class ServiceRegistry:
             sources=sources,
             store=LangGraphTextStore(store if store is not None else self._texts),
             researcher_mode="agent" if mode == "agent" else "pipeline",
-            event_log=self.event_log(spec, settings) if self.event_log else None,
+            event_log=event_log,
+            worker_log=event_log is not None,
         )
 
     def settings_for(self, spec: RunSpec) -> Settings:

@@ -16,7 +16,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from research.brains.factory import make_brain
-from research.events import Event, EventAdapter, payloads
+from research.events import Event, EventAdapter
 from research.events.payloads import RunFailed, Warning
 from research.events.status import RunStatus
 from research.events.steps import next_attempt
@@ -32,6 +32,7 @@ from research.runs.event_effects import apply_event
 from research.runs.heap import freeze_long_lived
 from research.runs.lease import Heartbeat, RunBusyError, claim, new_owner_id
 from research.runs.ledger import PlanEdit, PlanReviewError, RunNotResumableError
+from research.runs.publisher import RunPublisher
 from research.runs.store import DuplicateEventError, RunRecord
 from research.runs.tracing import run_trace_config
 from research.schemas.researchers import ResearcherAllocation
@@ -195,20 +196,11 @@ class ResearchRunner:
         resumed_note: str | None = "Resumed from the last checkpoint.",
     ) -> None:
         """Run the graph from `initial` under the run's lease. `fresh`: the run's log has nothing
-        of an earlier attempt (a first start), so no message or run_started is logged already."""
-        logged: set[tuple[str, str]] = (
-            set()
-            if fresh
-            else {
-                (e.data.name, e.data.content) for e in self.store.events(run_id) if isinstance(e.data, payloads.Message)
-            }
-        )
+        of an earlier attempt (a first start), so no run_started is logged already."""
         self.claim(run_id)  # ours since create/claim
         heartbeat = Heartbeat(self.store, run_id, self.owner, self.settings.run_lease_seconds).start()
         try:
-            self._execute_leased(
-                run_id, request, initial, on_event, heartbeat, fresh=fresh, resumed_note=resumed_note, logged=logged
-            )
+            self._execute_leased(run_id, request, initial, on_event, heartbeat, fresh=fresh, resumed_note=resumed_note)
         except (LeaseLostError, DuplicateEventError) as exc:
             # Another process runs this run now: write nothing more (its log must stay its own).
             log.warning("Run %s: stopped here, %s", run_id, exc)
@@ -226,14 +218,12 @@ class ResearchRunner:
         *,
         fresh: bool,
         resumed_note: str | None,
-        logged: set[tuple[str, str]],
     ) -> None:
         earlier = [] if fresh else self.store.events(run_id)
         logged_once = frozenset({"run_started"}) if any(e.type == "run_started" for e in earlier) else frozenset()
         adapter = EventAdapter(
             run_id,
             start_seq=self.store.last_seq(run_id),
-            logged_messages=logged,
             logged_once=logged_once,
             attempt=next_attempt(earlier),  # a step run again supersedes its interrupted attempt's events
         )
@@ -246,6 +236,8 @@ class ResearchRunner:
             if on_event:
                 on_event(event)
 
+        # The nodes publish their events themselves, from their own threads (publisher.py).
+        publisher = RunPublisher(adapter, publish)
         settings = self.run_settings(request)
         brain = make_brain(
             settings, request.llm, allowance=daily_allowance(self.store, settings, run_id, request.started_by)
@@ -253,7 +245,7 @@ class ResearchRunner:
         # A resumed run's request carries the mode it started with (stored_request).
         mode = request.researcher_mode or self.settings.researcher_mode
         if not fresh and resumed_note:
-            publish(adapter.make(Warning(source="runner", message=resumed_note)))
+            publisher.publish(Warning(source="runner", message=resumed_note))
         # The graph gets the run's JSON spec with this runner's registry, where its services are
         # bound by run id, so the nodes use this runner's store and router (run_started/run_finished
         # come from the graph).
@@ -264,12 +256,11 @@ class ResearchRunner:
             sources=self._sources_for(settings),
             store=self.store,
             researcher_mode=mode,
+            event_log=publisher,
         )
         config: RunnableConfig = {
             "configurable": {"thread_id": run_id},
-            # +1: graph.stream() parks a waiter for its output queue on one pool slot, so with
-            # max_concurrency=1 no node could ever run (a deadlock); the setting counts tasks.
-            "max_concurrency": self.settings.max_concurrency + 1,
+            "max_concurrency": self.settings.max_concurrency,
             "recursion_limit": 100,
             **run_trace_config(run_id, settings.secret_values()),  # type: ignore[typeddict-item]
         }
@@ -277,16 +268,9 @@ class ResearchRunner:
         try:
             with self.checkpointer() as saver, run_id_scope(run_id, topic=request.topic):
                 graph = build_graph(max_consecutive_same=self.settings.max_consecutive_same, checkpointer=saver)
-                for part in graph.stream(
-                    initial,
-                    config,
-                    context=RunEnv(self._spec(run_id, request, mode, settings), self.services),
-                    stream_mode=["custom", "updates"],
-                    subgraphs=True,
-                    version="v2",
-                ):
-                    for event in adapter.adapt(part):
-                        publish(event)
+                # No stream to drain: the events are published as the nodes make them.
+                env = RunEnv(self._spec(run_id, request, mode, settings), self.services)
+                graph.invoke(initial, config, context=env)
         except (LeaseLostError, DuplicateEventError):
             raise  # another process runs it now (see _execute)
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never a crash of the host
@@ -296,8 +280,9 @@ class ResearchRunner:
                 run_id,
                 mask("".join(traceback.format_exception(exc)), self.settings.secret_values()),
             )
-            publish(adapter.make(RunFailed(error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values()))))
+            publisher.finish(RunFailed(error=mask(f"{type(exc).__name__}: {exc}", self.settings.secret_values())))
         finally:
+            publisher.finish()  # a lost lease too: nothing more of this run from here
             self.services.unbind(run_id)
 
     def _spec(self, run_id: str, request: ResearchRequest, mode: str, settings: Settings) -> RunSpec:

@@ -80,8 +80,8 @@ def test_branches_run_concurrently(settings: Settings) -> None:
 
 
 def test_max_concurrency_one_does_not_hang(settings: Settings) -> None:
-    # graph.stream() keeps one pool slot for its own output waiter; with the setting passed through
-    # unchanged, max_concurrency=1 left no slot for any node and the run hung forever.
+    # One pool slot for the whole run: the nodes run one at a time and the run ends. (When the runner
+    # drained graph.stream(), its output waiter took a slot, and with 1 the run hung forever.)
     router = SlowRouter(delay=0.05)
     runner = ResearchRunner(settings.model_copy(update={"max_concurrency": 1}), sources=router)
     request = ResearchRequest(topic="How do heat pumps work?", allocation="110", max_iterations=0)

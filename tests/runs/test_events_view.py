@@ -117,29 +117,6 @@ def test_the_adapter_numbers_custom_events_and_transcript_messages() -> None:
     assert list(adapter.adapt(((), "custom", event_payload(Warning(source="x", message="y"))))) == []
 
 
-def test_replayed_messages_already_logged_are_skipped_on_resume() -> None:
-    adapter = EventAdapter("run-x", start_seq=5, logged_messages={("web-1", "notes")})
-    replay = {
-        "type": "updates",
-        "ns": (),
-        "data": {
-            "researcher": [
-                {"messages": [AIMessage(content="notes", name="web-1")]},
-                {"messages": [AIMessage(content="other notes", name="academic-1")]},
-            ],
-            "__metadata__": {"cached": True},
-        },
-    }
-    assert [(e.data.name, e.seq) for e in adapter.adapt(replay)] == [("academic-1", 6)]
-    # A fresh (not replayed) message with the same text is a new message and is kept.
-    fresh = {
-        "type": "updates",
-        "ns": (),
-        "data": {"researcher": {"messages": [AIMessage(content="notes", name="web-1")]}},
-    }
-    assert [e.data.name for e in adapter.adapt(fresh)] == ["web-1"]
-
-
 def test_unknown_event_types_are_refused() -> None:
     with pytest.raises(ValueError):
         event_payload(Payload())  # the base model names no event type

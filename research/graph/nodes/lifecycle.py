@@ -29,7 +29,7 @@ def begin(state: ResearchState, runtime: Runtime[RunEnv]) -> ResearchState:
             max_iterations=state.get("max_iterations", ctx.settings.max_iterations),
             researcher_mode=ctx.researcher_mode,
             started_by=spec_of(runtime).get("started_by"),
-            worker_log=ctx.event_log is not None,
+            worker_log=ctx.worker_log,
             review_plan=bool(state.get("review_plan")),
             source_controls=controls_of(spec_of(runtime)),
             report_shape=shape.shape,
