@@ -221,4 +221,17 @@ CHANGES: list[dict] = [
         "after": "269 KB and 517 KB; 6.1-7.2 ms and 9.0-9.4 ms; 136,107 B; figure 1 unchanged (python -m "
         "bench.ab_compare --base c5e6f1a, 5 rounds: wall time 0.99-1.01x)",
     },
+    {
+        "what": "Events published from the nodes that make them (RunPublisher, the sink a server worker's "
+        "log already used); the runner invokes the graph and drains no stream",
+        "file": "research/runs/publisher.py, research/runs/runner.py, research/graph/node_events.py",
+        "cause": "a sync graph.stream() with a custom mode parks a waiter on LangGraph's executor, so every "
+        "single-task step was handed to a pool thread and back, and every event woke the runner's thread "
+        "to take it from the output queue",
+        "before": "python -m bench.ab_compare --base fbb25c5 (7 rounds, 19:10-19:18 UTC): run CPU 0.15 / 0.25 "
+        "/ 0.25 / 0.22 / 0.37 s at 100 / 111 / 210 / 300 / 333; figure 1 (medians) 1.04 / 1.05 / 1.05 / "
+        "1.05 / 1.05",
+        "after": "run CPU 0.84x / 0.90x / 0.93x / 0.82x / 0.84x; wall time 0.99-1.00x; 1.04 / 1.05 / 1.05 / "
+        "1.04 / 1.04; the full make bench at 19:23 UTC: 1.033 / 1.037 / 1.044 / 1.044 / 1.037",
+    },
 ]
